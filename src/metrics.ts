@@ -1,0 +1,115 @@
+// Every metric the sidecar exposes, declared once, on a registry the app owns (not the
+// global default). Labels come from small closed sets: rule names and collection names
+// from the configuration, never document keys.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+const PREFIX = "pattern_sidecar_";
+
+/** Where the runner is; exported as a one-hot gauge so that alerts can match one state. */
+export const RUNNER_STATES = ["starting", "sweeping", "streaming", "resuming", "standby", "stopped"] as const;
+export type RunnerState = (typeof RUNNER_STATES)[number];
+
+/** Error classes counted in `errors_total`; see src/errors.ts for the classification. */
+export const ERROR_KINDS = ["transient", "resumable", "history_lost", "bad_document", "fatal"] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  const ruleLabels = ["rule", "collection"] as const;
+
+  const metrics = {
+    registry,
+    eventsReceived: new Counter({
+      name: `${PREFIX}change_events_received_total`,
+      help: "Change events received from the server, per rule.",
+      labelNames: ruleLabels,
+      registers: [registry],
+    }),
+    eventsActedOn: new Counter({
+      name: `${PREFIX}change_events_acted_on_total`,
+      help: "Change events that led to a correction, per rule.",
+      labelNames: ruleLabels,
+      registers: [registry],
+    }),
+    corrections: new Counter({
+      name: `${PREFIX}corrections_total`,
+      help: "Corrections committed, per rule and kind (moved, split, trimmed, repaired, copied, skipped_bad_document).",
+      labelNames: [...ruleLabels, "kind"],
+      registers: [registry],
+    }),
+    elementsMoved: new Counter({
+      name: `${PREFIX}elements_moved_total`,
+      help: "Array elements moved out of or between documents, per rule.",
+      labelNames: ruleLabels,
+      registers: [registry],
+    }),
+    correctionDuration: new Histogram({
+      name: `${PREFIX}correction_duration_seconds`,
+      help: "Time to re-read, plan, write and commit one correction.",
+      labelNames: ruleLabels,
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    transactionRetries: new Counter({
+      name: `${PREFIX}transaction_retries_total`,
+      help: "Transaction attempts beyond the first (write conflicts, transient errors), per rule.",
+      labelNames: ruleLabels,
+      registers: [registry],
+    }),
+    errors: new Counter({
+      name: `${PREFIX}errors_total`,
+      help: "Errors by kind (transient, resumable, history_lost, bad_document, fatal).",
+      labelNames: ["kind"],
+      registers: [registry],
+    }),
+    streamLag: new Gauge({
+      name: `${PREFIX}stream_lag_seconds`,
+      help: "Now minus the cluster time of the last processed change event.",
+      registers: [registry],
+    }),
+    resumeTokenAge: new Gauge({
+      name: `${PREFIX}resume_token_age_seconds`,
+      help: "Now minus the time the resume token was last persisted.",
+      registers: [registry],
+    }),
+    sweepDocumentsScanned: new Counter({
+      name: `${PREFIX}sweep_documents_scanned_total`,
+      help: "Documents examined by sweeps, per rule.",
+      labelNames: ruleLabels,
+      registers: [registry],
+    }),
+    sweepProgress: new Gauge({
+      name: `${PREFIX}sweep_progress_ratio`,
+      help: "Fraction of the current sweep done (0 to 1), per rule; 1 when no sweep runs.",
+      labelNames: ruleLabels,
+      registers: [registry],
+    }),
+    sweepDuration: new Histogram({
+      name: `${PREFIX}sweep_duration_seconds`,
+      help: "Duration of a completed sweep of one rule's collection.",
+      labelNames: ruleLabels,
+      buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600],
+      registers: [registry],
+    }),
+    runnerState: new Gauge({
+      name: `${PREFIX}runner_state`,
+      help: "1 for the state the runner is in (starting, sweeping, streaming, resuming, standby, stopped), 0 for the others.",
+      labelNames: ["state"],
+      registers: [registry],
+    }),
+    isLeader: new Gauge({
+      name: `${PREFIX}leader`,
+      help: "1 while this replica holds the writer lease, else 0.",
+      registers: [registry],
+    }),
+  };
+  setRunnerState(metrics, "starting");
+  return metrics;
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+export function setRunnerState(metrics: Pick<Metrics, "runnerState">, state: RunnerState): void {
+  for (const candidate of RUNNER_STATES) metrics.runnerState.set({ state: candidate }, candidate === state ? 1 : 0);
+}

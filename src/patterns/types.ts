@@ -1,0 +1,19 @@
+// What a pure planner returns: the writes that bring one document back into its pattern's
+// shape. The I/O layer (src/stream/apply.ts) runs them inside one transaction, after
+// re-reading the state the plan was made from.
+import type { Document } from "mongodb";
+
+export type Write =
+  | { op: "insertOne"; collection: string; document: Document }
+  | { op: "updateOne"; collection: string; filter: Document; update: Document }
+  | { op: "deleteOne"; collection: string; filter: Document };
+
+/** Kind of correction, a closed set (it is a metric label). */
+export type CorrectionKind = "moved" | "split" | "trimmed" | "repaired" | "copied";
+
+export type Plan =
+  /** The document already has the pattern's shape. */
+  | { outcome: "none" }
+  | { outcome: "writes"; kind: CorrectionKind; writes: Write[]; elementsMoved: number }
+  /** The document cannot be planned for (wrong types, missing dates): log, count, leave it. */
+  | { outcome: "skip"; reason: string };

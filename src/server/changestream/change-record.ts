@@ -1,0 +1,40 @@
+// What the storage layer reports to the change log when a write commits. The change-stream
+// module turns these into events of MongoDB's exact shape; storage knows nothing of events.
+import type { Document } from "bson";
+
+export type ChangeOperation =
+  | "insert"
+  | "update"
+  | "replace"
+  | "delete"
+  | "drop"
+  | "rename"
+  | "dropDatabase"
+  | "create"
+  | "createIndexes"
+  | "dropIndexes"
+  | "modify";
+
+export interface ChangeRecord {
+  operationType: ChangeOperation;
+  db: string;
+  /** Absent for dropDatabase. */
+  coll?: string;
+  /** rename only: the new namespace. */
+  to?: { db: string; coll: string };
+  /** `{ _id }` of the document, for document operations. */
+  documentKey?: Document;
+  /** The document after the write: insert, update, replace. Always present for those. */
+  postImage?: Document;
+  /** The document before the write: update, replace, delete. Always present for those. */
+  preImage?: Document;
+  /**
+   * Whether the collection had `changeStreamPreAndPostImages: { enabled: true }` when the
+   * write happened: only then may fullDocumentBeforeChange / fullDocument "whenAvailable" /
+   * "required" use the images above (mongod keeps no images otherwise).
+   */
+  imagesRecorded: boolean;
+  /** Present when the write was part of a multi-document transaction. */
+  lsid?: Document;
+  txnNumber?: bigint;
+}

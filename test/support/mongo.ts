@@ -1,0 +1,57 @@
+// The one place every test gets its MongoDB from: a real replica set when MONGODB_URI is set,
+// otherwise the embedded server, started once per test file on a free loopback port.
+// Tests must not assume which: they use fresh database names and clean up after themselves.
+import { randomBytes } from "node:crypto";
+import { MongoClient, type MongoClientOptions } from "mongodb";
+import { startEmbeddedServer, type EmbeddedServer } from "../../src/server/index.js";
+
+export interface TestMongo {
+  /** Connection string for the deployment (no database in the path). */
+  uri: string;
+  /** A connected client; closed by `close()`. */
+  client: MongoClient;
+  /** True when the tests run against the embedded server rather than MONGODB_URI. */
+  embedded: boolean;
+  /** Another client to the same deployment, closed by `close()` too. */
+  newClient(options?: MongoClientOptions): Promise<MongoClient>;
+  close(): Promise<void>;
+}
+
+export async function startTestMongo(): Promise<TestMongo> {
+  const external = process.env.MONGODB_URI;
+  let server: EmbeddedServer | undefined;
+  let uri: string;
+  if (external) {
+    uri = external;
+  } else {
+    server = await startEmbeddedServer({ host: "127.0.0.1", port: 0 });
+    uri = server.uri;
+  }
+  const clients: MongoClient[] = [];
+  const newClient = async (options: MongoClientOptions = {}) => {
+    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000, ...options });
+    clients.push(client);
+    await client.connect();
+    return client;
+  };
+  const client = await newClient();
+  let closing: Promise<void> | undefined;
+  return {
+    uri,
+    client,
+    embedded: server !== undefined,
+    newClient,
+    close() {
+      closing ??= (async () => {
+        await Promise.all(clients.map((c) => c.close()));
+        await server?.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** A database name no other test (or earlier run against a real server) uses. */
+export function uniqueDatabaseName(label: string): string {
+  return `t_${label.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 30)}_${randomBytes(4).toString("hex")}`;
+}
