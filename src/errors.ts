@@ -1,0 +1,93 @@
+// The sidecar's error classes and the one place that decides what an error means for the
+// runner: retry the transaction, let the stream resume, sweep, skip the document, or stop.
+import { MongoError, MongoErrorLabel, MongoNetworkError, MongoServerSelectionError } from "mongodb";
+import type { ErrorKind } from "./metrics.js";
+
+/** Base of every error the sidecar raises itself; `context` says which rule and document. */
+export class SidecarError extends Error {
+  constructor(
+    message: string,
+    readonly context: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A document the rule cannot plan for; logged with its key and counted, never rewritten. */
+export class BadDocumentError extends SidecarError {}
+
+/** Another replica holds the writer lease: the fencing write inside a transaction matched nothing. */
+export class LeaseLostError extends SidecarError {}
+
+/** A correction that kept failing after `maxTransactionAttempts`; it is retried later. */
+export class CorrectionFailedError extends SidecarError {}
+
+/** Command-line usage the CLI cannot run; exit code 2. */
+export class UsageError extends SidecarError {}
+
+// Server codes meaning the stream cannot continue from its position: the only way on is a
+// sweep from a fresh cluster time (MongoDB error_codes.yml).
+const HISTORY_LOST_CODES = new Set([
+  286, // ChangeStreamHistoryLost: the resume point fell off the oplog
+  280, // ChangeStreamFatalError: the stream cannot resume from this token
+  260, // InvalidResumeToken
+]);
+
+// WriteConflict, LockTimeout, NoSuchTransaction (transaction aborted under us), and the like,
+// usually also carry the TransientTransactionError label; the codes cover servers that omit it.
+const TRANSIENT_CODES = new Set([112, 24, 251]);
+
+// Codes the driver treats as resumable for change-stream getMores (change-streams spec).
+const RESUMABLE_CODES = new Set([
+  6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436, 63, 150, 13388, 234, 133, 43,
+]);
+
+function codeOf(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "number" ? code : undefined;
+}
+
+function hasLabel(error: unknown, label: string): boolean {
+  return error instanceof MongoError && error.hasErrorLabel(label);
+}
+
+/** What an error means for the runner; also the `kind` label of `errors_total`. */
+export function classify(error: unknown): ErrorKind {
+  if (error instanceof BadDocumentError) return "bad_document";
+  const code = codeOf(error);
+  if (code !== undefined && HISTORY_LOST_CODES.has(code)) return "history_lost";
+  if (error instanceof CorrectionFailedError) return "transient";
+  if (hasLabel(error, MongoErrorLabel.TransientTransactionError)) return "transient";
+  if (hasLabel(error, MongoErrorLabel.UnknownTransactionCommitResult)) return "transient";
+  if (code !== undefined && TRANSIENT_CODES.has(code)) return "transient";
+  if (isResumable(error)) return "resumable";
+  return "fatal";
+}
+
+/** Errors a change stream (or a reconnecting client) gets past by itself. */
+export function isResumable(error: unknown): boolean {
+  if (error instanceof MongoNetworkError || error instanceof MongoServerSelectionError) return true;
+  if (hasLabel(error, MongoErrorLabel.ResumableChangeStreamError)) return true;
+  const code = codeOf(error);
+  return code !== undefined && RESUMABLE_CODES.has(code);
+}
+
+/** A transaction attempt worth repeating from the start (write conflict, transient abort). */
+export function isRetryableTransactionError(error: unknown): boolean {
+  if (hasLabel(error, MongoErrorLabel.TransientTransactionError)) return true;
+  const code = codeOf(error);
+  return code !== undefined && TRANSIENT_CODES.has(code);
+}
+
+/** A commit whose outcome is unknown; committing again is safe (commitTransaction is idempotent). */
+export function isUnknownCommitResult(error: unknown): boolean {
+  return hasLabel(error, MongoErrorLabel.UnknownTransactionCommitResult);
+}
+
+/** Turns anything thrown into an Error, so that logs always have a message and a stack. */
+export function toError(thrown: unknown): Error {
+  if (thrown instanceof Error) return thrown;
+  return new Error(`non-error thrown: ${String(thrown)}`);
+}

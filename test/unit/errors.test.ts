@@ -1,0 +1,43 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { MongoNetworkError, MongoServerError } from "mongodb";
+import { BadDocumentError, classify, isRetryableTransactionError } from "../../src/errors.js";
+import { redactUri } from "../../src/logger.js";
+
+function serverError(code: number, labels: string[] = []) {
+  const error = new MongoServerError({ ok: 0, code, errmsg: `code ${code}`, errorLabels: labels });
+  return error;
+}
+
+void test("ChangeStreamHistoryLost, ChangeStreamFatalError and InvalidResumeToken mean history is lost", () => {
+  for (const code of [286, 280, 260]) assert.equal(classify(serverError(code)), "history_lost");
+});
+
+void test("a write conflict is transient and worth retrying the transaction", () => {
+  const conflict = serverError(112, ["TransientTransactionError"]);
+  assert.equal(classify(conflict), "transient");
+  assert.equal(isRetryableTransactionError(conflict), true);
+});
+
+void test("network errors and resumable change-stream errors are resumable", () => {
+  assert.equal(classify(new MongoNetworkError("socket closed")), "resumable");
+  assert.equal(classify(serverError(11602)), "resumable");
+  assert.equal(classify(serverError(9999, ["ResumableChangeStreamError"])), "resumable");
+});
+
+void test("a document the rule cannot plan for is a bad document", () => {
+  assert.equal(classify(new BadDocumentError("date is a string", { key: 1 })), "bad_document");
+});
+
+void test("anything else is fatal", () => {
+  assert.equal(classify(serverError(13, [])), "fatal");
+  assert.equal(classify(new TypeError("bug")), "fatal");
+  assert.equal(classify("a string"), "fatal");
+});
+
+void test("credentials are redacted from connection strings", () => {
+  assert.equal(
+    redactUri("failed to connect to mongodb+srv://admin:s3cret@db.example.com/shop"),
+    "failed to connect to mongodb+srv://***@db.example.com/shop",
+  );
+});

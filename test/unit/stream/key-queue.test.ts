@@ -1,0 +1,84 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { KeyedTaskQueue } from "../../../src/stream/key-queue.js";
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+void test("tasks of the same key run one after another in the order they were queued", async () => {
+  const queue = new KeyedTaskQueue(4);
+  const order: string[] = [];
+  const first = deferred();
+  const a = queue.run("doc1", async () => {
+    await first.promise;
+    order.push("first");
+  });
+  const b = queue.run("doc1", async () => {
+    order.push("second");
+  });
+  first.resolve();
+  await Promise.all([a, b]);
+  assert.deepEqual(order, ["first", "second"]);
+});
+
+void test("a slow task of one key does not hold back another key", async () => {
+  const queue = new KeyedTaskQueue(2);
+  const slow = deferred();
+  const order: string[] = [];
+  const a = queue.run("doc1", async () => {
+    await slow.promise;
+    order.push("doc1");
+  });
+  await queue.run("doc2", async () => {
+    order.push("doc2");
+  });
+  slow.resolve();
+  await a;
+  assert.deepEqual(order, ["doc2", "doc1"]);
+});
+
+void test("no more tasks run at once than the concurrency allows", async () => {
+  const queue = new KeyedTaskQueue(3);
+  let running = 0;
+  let highest = 0;
+  const gates = Array.from({ length: 10 }, () => deferred());
+  const all = gates.map((gate, i) =>
+    queue.run(`doc${i}`, async () => {
+      running += 1;
+      highest = Math.max(highest, running);
+      await gate.promise;
+      running -= 1;
+    }),
+  );
+  for (const gate of gates) {
+    gate.resolve();
+    await Promise.resolve();
+  }
+  await Promise.all(all);
+  assert.equal(highest, 3);
+});
+
+void test("a failing task rejects its own promise and the key's next task still runs", async () => {
+  const queue = new KeyedTaskQueue(1);
+  const failing = queue.run("doc1", async () => {
+    throw new Error("boom");
+  });
+  const next = queue.run("doc1", async () => "ran");
+  await assert.rejects(failing, /boom/);
+  assert.equal(await next, "ran");
+});
+
+void test("whenBelow resolves once the queue has drained under the limit", async () => {
+  const queue = new KeyedTaskQueue(1);
+  const gate = deferred();
+  void queue.run("a", () => gate.promise);
+  void queue.run("b", async () => {});
+  assert.equal(queue.pending, 2);
+  const below = queue.whenBelow(1);
+  gate.resolve();
+  await below;
+  assert.equal(queue.pending, 0);
+});
