@@ -24,6 +24,9 @@ export class LeaseLostError extends SidecarError {}
 /** A correction that kept failing after `maxTransactionAttempts`; it is retried later. */
 export class CorrectionFailedError extends SidecarError {}
 
+/** A planned write matched nothing: the state moved under the plan; the transaction is redone. */
+export class StalePlanError extends SidecarError {}
+
 /** Command-line usage the CLI cannot run; exit code 2. */
 export class UsageError extends SidecarError {}
 
@@ -58,7 +61,7 @@ export function classify(error: unknown): ErrorKind {
   if (error instanceof BadDocumentError) return "bad_document";
   const code = codeOf(error);
   if (code !== undefined && HISTORY_LOST_CODES.has(code)) return "history_lost";
-  if (error instanceof CorrectionFailedError) return "transient";
+  if (error instanceof CorrectionFailedError || error instanceof StalePlanError) return "transient";
   if (hasLabel(error, MongoErrorLabel.TransientTransactionError)) return "transient";
   if (hasLabel(error, MongoErrorLabel.UnknownTransactionCommitResult)) return "transient";
   if (code !== undefined && TRANSIENT_CODES.has(code)) return "transient";
@@ -76,6 +79,7 @@ export function isResumable(error: unknown): boolean {
 
 /** A transaction attempt worth repeating from the start (write conflict, transient abort). */
 export function isRetryableTransactionError(error: unknown): boolean {
+  if (error instanceof StalePlanError) return true;
   if (hasLabel(error, MongoErrorLabel.TransientTransactionError)) return true;
   const code = codeOf(error);
   return code !== undefined && TRANSIENT_CODES.has(code);

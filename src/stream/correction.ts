@@ -1,0 +1,76 @@
+// One correction: inside one transaction, check the writer lease, re-read the document,
+// plan, write, commit. The event that caused it is never trusted for planning: by the time
+// we act, the applications may have changed the document again.
+import type { Db, MongoClient } from "mongodb";
+import { BadDocumentError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
+import type { Plan } from "../patterns/types.js";
+import { applyWrites } from "./apply.js";
+import type { WriterLease } from "./lease.js";
+import { planTarget } from "./plan-target.js";
+import { ruleName, type CorrectionTarget } from "./targets.js";
+import { runTransaction } from "./transaction.js";
+
+export interface CorrectionContext {
+  client: MongoClient;
+  db: Db;
+  lease: Pick<WriterLease, "fence">;
+  metrics: Metrics;
+  logger: Logger;
+  maxTransactionAttempts: number;
+}
+
+export function targetLabels(target: CorrectionTarget) {
+  return { rule: ruleName(target.rule), collection: target.collection };
+}
+
+/** Corrects a target; returns the plan that was committed (or skipped, or none). */
+export async function correctTarget(context: CorrectionContext, target: CorrectionTarget): Promise<Plan> {
+  const labels = targetLabels(target);
+  const startedAt = process.hrtime.bigint();
+  const plan = await runTransaction(
+    context.client,
+    {
+      maxAttempts: context.maxTransactionAttempts,
+      context: { ...labels, key: target.id },
+      onRetry: () => context.metrics.transactionRetries.inc(labels),
+    },
+    async (session) => {
+      await context.lease.fence(session);
+      const planned = await planTarget(context.db, target, session);
+      if (planned.outcome === "writes") await applyWrites(context.db, planned.writes, session);
+      return planned;
+    },
+  );
+  const durationMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
+  recordOutcome(context, target, plan, durationMs);
+  return plan;
+}
+
+function recordOutcome(
+  context: CorrectionContext,
+  target: CorrectionTarget,
+  plan: Plan,
+  durationMs: number,
+): void {
+  const labels = targetLabels(target);
+  const { metrics, logger } = context;
+  if (plan.outcome === "writes") {
+    metrics.corrections.inc({ ...labels, kind: plan.kind });
+    metrics.elementsMoved.inc(labels, plan.elementsMoved);
+    metrics.correctionDuration.observe(labels, durationMs / 1000);
+    logger.info(
+      { ...labels, key: target.id, kind: plan.kind, elementsMoved: plan.elementsMoved, durationMs },
+      "corrected document",
+    );
+  } else if (plan.outcome === "skip") {
+    metrics.corrections.inc({ ...labels, kind: "skipped_bad_document" });
+    metrics.errors.inc({ kind: "bad_document" });
+    const err = new BadDocumentError(plan.reason, { ...labels, key: target.id });
+    logger.warn(
+      { ...labels, key: target.id, reason: plan.reason, err },
+      "skipped document the rule cannot plan for",
+    );
+  }
+}

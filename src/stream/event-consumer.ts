@@ -1,0 +1,114 @@
+// Reads one change stream and turns its events into corrections: concurrently for different
+// documents, in order for the same one, with back-pressure on the stream. The resume token
+// is persisted only up to the last event whose corrections have all committed, and, while
+// the stream is idle, the post-batch token, so that an idle stream's position stays inside
+// the oplog window.
+import type { ChangeStream, Document } from "mongodb";
+import type { Rule } from "../config.js";
+import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
+import type { Plan } from "../patterns/types.js";
+import { KeyedTaskQueue } from "./key-queue.js";
+import { PositionTracker } from "./position-tracker.js";
+import { targetsForEvent, targetKey, type CorrectionTarget, type ProjectedChangeEvent } from "./targets.js";
+import { targetLabels } from "./correction.js";
+import type { TokenStore } from "./token-store.js";
+
+export interface EventConsumerOptions {
+  stream: ChangeStream<Document, ProjectedChangeEvent>;
+  rules: readonly Rule[];
+  concurrency: number;
+  tokens: TokenStore;
+  metrics: Metrics;
+  logger: Logger;
+  /** Corrects one target, retrying as it sees fit; rejects only when the event must stay unfinished. */
+  correct: (target: CorrectionTarget) => Promise<Plan>;
+  /** False once the consumer must stop (shutdown, lost lease). */
+  shouldContinue: () => boolean;
+  onCaughtUp: (caughtUp: boolean) => void;
+  persistIntervalMs: number;
+}
+
+export async function consumeEvents(options: EventConsumerOptions): Promise<void> {
+  const consumer = new EventConsumer(options);
+  await consumer.run();
+}
+
+class EventConsumer {
+  private readonly tracker = new PositionTracker<Document>();
+  private readonly queue: KeyedTaskQueue;
+  private failure: unknown;
+  private lastPersistedToken: Document | undefined;
+  private lastPersistAt = 0;
+
+  constructor(private readonly options: EventConsumerOptions) {
+    this.queue = new KeyedTaskQueue(options.concurrency);
+  }
+
+  async run(): Promise<void> {
+    const { stream, shouldContinue, concurrency } = this.options;
+    try {
+      while (shouldContinue() && this.failure === undefined) {
+        const event = await stream.tryNext();
+        if (event) {
+          this.options.onCaughtUp(false);
+          this.dispatch(event);
+          await this.queue.whenBelow(concurrency * 4);
+        } else {
+          this.options.onCaughtUp(this.queue.pending === 0);
+        }
+        await this.persistPosition(false);
+      }
+    } finally {
+      // Finish what is in flight before giving the position up: stopping must not leave a
+      // committed correction behind an unpersisted token, nor a token ahead of a correction.
+      await this.queue.idle();
+      await this.persistPosition(true);
+    }
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private dispatch(event: ProjectedChangeEvent): void {
+    const { metrics, rules } = this.options;
+    const targets = targetsForEvent(rules, event);
+    for (const target of targets) metrics.eventsReceived.inc(targetLabels(target));
+    const seconds = event.clusterTime?.getHighBitsUnsigned?.();
+    if (seconds !== undefined) metrics.streamLag.set(Math.max(0, Date.now() / 1000 - seconds));
+    const position = this.tracker.begin(event._id);
+    const corrections = targets.map((target) =>
+      this.queue.run(targetKey(target), async () => {
+        const plan = await this.options.correct(target);
+        if (plan.outcome === "writes") metrics.eventsActedOn.inc(targetLabels(target));
+      }),
+    );
+    Promise.all(corrections).then(
+      () => this.tracker.finish(position),
+      (error: unknown) => {
+        this.failure ??= error;
+      },
+    );
+  }
+
+  /** The newest token that covers only committed work: the stream's own when nothing is in flight. */
+  private safeToken(): Document | undefined {
+    if (this.tracker.inFlight === 0 && this.queue.pending === 0)
+      return this.options.stream.resumeToken ?? this.tracker.safeToken;
+    return this.tracker.safeToken;
+  }
+
+  private async persistPosition(force: boolean): Promise<void> {
+    const now = Date.now();
+    if (!force && now - this.lastPersistAt < this.options.persistIntervalMs) return;
+    const token = this.safeToken();
+    if (!token || token === this.lastPersistedToken) return;
+    this.lastPersistAt = now;
+    try {
+      await this.options.tokens.persistResumeToken(token);
+      this.lastPersistedToken = token;
+      this.options.metrics.resumeTokenAge.set(0);
+    } catch (err) {
+      this.options.metrics.errors.inc({ kind: "transient" });
+      this.options.logger.error({ err }, "could not persist the resume token; will retry");
+    }
+  }
+}

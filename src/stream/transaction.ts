@@ -1,0 +1,89 @@
+// One correction = one multi-document transaction, retried from the start on write
+// conflicts and other TransientTransactionErrors, up to a bounded number of attempts. Our
+// own loop rather than session.withTransaction: that one retries for up to 120 s with no
+// attempt limit, and we count every retry in a metric.
+import { setTimeout as delay } from "node:timers/promises";
+import type { ClientSession, MongoClient } from "mongodb";
+import { CorrectionFailedError, isRetryableTransactionError, isUnknownCommitResult } from "../errors.js";
+
+export interface TransactionOptions {
+  maxAttempts: number;
+  /** Called before each attempt after the first, with the error that ended the previous one. */
+  onRetry?: (attempt: number, error: unknown) => void;
+  /** Describes the correction in the error raised when attempts run out. */
+  context?: Record<string, unknown>;
+}
+
+const COMMIT_ATTEMPTS = 3;
+
+export async function runTransaction<T>(
+  client: MongoClient,
+  options: TransactionOptions,
+  body: (session: ClientSession) => Promise<T>,
+): Promise<T> {
+  const session = client.startSession();
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await runAttempt(session, body);
+      } catch (error) {
+        if (!isRetryableTransactionError(error)) throw error;
+        if (attempt >= options.maxAttempts) {
+          throw new CorrectionFailedError(
+            `transaction failed ${attempt} times`,
+            { ...options.context, attempts: attempt },
+            { cause: error },
+          );
+        }
+        options.onRetry?.(attempt + 1, error);
+        // Jittered backoff so that two conflicting corrections do not collide again.
+        await delay(Math.random() * Math.min(1000, 10 * 2 ** attempt));
+      }
+    }
+  } finally {
+    await session.endSession();
+  }
+}
+
+async function runAttempt<T>(
+  session: ClientSession,
+  body: (session: ClientSession) => Promise<T>,
+): Promise<T> {
+  session.startTransaction({
+    readConcern: { level: "snapshot" },
+    writeConcern: { w: "majority" },
+    readPreference: "primary",
+  });
+  let result: T;
+  try {
+    result = await body(session);
+  } catch (error) {
+    await abortQuietly(session);
+    throw error;
+  }
+  await commit(session);
+  return result;
+}
+
+// commitTransaction may be repeated when its outcome is unknown (network error, write
+// concern timeout): the server answers for the same transaction number.
+async function commit(session: ClientSession): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await session.commitTransaction();
+      return;
+    } catch (error) {
+      if (!isUnknownCommitResult(error) || attempt >= COMMIT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function abortQuietly(session: ClientSession): Promise<void> {
+  if (!session.inTransaction()) return;
+  try {
+    await session.abortTransaction();
+  } catch {
+    // The server aborts an abandoned transaction itself (transactionLifetimeLimitSeconds);
+    // the error that made us abort is the one worth reporting.
+  }
+}

@@ -1,0 +1,47 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { parseCliArgs } from "../../src/cli-args.js";
+import { UsageError } from "../../src/errors.js";
+
+void test("no arguments means run", () => {
+  assert.equal(parseCliArgs([]).command, "run");
+});
+
+void test("sweep takes --dry-run and --config", () => {
+  const args = parseCliArgs(["sweep", "--dry-run", "--config", "rules.yaml"]);
+  assert.deepEqual(
+    { command: args.command, dryRun: args.dryRun, configFile: args.configFile },
+    { command: "sweep", dryRun: true, configFile: "rules.yaml" },
+  );
+});
+
+void test("dev-server reads its port as a number", () => {
+  assert.equal(parseCliArgs(["dev-server", "--port", "27018"]).port, 27018);
+});
+
+void test("a port that is not a number is rejected, naming the option", () => {
+  assert.throws(
+    () => parseCliArgs(["dev-server", "--port", "http"]),
+    (error: unknown) => {
+      assert.ok(error instanceof UsageError);
+      assert.match(error.message, /--port: expected a port number/);
+      return true;
+    },
+  );
+});
+
+void test("an unknown command is rejected with the list of commands", () => {
+  assert.throws(() => parseCliArgs(["swep"]), /unknown command "swep": expected one of run, sweep/);
+});
+
+void test("an unknown option is a usage error", () => {
+  assert.throws(() => parseCliArgs(["--verbose"]), UsageError);
+});
+
+void test("an option of another command is rejected", () => {
+  assert.throws(() => parseCliArgs(["run", "--dry-run"]), /--dry-run is not an option of "run"/);
+});
+
+void test("--config needs a value", () => {
+  assert.throws(() => parseCliArgs(["--config"]), UsageError);
+});
