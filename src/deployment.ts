@@ -1,0 +1,44 @@
+// Which MongoDB the sidecar talks to: MONGODB_URI (its path names the database), or, when
+// it is unset, the embedded in-memory server, which keeps nothing after the process exits.
+import { MongoClient, type Db } from "mongodb";
+import type { Config } from "./config.js";
+import type { Logger } from "./logger.js";
+import { redactUri } from "./logger.js";
+import { startEmbeddedServer } from "./server/index.js";
+import type { ShutdownStack } from "./shutdown.js";
+
+export interface Deployment {
+  client: MongoClient;
+  db: Db;
+  embedded: boolean;
+}
+
+/** The database named in a connection string's path, if any (`mongodb://h1,h2/shop?x=y` -> shop). */
+export function databaseFromUri(uri: string): string | undefined {
+  const path = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]*)/.exec(uri)?.[1];
+  return path ? decodeURIComponent(path) : undefined;
+}
+
+export async function connectDeployment(
+  config: Config,
+  logger: Logger,
+  shutdown: ShutdownStack,
+): Promise<Deployment> {
+  let uri = config.mongodbUri ?? process.env.MONGODB_URI;
+  const embedded = !uri;
+  if (!uri) {
+    const server = await startEmbeddedServer({ host: "127.0.0.1", port: 0 });
+    shutdown.defer("embedded server", () => server.close());
+    uri = server.uri;
+    logger.warn(
+      { uri: server.uri },
+      "MONGODB_URI is not set: using an EMBEDDED IN-MEMORY server. NOTHING IS PERSISTED; every document is lost on exit.",
+    );
+  }
+  const client = new MongoClient(uri, { appName: "mongo-pattern-sidecar" });
+  shutdown.defer("mongodb client", () => client.close());
+  await client.connect();
+  const database = databaseFromUri(uri) ?? config.database;
+  logger.info({ deployment: redactUri(uri), database }, "connected");
+  return { client, db: client.db(database), embedded };
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// CLI entry: parse, load the configuration, start, wait for a signal, stop in order.
+import { ConfigError, describeRules, loadConfig } from "./config.js";
+import type { Config } from "./config.js";
+import { parseCliArgs, USAGE, type CliArgs } from "./cli-args.js";
+import { connectDeployment } from "./deployment.js";
+import { runDemo } from "./demo.js";
+import { toError, UsageError } from "./errors.js";
+import { createLogger, type Logger } from "./logger.js";
+import { createMetrics } from "./metrics.js";
+import { startEmbeddedServer } from "./server/index.js";
+import { createShutdownStack, type ShutdownStack } from "./shutdown.js";
+import { Runner } from "./stream/runner.js";
+import { formatSweepReport, sweepCommand } from "./sweep-command.js";
+
+const EXIT_USAGE = 2;
+/** After a stop signal, in-flight work gets this long before the process exits anyway. */
+const STOP_DEADLINE_MS = 10_000;
+
+function waitForStopSignal(logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, "stopping");
+      setTimeout(() => {
+        logger.error({ deadlineMs: STOP_DEADLINE_MS }, "stop took too long; exiting");
+        process.exit(1);
+      }, STOP_DEADLINE_MS).unref();
+      resolve();
+    };
+    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", onSignal);
+  });
+}
+
+function newShutdownStack(logger: Logger): ShutdownStack {
+  return createShutdownStack(({ name, error }) =>
+    logger.error({ err: error, resource: name }, "cleanup failed"),
+  );
+}
+
+async function runSidecar(config: Config, logger: Logger): Promise<number> {
+  const shutdown = newShutdownStack(logger);
+  const stopRequested = waitForStopSignal(logger);
+  try {
+    const deployment = await connectDeployment(config, logger, shutdown);
+    const metrics = createMetrics();
+    const runner = new Runner({ ...deployment, config, metrics, logger });
+    runner.start();
+    shutdown.defer("runner", () => runner.stop());
+    await stopRequested;
+  } finally {
+    await shutdown.close();
+  }
+  return 0;
+}
+
+async function runSweep(config: Config, logger: Logger, dryRun: boolean): Promise<number> {
+  const shutdown = newShutdownStack(logger);
+  try {
+    const deployment = await connectDeployment(config, logger, shutdown);
+    const reports = await sweepCommand({ deployment, config, logger, metrics: createMetrics(), dryRun });
+    process.stdout.write(`${formatSweepReport(reports, dryRun)}\n`);
+  } finally {
+    await shutdown.close();
+  }
+  return 0;
+}
+
+async function runDevServer(port: number | undefined, logger: Logger): Promise<number> {
+  const server = await startEmbeddedServer({ host: "127.0.0.1", port: port ?? 27017 });
+  process.stdout.write(`embedded server listening: ${server.uri}\n(in memory: nothing is persisted)\n`);
+  await waitForStopSignal(logger);
+  await server.close();
+  return 0;
+}
+
+async function runCommand(args: CliArgs): Promise<number> {
+  const config = await loadConfig({ file: args.configFile, env: process.env });
+  const logger = createLogger({ level: config.logLevel });
+  switch (args.command) {
+    case "check-config":
+      process.stdout.write(`${describeRules(config)}\n`);
+      return 0;
+    case "run":
+      return runSidecar(config, logger);
+    case "sweep":
+      return runSweep(config, logger, args.dryRun);
+    case "dev-server":
+      return runDevServer(args.port, logger);
+    case "demo":
+      return runDemo(config, createLogger({ level: "warn" }));
+  }
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    const args = parseCliArgs(argv);
+    if (args.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    return await runCommand(args);
+  } catch (thrown) {
+    if (thrown instanceof UsageError || thrown instanceof ConfigError) {
+      process.stderr.write(`mongo-pattern-sidecar: ${thrown.message}\n`);
+      return EXIT_USAGE;
+    }
+    const err = toError(thrown);
+    createLogger().fatal({ err }, "sidecar failed");
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
