@@ -65,6 +65,7 @@ export const ErrorCode = {
   ChangeStreamFatalError: 280,
   ChangeStreamHistoryLost: 286,
   NoSuchKey: 4,
+  PathNotViable: 28,
   Location40324: 40324,
   DuplicateKey: 11000,
   BSONObjectTooLarge: 10334,

@@ -1,0 +1,11 @@
+// Deep copies of documents for updates: plain documents and arrays are copied; BSON values
+// (ObjectId, Long, Date, ...) are shared, since nothing in the server mutates them.
+import { isPlainDocument } from "./bson-types.js";
+
+export function deepCopy<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(deepCopy) as T;
+  if (!isPlainDocument(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = deepCopy(value[key]);
+  return copy as T;
+}

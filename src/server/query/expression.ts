@@ -1,0 +1,31 @@
+// Aggregation expressions (`$expr` in filters, pipeline-style updates) are evaluated by mingo,
+// over a numeric view of the document (see mingo-view.ts).
+import type { Document } from "bson";
+import { Context, evalExpr } from "mingo/core";
+import type { Options } from "mingo/types";
+import * as accumulatorOperators from "mingo/operators/accumulator";
+import * as expressionOperators from "mingo/operators/expression";
+import { isNumeric, toNumber } from "./bson-types.js";
+import { withMingoErrors } from "./mingo-errors.js";
+import { toMingoDocument, toMingoValue } from "./mingo-view.js";
+
+const EXPRESSION_CONTEXT = Context.init({
+  accumulator: accumulatorOperators,
+  expression: expressionOperators,
+});
+
+/** Aggregation truthiness: false, null, missing and numeric zero are false; "" and [] are true. */
+export function isExpressionTrue(value: unknown): boolean {
+  if (value === false || value === null || value === undefined) return false;
+  if (isNumeric(value)) return toNumber(value) !== 0;
+  return true;
+}
+
+export function compileExprPredicate(expression: unknown, variables?: Document): (doc: Document) => boolean {
+  const expr = toMingoValue(expression);
+  const options = {
+    context: EXPRESSION_CONTEXT,
+    variables: toMingoValue(variables ?? {}),
+  } as Partial<Options> as Options;
+  return (doc) => isExpressionTrue(withMingoErrors(() => evalExpr(toMingoDocument(doc), expr, options)));
+}

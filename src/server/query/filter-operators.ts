@@ -1,0 +1,186 @@
+// The field-level query operators ($eq, $gt, $in, $regex, $size, $elemMatch, ...), each
+// compiled once into a test of the value a path reaches. mongod applies "scalar" operators to
+// an array's elements as well as to the array itself, and only compares values of the same
+// canonical type ("type bracketing": `{$gt: 5}` never matches a string).
+import type { Document } from "bson";
+import { canonicalRank, compareValues, valuesEqual } from "./bson-order.js";
+import { isNumeric, isPlainDocument, isRegex, toNumber } from "./bson-types.js";
+import type { LeafPredicate } from "./filter-path.js";
+import { queryError } from "./query-error.js";
+import { compileRegex, regexMatches } from "./regex.js";
+import { compileTypeTest } from "./type-operator.js";
+
+/** How an operator applies at the end of a path. */
+export interface CompiledOperator {
+  /** Tests the reached value itself, without looking into arrays. */
+  readonly test: LeafPredicate;
+  /** Scalar operators also hold when any element of a reached array passes `test`. */
+  readonly expandsArrays: boolean;
+  /** `$ne`, `$nin`, `$exists: false`: the negation of a positive test over the whole path. */
+  readonly negated: boolean;
+}
+
+export type SubFilterCompiler = (filter: Document) => (doc: Document) => boolean;
+
+const scalar = (test: LeafPredicate): CompiledOperator => ({ test, expandsArrays: true, negated: false });
+const whole = (test: LeafPredicate): CompiledOperator => ({ test, expandsArrays: false, negated: false });
+const negation = (inner: CompiledOperator): CompiledOperator => ({ ...inner, negated: !inner.negated });
+
+/** The test an operator's argument stands for: regexes match strings, anything else is equality. */
+export function equalityTest(expected: unknown): LeafPredicate {
+  if (isRegex(expected)) {
+    const regex = compileRegex(expected);
+    return (value) => regexMatches(regex, value) || (isRegex(value) && valuesEqual(value, expected));
+  }
+  return (value) => valuesEqual(value, expected);
+}
+
+function comparisonTest(expected: unknown, accept: (order: number) => boolean): LeafPredicate {
+  return (value) => {
+    if (value === undefined) value = null;
+    if (!sameCanonicalType(value, expected)) return false;
+    return accept(compareValues(value, expected));
+  };
+}
+
+/** Values of different canonical types are never compared by $gt/$lt (type bracketing). */
+function sameCanonicalType(a: unknown, b: unknown): boolean {
+  return canonicalRank(a) === canonicalRank(b);
+}
+
+function inTest(argument: unknown): LeafPredicate {
+  if (!Array.isArray(argument)) throw queryError("BadValue", "$in needs an array");
+  const tests = argument.map((item) => {
+    if (isPlainDocument(item) && Object.keys(item)[0]?.startsWith("$")) {
+      throw queryError("BadValue", "cannot nest $ under $in");
+    }
+    return equalityTest(item);
+  });
+  return (value) => tests.some((test) => test(value === undefined ? null : value));
+}
+
+function modTest(argument: unknown): LeafPredicate {
+  if (!Array.isArray(argument) || argument.length !== 2) {
+    throw queryError("BadValue", "malformed mod, needs to be an array of two numbers");
+  }
+  const [divisor, remainder] = argument.map((n) => Math.trunc(toNumber(n)));
+  if (divisor === 0) throw queryError("BadValue", "divisor cannot be 0");
+  return (value) => isNumeric(value) && Math.trunc(toNumber(value)) % divisor === remainder;
+}
+
+function sizeTest(argument: unknown): LeafPredicate {
+  if (!isNumeric(argument)) throw queryError("BadValue", "$size needs a number");
+  const size = toNumber(argument);
+  if (size < 0 || !Number.isInteger(size))
+    throw queryError("BadValue", "$size may not be negative or fractional");
+  return (value) => Array.isArray(value) && value.length === size;
+}
+
+function elemMatchTest(argument: unknown, compileSubFilter: SubFilterCompiler): LeafPredicate {
+  if (!isPlainDocument(argument)) throw queryError("BadValue", "$elemMatch needs an Object");
+  const firstKey = Object.keys(argument)[0] ?? "";
+  const isValueForm = firstKey.startsWith("$") && !["$and", "$or", "$nor", "$expr"].includes(firstKey);
+  if (isValueForm) {
+    const element = compileOperatorSet(argument, compileSubFilter);
+    return (value) => Array.isArray(value) && value.some(element);
+  }
+  const matches = compileSubFilter(argument);
+  return (value) =>
+    Array.isArray(value) &&
+    value.some((e) => (isPlainDocument(e) || Array.isArray(e)) && matches(e as Document));
+}
+
+function allTest(argument: unknown, compileSubFilter: SubFilterCompiler): LeafPredicate {
+  if (!Array.isArray(argument)) throw queryError("BadValue", "$all needs an array");
+  if (argument.length === 0) return () => false;
+  const tests = argument.map((item) => {
+    if (isPlainDocument(item) && "$elemMatch" in item)
+      return elemMatchTest(item.$elemMatch, compileSubFilter);
+    const test = equalityTest(item);
+    return (value: unknown) => test(value) || (Array.isArray(value) && value.some(test));
+  });
+  return (value) => tests.every((test) => test(value));
+}
+
+/** Applies every operator of `{ $gt: 1, $lt: 5 }` to one value, without array expansion. */
+export function compileOperatorSet(operators: Document, compileSubFilter: SubFilterCompiler): LeafPredicate {
+  const compiled = Object.entries(operators)
+    .filter(([name]) => name !== "$options")
+    .map(([name, argument]) => compileOperator(name, argument, operators, compileSubFilter));
+  return (value) => compiled.every((op) => op.test(value) !== op.negated);
+}
+
+export function compileOperator(
+  name: string,
+  argument: unknown,
+  siblings: Document,
+  compileSubFilter: SubFilterCompiler,
+): CompiledOperator {
+  switch (name) {
+    case "$eq":
+      return scalar((value) => valuesEqual(value === undefined ? null : value, argument));
+    case "$ne":
+      return negation(compileOperator("$eq", argument, siblings, compileSubFilter));
+    case "$gt":
+      return scalar(comparisonTest(argument, (order) => order > 0));
+    case "$gte":
+      return scalar(comparisonTest(argument, (order) => order >= 0));
+    case "$lt":
+      return scalar(comparisonTest(argument, (order) => order < 0));
+    case "$lte":
+      return scalar(comparisonTest(argument, (order) => order <= 0));
+    case "$in":
+      return scalar(inTest(argument));
+    case "$nin":
+      return negation(scalar(inTest(argument)));
+    case "$exists":
+      return { test: (value) => value !== undefined, expandsArrays: false, negated: !argument };
+    case "$type":
+      return scalar(compileTypeTest(argument));
+    case "$size":
+      return whole(sizeTest(argument));
+    case "$mod":
+      return scalar(modTest(argument));
+    case "$regex": {
+      const regex = compileRegex(argument, siblings.$options);
+      return scalar((value) => regexMatches(regex, value));
+    }
+    case "$all":
+      return whole(allTest(argument, compileSubFilter));
+    case "$elemMatch":
+      return whole(elemMatchTest(argument, compileSubFilter));
+    case "$not":
+      return negation(whole(notTest(argument, compileSubFilter)));
+    case "$comment":
+      return whole(() => true);
+    default:
+      throw queryError("BadValue", `unknown operator: ${name}`);
+  }
+}
+
+/** `$not` negates a regex or an operator document, applied with array expansion as usual. */
+function notTest(argument: unknown, compileSubFilter: SubFilterCompiler): LeafPredicate {
+  if (isRegex(argument)) {
+    const test = equalityTest(argument);
+    return (value) => test(value) || (Array.isArray(value) && value.some(test));
+  }
+  if (!isPlainDocument(argument) || Object.keys(argument).length === 0) {
+    throw queryError("BadValue", "$not needs a regex or a document");
+  }
+  const operators = Object.entries(argument)
+    .filter(([name]) => name !== "$options")
+    .map(([name, value]) => {
+      if (!name.startsWith("$")) throw queryError("BadValue", `unknown operator: ${name}`);
+      return expandLeaf(compileOperator(name, value, argument, compileSubFilter));
+    });
+  return (value) => operators.every((test) => test(value));
+}
+
+/** The predicate a path's leaf value must satisfy (before any negation). */
+export function expandLeaf(op: CompiledOperator): LeafPredicate {
+  const base = op.test;
+  const positive: LeafPredicate = op.expandsArrays
+    ? (value) => base(value) || (Array.isArray(value) && value.some(base))
+    : base;
+  return op.negated ? (value) => !positive(value) : positive;
+}

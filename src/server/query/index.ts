@@ -1,0 +1,9 @@
+// The query engine of the embedded server: filters, updates, projection, sort and
+// aggregation, with MongoDB's BSON semantics. Everything the other server modules use is here.
+export { compareValues, valuesEqual } from "./bson-order.js";
+export { compileFilter, matchesFilter, type DocumentPredicate } from "./filter.js";
+export { applyUpdate, isReplacement, type UpdateOptions } from "./update.js";
+export { upsertSeed } from "./upsert-seed.js";
+export { projectDocument } from "./projection.js";
+export { sortDocuments } from "./sort.js";
+export { runPipeline, type PipelineContext } from "./pipeline.js";

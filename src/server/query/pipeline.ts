@@ -1,0 +1,34 @@
+// Aggregation pipelines, run by mingo over numeric views of the documents. The $changeStream
+// stage is the change-stream module's; $out and $merge are the command layer's.
+import type { Document } from "bson";
+import { Aggregator } from "mingo/aggregator";
+import { withMingoErrors } from "./mingo-errors.js";
+import { toMingoDocument, toMingoValue } from "./mingo-view.js";
+import { PIPELINE_CONTEXT } from "./pipeline-context.js";
+import { queryError } from "./query-error.js";
+
+export interface PipelineContext {
+  /** The current documents of another collection of the same database ($lookup, $unionWith, $graphLookup). */
+  collection(name: string): Document[];
+  variables?: Document;
+}
+
+export function runPipeline(docs: Iterable<Document>, stages: Document[], ctx: PipelineContext): Document[] {
+  if (!Array.isArray(stages))
+    throw queryError("TypeMismatch", "pipeline must be an array of stage documents");
+  for (const stage of stages) {
+    if (stage === null || typeof stage !== "object" || Object.keys(stage).length !== 1) {
+      throw queryError(
+        "Location40324",
+        "A pipeline stage specification object must contain exactly one field.",
+      );
+    }
+  }
+  const aggregator = new Aggregator(toMingoValue(stages) as Document[], {
+    context: PIPELINE_CONTEXT,
+    variables: toMingoValue(ctx.variables ?? {}) as Document,
+    collectionResolver: (name) => ctx.collection(name).map(toMingoDocument),
+  });
+  const input = Array.from(docs, toMingoDocument);
+  return withMingoErrors(() => aggregator.run(input)) as Document[];
+}

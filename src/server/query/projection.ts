@@ -1,0 +1,161 @@
+// find's projection: inclusion or exclusion of (dotted) fields, `$slice` and `$elemMatch`.
+// Inclusion keeps the document's own field order and `_id` unless excluded; a dotted path
+// through an array projects every embedded document of it. Projections with aggregation
+// expressions go to the aggregation engine's $project.
+import type { Document } from "bson";
+import { isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
+import { deepCopy } from "./document-copy.js";
+import { compileFilter } from "./filter.js";
+import { runPipeline } from "./pipeline.js";
+import { queryError } from "./query-error.js";
+
+type FieldTree = { [field: string]: FieldTree | true };
+
+interface ParsedProjection {
+  readonly mode: "inclusion" | "exclusion";
+  readonly fields: FieldTree;
+  readonly excludeId: boolean;
+  readonly slices: [string, unknown][];
+  readonly elemMatches: [string, (element: unknown) => boolean][];
+  readonly usesExpressions: boolean;
+}
+
+export function projectDocument(doc: Document, projection: Document): Document {
+  const parsed = parseProjection(projection);
+  if (parsed.usesExpressions)
+    return runPipeline([doc], [{ $project: projection }], { collection: () => [] })[0];
+  let result = parsed.mode === "inclusion" ? include(doc, parsed.fields) : exclude(doc, parsed.fields);
+  if (parsed.mode === "inclusion" && !parsed.excludeId && doc._id !== undefined)
+    result = { _id: doc._id, ...result };
+  if (parsed.mode === "exclusion" && parsed.excludeId) delete result._id;
+  for (const [path, spec] of parsed.slices) sliceAtPath(result, path.split("."), spec);
+  for (const [field, matches] of parsed.elemMatches) {
+    const array = doc[field];
+    const first = Array.isArray(array) ? array.find(matches) : undefined;
+    if (first === undefined) delete result[field];
+    else result[field] = [deepCopy(first)];
+  }
+  return result;
+}
+
+function parseProjection(projection: Document): ParsedProjection {
+  const included: FieldTree = {};
+  const excluded: FieldTree = {};
+  const slices: [string, unknown][] = [];
+  const elemMatches: [string, (element: unknown) => boolean][] = [];
+  let excludeId = false;
+  let usesExpressions = false;
+  for (const [path, spec] of Object.entries(projection)) {
+    if (path.endsWith(".$"))
+      throw queryError("NotImplemented", `positional projection '${path}' is not supported`);
+    if (isPlainDocument(spec) && "$slice" in spec) slices.push([path, spec.$slice]);
+    else if (isPlainDocument(spec) && "$elemMatch" in spec)
+      elemMatches.push([path, elementMatcher(spec.$elemMatch)]);
+    else if (typeof spec === "boolean" || isNumeric(spec)) {
+      const on = typeof spec === "boolean" ? spec : toNumber(spec) !== 0;
+      if (path === "_id") excludeId = !on;
+      else addPath(on ? included : excluded, path);
+    } else usesExpressions = true;
+  }
+  const hasInclusions = Object.keys(included).length > 0 || elemMatches.length > 0;
+  if (hasInclusions && Object.keys(excluded).length > 0) {
+    throw queryError(
+      "BadValue",
+      `Cannot do exclusion on field ${Object.keys(excluded)[0]} in inclusion projection`,
+    );
+  }
+  const mode =
+    hasInclusions || (excludeId === false && "_id" in projection && slices.length === 0)
+      ? "inclusion"
+      : "exclusion";
+  for (const [path] of slices) if (mode === "inclusion") addPath(included, path);
+  return {
+    mode,
+    fields: mode === "inclusion" ? included : excluded,
+    excludeId,
+    slices,
+    elemMatches,
+    usesExpressions,
+  };
+}
+
+function elementMatcher(filter: unknown): (element: unknown) => boolean {
+  if (!isPlainDocument(filter)) throw queryError("BadValue", "elemMatch: Invalid argument, object required.");
+  const matches = compileFilter(filter);
+  return (element) => isPlainDocument(element) && matches(element);
+}
+
+function addPath(tree: FieldTree, path: string): void {
+  const parts = path.split(".");
+  let node = tree;
+  for (const part of parts.slice(0, -1)) {
+    const child = node[part];
+    if (child === true) return;
+    node = node[part] = child ?? {};
+  }
+  node[parts[parts.length - 1]] = true;
+}
+
+function include(doc: Document, tree: FieldTree): Document {
+  const result: Document = {};
+  for (const key of Object.keys(doc)) {
+    const node = tree[key];
+    if (node === undefined) continue;
+    if (node === true) result[key] = deepCopy(doc[key]);
+    else {
+      const projected = includeNested(doc[key], node);
+      if (projected !== undefined) result[key] = projected;
+    }
+  }
+  return result;
+}
+
+function includeNested(value: unknown, tree: FieldTree): unknown {
+  if (isPlainDocument(value)) return include(value, tree);
+  if (Array.isArray(value)) {
+    return value.filter((e) => isPlainDocument(e) || Array.isArray(e)).map((e) => includeNested(e, tree));
+  }
+  return undefined;
+}
+
+function exclude(doc: Document, tree: FieldTree): Document {
+  const result: Document = {};
+  for (const key of Object.keys(doc)) {
+    const node = tree[key];
+    if (node === true) continue;
+    result[key] = node === undefined ? deepCopy(doc[key]) : excludeNested(doc[key], node);
+  }
+  return result;
+}
+
+function excludeNested(value: unknown, tree: FieldTree): unknown {
+  if (isPlainDocument(value)) return exclude(value, tree);
+  if (Array.isArray(value)) return value.map((e) => excludeNested(e, tree));
+  return deepCopy(value);
+}
+
+function sliceAtPath(container: unknown, parts: string[], spec: unknown): void {
+  if (Array.isArray(container)) {
+    container.forEach((element) => sliceAtPath(element, parts, spec));
+    return;
+  }
+  if (!isPlainDocument(container)) return;
+  const [head, ...rest] = parts;
+  if (rest.length > 0) return sliceAtPath(container[head], rest, spec);
+  const array = container[head];
+  if (Array.isArray(array)) container[head] = sliceArray(array, spec);
+}
+
+/** `$slice: n` keeps the first n (last -n); `$slice: [skip, limit]` skips then limits. */
+function sliceArray(array: unknown[], spec: unknown): unknown[] {
+  if (Array.isArray(spec) && spec.length === 2) {
+    const skip = toNumber(spec[0]);
+    const limit = toNumber(spec[1]);
+    if (limit <= 0) throw queryError("BadValue", "$slice limit must be positive");
+    const start = skip < 0 ? Math.max(0, array.length + skip) : skip;
+    return array.slice(start, start + limit);
+  }
+  if (!isNumeric(spec)) throw queryError("BadValue", "$slice only supports numbers and [skip, limit] arrays");
+  const n = toNumber(spec);
+  return n >= 0 ? array.slice(0, n) : array.slice(Math.max(0, array.length + n));
+}

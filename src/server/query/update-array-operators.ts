@@ -1,0 +1,152 @@
+// The array update operators: $push (with $each, $position, $sort, $slice), $addToSet (with
+// $each), $pop, $pull and $pullAll. A missing field becomes an array for $push/$addToSet and
+// is left alone by the removing operators; any other non-array value is an error.
+import type { Document } from "bson";
+import { valuesEqual } from "./bson-order.js";
+import { bsonTypeOf, isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
+import { deepCopy } from "./document-copy.js";
+import { compileFilter } from "./filter.js";
+import { compileOperatorSet } from "./filter-operators.js";
+import { queryError } from "./query-error.js";
+import { sortDocuments } from "./sort.js";
+import type { FieldOperator } from "./update-field-operators.js";
+import { readTarget, writeTarget, type Target } from "./update-path.js";
+
+function existingArray(target: Target, operator: string): unknown[] | undefined {
+  const current = readTarget(target);
+  if (current === undefined || Array.isArray(current)) return current;
+  throw queryError(
+    "BadValue",
+    `The field '${target.path}' must be an array but is of type ${bsonTypeOf(current)} in document (${operator})`,
+  );
+}
+
+function eachList(argument: unknown, operator: string): unknown[] {
+  if (isPlainDocument(argument) && "$each" in argument) {
+    if (!Array.isArray(argument.$each)) {
+      throw queryError(
+        "BadValue",
+        `The argument to $each in ${operator} must be an array but it was of type ${bsonTypeOf(argument.$each)}`,
+      );
+    }
+    return argument.$each.map(deepCopy);
+  }
+  return [deepCopy(argument)];
+}
+
+function integerModifier(value: unknown, name: string): number {
+  if (!isNumeric(value) || !Number.isInteger(toNumber(value))) {
+    throw queryError(
+      "BadValue",
+      `The value for ${name} must be an integer value but was given type: ${bsonTypeOf(value)}`,
+    );
+  }
+  return toNumber(value);
+}
+
+function sortElements(elements: unknown[], spec: unknown): unknown[] {
+  if (isNumeric(spec) && Math.abs(toNumber(spec)) === 1) {
+    // A whole-value sort: wrap each element so that the document sort compares them directly.
+    return sortDocuments(
+      elements.map((value) => ({ value })),
+      { value: toNumber(spec) },
+    ).map((wrapper) => wrapper.value);
+  }
+  if (!isPlainDocument(spec) || Object.keys(spec).length === 0) {
+    throw queryError(
+      "BadValue",
+      "The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields",
+    );
+  }
+  return sortDocuments(elements as Document[], spec as Document);
+}
+
+const push: FieldOperator = (target, argument) => {
+  const array = (existingArray(target, "$push") ?? []).slice();
+  const additions = eachList(argument, "$push");
+  const modifiers = isPlainDocument(argument) && "$each" in argument ? argument : {};
+  for (const name of Object.keys(modifiers)) {
+    if (!["$each", "$position", "$sort", "$slice"].includes(name)) {
+      throw queryError("BadValue", `Unrecognized clause in $push: ${name}`);
+    }
+  }
+  let result = array;
+  if (modifiers.$position !== undefined) {
+    const position = integerModifier(modifiers.$position, "$position");
+    const at = position < 0 ? Math.max(0, array.length + position) : Math.min(position, array.length);
+    result.splice(at, 0, ...additions);
+  } else {
+    result.push(...additions);
+  }
+  if (modifiers.$sort !== undefined) result = sortElements(result, modifiers.$sort);
+  if (modifiers.$slice !== undefined) {
+    const slice = integerModifier(modifiers.$slice, "$slice");
+    result = slice >= 0 ? result.slice(0, slice) : result.slice(Math.max(0, result.length + slice));
+  }
+  writeTarget(target, result);
+};
+
+const addToSet: FieldOperator = (target, argument) => {
+  const result = (existingArray(target, "$addToSet") ?? []).slice();
+  for (const candidate of eachList(argument, "$addToSet")) {
+    if (!result.some((element) => valuesEqual(element, candidate))) result.push(candidate);
+  }
+  writeTarget(target, result);
+};
+
+const pop: FieldOperator = (target, argument) => {
+  const direction = isNumeric(argument) ? toNumber(argument) : NaN;
+  if (direction !== 1 && direction !== -1) {
+    throw queryError("FailedToParse", `$pop expects 1 or -1, found: ${String(argument)}`);
+  }
+  const current = readTarget(target);
+  if (current === undefined) return;
+  if (!Array.isArray(current)) {
+    throw queryError(
+      "TypeMismatch",
+      `Path '${target.path}' contains an element of non-array type '${bsonTypeOf(current)}'`,
+    );
+  }
+  writeTarget(target, direction === 1 ? current.slice(0, -1) : current.slice(1));
+};
+
+/** $pull's condition: a query on document elements, operators on scalar elements, or a value. */
+function pullCondition(argument: unknown): (element: unknown) => boolean {
+  if (!isPlainDocument(argument)) return (element) => valuesEqual(element, argument);
+  const firstKey = Object.keys(argument)[0] ?? "";
+  if (firstKey.startsWith("$") && !["$and", "$or", "$nor"].includes(firstKey)) {
+    return compileOperatorSet(argument, (filter) => compileFilter(filter));
+  }
+  const matches = compileFilter(argument);
+  return (element) => isPlainDocument(element) && matches(element);
+}
+
+function removing(
+  operator: string,
+  compile: (argument: unknown) => (element: unknown) => boolean,
+): FieldOperator {
+  return (target, argument) => {
+    const current = readTarget(target);
+    if (current === undefined) return;
+    if (!Array.isArray(current))
+      throw queryError("BadValue", `Cannot apply ${operator} to a non-array value`);
+    const remove = compile(argument);
+    writeTarget(
+      target,
+      current.filter((element) => !remove(element)),
+    );
+  };
+}
+
+function pullAllCondition(argument: unknown): (element: unknown) => boolean {
+  if (!Array.isArray(argument)) throw queryError("BadValue", "$pullAll requires an array argument");
+  return (element) => argument.some((value) => valuesEqual(element, value));
+}
+
+export const ARRAY_OPERATORS: Record<string, FieldOperator> = {
+  $push: push,
+  $addToSet: addToSet,
+  $pop: pop,
+  $pull: removing("$pull", pullCondition),
+  $pullAll: removing("$pullAll", pullAllCondition),
+};

@@ -1,0 +1,67 @@
+// The field update operators that do not treat their target as an array: $set, $unset,
+// $inc, $mul, $min, $max, $currentDate. Each gets the resolved target and its argument.
+import { Timestamp } from "bson";
+import { compareValues } from "./bson-order.js";
+import { bsonTypeOf, isNumeric, isPlainDocument } from "./bson-types.js";
+import { deepCopy } from "./document-copy.js";
+import { combineNumbers, zeroLike } from "./numeric-arithmetic.js";
+import { queryError } from "./query-error.js";
+import { readTarget, removeTarget, writeTarget, type Target } from "./update-path.js";
+
+export type FieldOperator = (target: Target, argument: unknown) => void;
+
+const setField: FieldOperator = (target, argument) => writeTarget(target, deepCopy(argument));
+
+const unsetField: FieldOperator = (target) => removeTarget(target);
+
+function arithmetic(name: "$inc" | "$mul", operation: "add" | "multiply"): FieldOperator {
+  return (target, argument) => {
+    if (!isNumeric(argument)) {
+      const verb = name === "$inc" ? "increment" : "multiply";
+      throw queryError(
+        "TypeMismatch",
+        `Cannot ${verb} with non-numeric argument: {${target.path}: ${String(argument)}}`,
+      );
+    }
+    const current = readTarget(target);
+    if (current === undefined) {
+      writeTarget(target, operation === "add" ? argument : zeroLike(argument));
+      return;
+    }
+    if (!isNumeric(current)) {
+      throw queryError(
+        "TypeMismatch",
+        `Cannot apply ${name} to a value of non-numeric type. The field '${target.path}' has non-numeric type ${bsonTypeOf(current)}`,
+      );
+    }
+    writeTarget(target, combineNumbers(current, argument, operation));
+  };
+}
+
+function extreme(keepWhen: (order: number) => boolean): FieldOperator {
+  return (target, argument) => {
+    const current = readTarget(target);
+    if (current === undefined || keepWhen(compareValues(argument, current)))
+      writeTarget(target, deepCopy(argument));
+  };
+}
+
+const currentDate: FieldOperator = (target, argument) => {
+  const wantsTimestamp = isPlainDocument(argument) && argument.$type === "timestamp";
+  if (isPlainDocument(argument) && argument.$type !== "timestamp" && argument.$type !== "date") {
+    throw queryError("BadValue", "The '$type' string field is required to be 'date' or 'timestamp'");
+  }
+  const now = Date.now();
+  writeTarget(target, wantsTimestamp ? new Timestamp({ t: Math.floor(now / 1000), i: 1 }) : new Date(now));
+};
+
+export const FIELD_OPERATORS: Record<string, FieldOperator> = {
+  $set: setField,
+  $setOnInsert: setField,
+  $unset: unsetField,
+  $inc: arithmetic("$inc", "add"),
+  $mul: arithmetic("$mul", "multiply"),
+  $min: extreme((order) => order < 0),
+  $max: extreme((order) => order > 0),
+  $currentDate: currentDate,
+};

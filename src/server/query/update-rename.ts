@@ -1,0 +1,42 @@
+// $rename moves a value from one path to another. mongod refuses paths through arrays for
+// either side, and ignores a source that does not exist.
+import { queryError } from "./query-error.js";
+import { readTarget, removeTarget, resolveTargets, writeTarget, type Target } from "./update-path.js";
+
+const NO_ARRAY_FILTERS = new Map<string, (element: unknown) => boolean>();
+
+export function applyRename(doc: Record<string, unknown>, source: string, destination: unknown): void {
+  if (typeof destination !== "string" || destination === "") {
+    throw queryError(
+      "BadValue",
+      `The 'to' field for $rename must be a string: ${source}: ${String(destination)}`,
+    );
+  }
+  if (source === destination) {
+    throw queryError(
+      "BadValue",
+      `The source and target field for $rename must differ: ${source}: "${destination}"`,
+    );
+  }
+  if (source.includes("$") || destination.includes("$")) {
+    throw queryError(
+      "BadValue",
+      "The source and target field for $rename must not contain positional operators",
+    );
+  }
+  const [from] = resolveTargets(doc, source, { arrayFilters: NO_ARRAY_FILTERS, create: false });
+  if (from === undefined) return;
+  assertNotInArray(from, "source");
+  const value = readTarget(from);
+  if (value === undefined) return;
+  removeTarget(from);
+  const [to] = resolveTargets(doc, destination, { arrayFilters: NO_ARRAY_FILTERS, create: true });
+  assertNotInArray(to, "destination");
+  writeTarget(to, value);
+}
+
+function assertNotInArray(target: Target, side: string): void {
+  if (Array.isArray(target.container)) {
+    throw queryError("BadValue", `The ${side} field cannot be an array element, '${target.path}' in doc`);
+  }
+}
