@@ -1,6 +1,6 @@
 // How a JS value maps onto a BSON type. We look at `_bsontype` rather than `instanceof` so
 // that values built by another copy of the `bson` package (the driver's) are recognised too.
-import { Decimal128, Double, Int32, Long } from "bson";
+import type { Decimal128, Double, Int32, Long } from "bson";
 
 /** The BSON type names `$type` accepts, as mongod spells them. */
 export type BsonTypeName =

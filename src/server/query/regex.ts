@@ -23,14 +23,7 @@ function buildRegex(source: string, options: string): RegExp {
   if (!SUPPORTED_OPTIONS.test(options)) {
     throw queryError("BadValue", `invalid flag in regex options: ${options}`);
   }
-  // PCRE's extended mode (x) ignores unescaped whitespace and #-comments; JavaScript has no flag for it.
-  const body = options.includes("x")
-    ? source
-        .replace(/\\#/g, "\u0000")
-        .replace(/#.*$/gm, "")
-        .replace(/\s+/g, "")
-        .replace(/\u0000/g, "\\#")
-    : source;
+  const body = options.includes("x") ? stripExtendedSyntax(source) : source;
   const flags = options.replace(/[xu]/g, "");
   try {
     return new RegExp(body, flags + "u");
@@ -48,4 +41,24 @@ export function regexMatches(regex: RegExp, value: unknown): boolean {
   if (typeof value === "string") return regex.test(value);
   if (bsonTag(value) === "BSONSymbol") return regex.test(String((value as { value: string }).value));
   return false;
+}
+
+/** PCRE's extended mode (x) ignores unescaped whitespace and #-comments; JavaScript has no such flag. */
+function stripExtendedSyntax(source: string): string {
+  let result = "";
+  let inComment = false;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (inComment) {
+      inComment = char !== "\n";
+    } else if (char === "\\") {
+      result += char + (source[i + 1] ?? "");
+      i++;
+    } else if (char === "#") {
+      inComment = true;
+    } else if (!/\s/.test(char)) {
+      result += char;
+    }
+  }
+  return result;
 }
