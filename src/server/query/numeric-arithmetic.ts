@@ -1,9 +1,10 @@
 // $inc and $mul arithmetic with mongod's type promotion: the result has the widest operand
 // type (int32 < int64 < double < decimal); int32 overflow widens to int64 and int64 overflow
-// to double. Plain JS numbers are typed as the driver encodes them: int32 when they are
+// fails (SafeNum in mongod). Plain JS numbers are typed as the driver encodes them: int32 when they are
 // integers in int32 range, double otherwise.
 import { Decimal128, Double, Int32, Long } from "bson";
 import { bsonTag, toNumber } from "./bson-types.js";
+import { queryError } from "./query-error.js";
 
 type NumericKind = 0 | 1 | 2 | 3; // int32, int64, double, decimal
 
@@ -54,7 +55,8 @@ export function combineNumbers(current: unknown, operand: unknown, operation: Ar
 function int64Result(a: bigint, b: bigint, operation: ArithmeticOperation): unknown {
   const result = operation === "add" ? a + b : a * b;
   if (result >= INT64_MIN && result <= INT64_MAX) return Long.fromBigInt(result);
-  return new Double(Number(result));
+  // mongod's SafeNum has no wider integer: an int64 overflow fails the update.
+  throw queryError("BadValue", `Failed to apply ${operation === "add" ? "$inc" : "$mul"}: int64 overflow of ${a} and ${b}`);
 }
 
 function doubleResult(a: number, b: number, operation: ArithmeticOperation, plainInputs: boolean): unknown {
