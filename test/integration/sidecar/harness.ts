@@ -1,0 +1,89 @@
+// Starts sidecar runners against the test deployment (test/support/mongo.ts), with logs
+// captured as parsed JSON lines and metrics readable as numbers.
+import type { Db, MongoClient } from "mongodb";
+import { configSchema, type Config } from "../../../src/config.js";
+import { createLogger } from "../../../src/logger.js";
+import { createMetrics, type Metrics } from "../../../src/metrics.js";
+import { Runner } from "../../../src/stream/runner.js";
+import { waitUntil } from "../../../src/wait-until.js";
+import type { TestMongo } from "../../support/mongo.js";
+
+export type LogLine = Record<string, unknown> & { msg?: string };
+
+export interface TestSidecar {
+  runner: Runner;
+  metrics: Metrics;
+  logs: LogLine[];
+  client: MongoClient;
+  stop(): Promise<void>;
+}
+
+export const SIDECAR_APP_NAME = "sidecar-under-test";
+
+export function testConfig(database: string, overrides: Record<string, unknown> = {}): Config {
+  return configSchema.parse({ database, leaseSeconds: 3, concurrency: 4, ...overrides }) as Config;
+}
+
+/** A runner of its own client (so fail points can target it by appName), streaming and caught up. */
+export async function startSidecar(
+  mongo: TestMongo,
+  config: Config,
+  options: { waitForStreaming?: boolean; holderId?: string } = {},
+): Promise<TestSidecar> {
+  const logs: LogLine[] = [];
+  const logger = createLogger({
+    level: "debug",
+    destination: { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) },
+  });
+  const client = await mongo.newClient({ appName: SIDECAR_APP_NAME });
+  const metrics = createMetrics();
+  const runner = new Runner({
+    client,
+    db: client.db(config.database),
+    config,
+    metrics,
+    logger,
+    holderId: options.holderId,
+    maxAwaitTimeMS: 100,
+    persistIntervalMs: 100,
+  });
+  runner.start();
+  if (options.waitForStreaming ?? true) await waitForCaughtUp(runner);
+  return { runner, metrics, logs, client, stop: () => runner.stop() };
+}
+
+export async function waitForCaughtUp(runner: Runner, timeoutMs = 10_000): Promise<void> {
+  await waitUntil(() => runner.status().state === "streaming" && runner.status().caughtUp, {
+    timeoutMs,
+    description: "the sidecar to stream and catch up",
+  });
+}
+
+/** Sum of a counter or gauge over all its label sets (optionally only those matching `labels`). */
+export async function metricTotal(
+  metric: { get(): Promise<{ values: { value: number; labels: Record<string, unknown> }[] }> },
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const { values } = await metric.get();
+  return values
+    .filter((sample) => Object.entries(labels).every(([key, value]) => sample.labels[key] === value))
+    .reduce((sum, sample) => sum + sample.value, 0);
+}
+
+export function statesLogged(logs: readonly LogLine[]): unknown[] {
+  return logs.filter((line) => line.msg === "runner state").map((line) => line.state);
+}
+
+export function users(from: number, to: number): string[] {
+  return Array.from({ length: to - from }, (_, i) => `user${String(from + i).padStart(2, "0")}`);
+}
+
+/** The seed's "all purchasers of a book": the embedded ones, then each overflow document in order. */
+export async function allPurchasers(db: Db, bookId: unknown): Promise<string[]> {
+  const book = await db.collection("sales").findOne({ _id: bookId as never });
+  const extras = await db.collection("extra_sales").find({ book_id: bookId }).sort({ seq: 1 }).toArray();
+  return [
+    ...((book?.customers_purchased as string[] | undefined) ?? []),
+    ...extras.flatMap((doc) => (doc.customers_purchased_extra as string[] | undefined) ?? []),
+  ];
+}
