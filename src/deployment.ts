@@ -31,7 +31,7 @@ export async function connectDeployment(
     shutdown.defer("embedded server", () => server.close());
     uri = server.uri;
     logger.warn(
-      { uri: server.uri },
+      { deployment: server.uri },
       "MONGODB_URI is not set: using an EMBEDDED IN-MEMORY server. NOTHING IS PERSISTED; every document is lost on exit.",
     );
   }

@@ -110,20 +110,26 @@ export class Runner {
   }
 
   private async runUntilStopped(): Promise<void> {
-    const { db, config, logger } = this.options;
-    await ensureCollectionsAndIndexes(db, this.rules, config.stateCollection, logger);
+    let prepared = false;
     while (!this.stopping) {
-      if (!(await this.tryLease())) {
-        this.setState("standby");
-        await this.pause(this.renewIntervalMs);
-        continue;
-      }
       try {
+        prepared ||= await this.prepareCollections();
+        if (!(await this.tryLease())) {
+          this.setState("standby");
+          await this.pause(this.renewIntervalMs);
+          continue;
+        }
         await this.leadWhileHeld();
       } catch (thrown) {
         await this.recoverFrom(thrown);
       }
     }
+  }
+
+  private async prepareCollections(): Promise<true> {
+    const { db, config, logger } = this.options;
+    await ensureCollectionsAndIndexes(db, this.rules, config.stateCollection, logger);
+    return true;
   }
 
   private async tryLease(): Promise<boolean> {

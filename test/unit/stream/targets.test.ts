@@ -1,0 +1,56 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { configSchema, type Config } from "../../../src/config.js";
+import { targetKey, targetsForEvent } from "../../../src/stream/targets.js";
+
+const { rules } = configSchema.parse({}) as Config;
+
+function event(coll: string, id: unknown, fullDocument?: Record<string, unknown>) {
+  return {
+    _id: { _data: "00" },
+    operationType: "update",
+    ns: { db: "shop", coll },
+    documentKey: { _id: id },
+    fullDocument,
+  };
+}
+
+void test("an event on sales asks for an outlier correction of that book", () => {
+  const targets = targetsForEvent(rules, event("sales", 2));
+  assert.deepEqual(
+    targets.map((t) => [t.role, t.collection, t.id]),
+    [["outlier-source", "sales", 2]],
+  );
+});
+
+void test("an event on an overflow document asks for a split of that chunk", () => {
+  const targets = targetsForEvent(rules, event("extra_sales", "chunk-1"));
+  assert.deepEqual(
+    targets.map((t) => [t.role, t.id]),
+    [["outlier-chunk", "chunk-1"]],
+  );
+});
+
+void test("a review written to the full set asks for a correction of its product", () => {
+  const targets = targetsForEvent(rules, event("reviews", "r1", { product_id: 9 }));
+  assert.deepEqual(
+    targets.map((t) => [t.role, t.collection, t.id]),
+    [["subset-source", "products", 9]],
+  );
+});
+
+void test("a review and a push to its product share one ordering key", () => {
+  const [fromReview] = targetsForEvent(rules, event("reviews", "r1", { product_id: 9 }));
+  const [fromProduct] = targetsForEvent(rules, event("products", 9));
+  assert.equal(targetKey(fromReview!), targetKey(fromProduct!));
+});
+
+void test("a review without a product reference asks for nothing", () => {
+  assert.deepEqual(targetsForEvent(rules, event("reviews", "r1", {})), []);
+});
+
+void test("ordering keys tell apart ids that print alike", () => {
+  const [numeric] = targetsForEvent(rules, event("sales", 1));
+  const [text] = targetsForEvent(rules, event("sales", "1"));
+  assert.notEqual(targetKey(numeric!), targetKey(text!));
+});
