@@ -56,7 +56,10 @@ function int64Result(a: bigint, b: bigint, operation: ArithmeticOperation): unkn
   const result = operation === "add" ? a + b : a * b;
   if (result >= INT64_MIN && result <= INT64_MAX) return Long.fromBigInt(result);
   // mongod's SafeNum has no wider integer: an int64 overflow fails the update.
-  throw queryError("BadValue", `Failed to apply ${operation === "add" ? "$inc" : "$mul"}: int64 overflow of ${a} and ${b}`);
+  throw queryError(
+    "BadValue",
+    `Failed to apply ${operation === "add" ? "$inc" : "$mul"}: int64 overflow of ${a} and ${b}`,
+  );
 }
 
 function doubleResult(a: number, b: number, operation: ArithmeticOperation, plainInputs: boolean): unknown {

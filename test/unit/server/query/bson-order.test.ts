@@ -1,6 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Binary, BSONRegExp, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from "bson";
+import {
+  Binary,
+  BSONRegExp,
+  Decimal128,
+  Double,
+  Int32,
+  Long,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  Timestamp,
+} from "bson";
 import fc from "fast-check";
 import { compareValues, valuesEqual } from "../../../../src/server/query/index.js";
 
@@ -47,7 +58,9 @@ describe("compareValues", () => {
   });
 
   it("compares ObjectIds by their bytes and timestamps by time then increment", () => {
-    assert.ok(compareValues(new ObjectId("00000000000000000000000a"), new ObjectId("0000000000000000000000a0")) < 0);
+    assert.ok(
+      compareValues(new ObjectId("00000000000000000000000a"), new ObjectId("0000000000000000000000a0")) < 0,
+    );
     assert.ok(compareValues(new Timestamp({ t: 1, i: 9 }), new Timestamp({ t: 2, i: 1 })) < 0);
   });
 
@@ -95,7 +108,11 @@ const bsonValue = fc.letrec((tie) => ({
 describe("compareValues as a total order", () => {
   it("is antisymmetric", () => {
     fc.assert(
-      fc.property(bsonValue, bsonValue, (a, b) => Math.sign(compareValues(a, b)) === -Math.sign(compareValues(b, a))),
+      fc.property(
+        bsonValue,
+        bsonValue,
+        (a, b) => Math.sign(compareValues(a, b)) === -Math.sign(compareValues(b, a)),
+      ),
     );
   });
 

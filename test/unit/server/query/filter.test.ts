@@ -83,7 +83,12 @@ describe("matchesFilter: element and array operators", () => {
   });
 
   it("matches one element against several conditions with $elemMatch", () => {
-    const doc = { grades: [{ s: 80, w: 1 }, { s: 95, w: 0 }] };
+    const doc = {
+      grades: [
+        { s: 80, w: 1 },
+        { s: 95, w: 0 },
+      ],
+    };
     assert.ok(matchesFilter(doc, { grades: { $elemMatch: { s: { $gt: 90 }, w: 0 } } }));
     assert.equal(matchesFilter(doc, { grades: { $elemMatch: { s: { $gt: 90 }, w: 1 } } }), false);
   });

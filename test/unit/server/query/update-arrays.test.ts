@@ -4,7 +4,8 @@ import { Int32, Long } from "bson";
 import { ServerError } from "../../../../src/server/errors.js";
 import { applyUpdate } from "../../../../src/server/query/index.js";
 
-const update = (doc: object, spec: object, arrayFilters?: object[]) => applyUpdate(doc, spec, { isInsert: false, arrayFilters });
+const update = (doc: object, spec: object, arrayFilters?: object[]) =>
+  applyUpdate(doc, spec, { isInsert: false, arrayFilters });
 const withCode = (code: number) => (error: unknown) => error instanceof ServerError && error.code === code;
 
 describe("applyUpdate: $push", () => {
@@ -14,7 +15,10 @@ describe("applyUpdate: $push", () => {
   });
 
   it("appends every $each element in order", () => {
-    assert.deepEqual(update({ _id: 1, a: [1] }, { $push: { a: { $each: [3, 2] } } }), { _id: 1, a: [1, 3, 2] });
+    assert.deepEqual(update({ _id: 1, a: [1] }, { $push: { a: { $each: [3, 2] } } }), {
+      _id: 1,
+      a: [1, 3, 2],
+    });
   });
 
   it("sorts then slices with $each, $sort and $slice on a missing field", () => {
@@ -37,7 +41,10 @@ describe("applyUpdate: $push", () => {
   });
 
   it("sorts whole elements with $sort: 1 across numeric types", () => {
-    const result = update({ _id: 1, a: [Long.fromNumber(5), 1] }, { $push: { a: { $each: [new Int32(3)], $sort: 1 } } });
+    const result = update(
+      { _id: 1, a: [Long.fromNumber(5), 1] },
+      { $push: { a: { $each: [new Int32(3)], $sort: 1 } } },
+    );
     assert.deepEqual(result.a, [1, new Int32(3), Long.fromNumber(5)]);
   });
 
@@ -67,7 +74,11 @@ describe("applyUpdate: removing from arrays", () => {
 
   it("removes matching elements with $pull, by value or by condition", () => {
     const doc = { _id: 1, n: [1, 5, 9], r: [{ id: 1 }, { id: 2 }] };
-    assert.deepEqual(update(doc, { $pull: { n: { $gte: 5 }, r: { id: 2 } } }), { _id: 1, n: [1], r: [{ id: 1 }] });
+    assert.deepEqual(update(doc, { $pull: { n: { $gte: 5 }, r: { id: 2 } } }), {
+      _id: 1,
+      n: [1],
+      r: [{ id: 1 }],
+    });
   });
 
   it("removes every listed value with $pullAll", () => {
@@ -99,9 +110,22 @@ describe("applyUpdate: positional paths", () => {
   });
 
   it("updates the element the query matched with $", () => {
-    const doc = { _id: 1, items: [{ sku: "a", q: 1 }, { sku: "b", q: 1 }] };
-    const result = applyUpdate(doc, { $inc: { "items.$.q": 1 } }, { isInsert: false, filter: { "items.sku": "b" } });
-    assert.deepEqual(result.items, [{ sku: "a", q: 1 }, { sku: "b", q: 2 }]);
+    const doc = {
+      _id: 1,
+      items: [
+        { sku: "a", q: 1 },
+        { sku: "b", q: 1 },
+      ],
+    };
+    const result = applyUpdate(
+      doc,
+      { $inc: { "items.$.q": 1 } },
+      { isInsert: false, filter: { "items.sku": "b" } },
+    );
+    assert.deepEqual(result.items, [
+      { sku: "a", q: 1 },
+      { sku: "b", q: 2 },
+    ]);
   });
 
   it("rejects $ when no query locates the element", () => {

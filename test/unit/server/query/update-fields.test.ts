@@ -27,7 +27,10 @@ describe("applyUpdate: $set and $unset", () => {
   });
 
   it("removes a field with $unset and leaves a null for an array element", () => {
-    assert.deepEqual(update({ _id: 1, a: 1, b: [1, 2] }, { $unset: { a: "", "b.0": "" } }), { _id: 1, b: [null, 2] });
+    assert.deepEqual(update({ _id: 1, a: 1, b: [1, 2] }, { $unset: { a: "", "b.0": "" } }), {
+      _id: 1,
+      b: [null, 2],
+    });
   });
 
   it("refuses to create a field inside a scalar (PathNotViable)", () => {
@@ -91,11 +94,14 @@ describe("applyUpdate: $inc and $mul keep mongod's numeric types", () => {
 
 describe("applyUpdate: $min, $max, $rename, $currentDate", () => {
   it("keeps the smaller value with $min and the larger with $max, across numeric types", () => {
-    assert.deepEqual(update({ _id: 1, lo: 5, hi: 5 }, { $min: { lo: Long.fromNumber(3) }, $max: { hi: 4 } }), {
-      _id: 1,
-      lo: Long.fromNumber(3),
-      hi: 5,
-    });
+    assert.deepEqual(
+      update({ _id: 1, lo: 5, hi: 5 }, { $min: { lo: Long.fromNumber(3) }, $max: { hi: 4 } }),
+      {
+        _id: 1,
+        lo: Long.fromNumber(3),
+        hi: 5,
+      },
+    );
   });
 
   it("moves a value to another path with $rename", () => {
@@ -115,11 +121,17 @@ describe("applyUpdate: $min, $max, $rename, $currentDate", () => {
 
 describe("applyUpdate: $setOnInsert", () => {
   it("applies $setOnInsert when the document is an upsert seed", () => {
-    assert.deepEqual(update({ _id: 1 }, { $setOnInsert: { created: true } }, true), { _id: 1, created: true });
+    assert.deepEqual(update({ _id: 1 }, { $setOnInsert: { created: true } }, true), {
+      _id: 1,
+      created: true,
+    });
   });
 
   it("ignores $setOnInsert when the document already existed", () => {
-    assert.deepEqual(update({ _id: 1 }, { $setOnInsert: { created: true }, $set: { a: 1 } }), { _id: 1, a: 1 });
+    assert.deepEqual(update({ _id: 1 }, { $setOnInsert: { created: true }, $set: { a: 1 } }), {
+      _id: 1,
+      a: 1,
+    });
   });
 });
 
@@ -154,9 +166,13 @@ describe("applyUpdate: replacement and pipeline updates", () => {
   });
 
   it("runs a pipeline-style update and keeps untouched numeric types", () => {
-    const result = applyUpdate({ _id: 1, n: new Int32(2), items: [1, 2] }, [{ $set: { count: { $size: "$items" } } }], {
-      isInsert: false,
-    });
+    const result = applyUpdate(
+      { _id: 1, n: new Int32(2), items: [1, 2] },
+      [{ $set: { count: { $size: "$items" } } }],
+      {
+        isInsert: false,
+      },
+    );
     assert.deepEqual(result, { _id: 1, n: new Int32(2), items: [1, 2], count: 2 });
   });
 
