@@ -3,6 +3,7 @@
 // is persisted only up to the last event whose corrections have all committed, and, while
 // the stream is idle, the post-batch token, so that an idle stream's position stays inside
 // the oplog window.
+import { EJSON } from "bson";
 import type { ChangeStream, Document } from "mongodb";
 import type { Rule } from "../config.js";
 import type { Logger } from "../logger.js";
@@ -38,7 +39,7 @@ class EventConsumer {
   private readonly tracker = new PositionTracker<Document>();
   private readonly queue: KeyedTaskQueue;
   private failure: unknown;
-  private lastPersistedToken: Document | undefined;
+  private lastPersistedToken: string | undefined;
   private lastPersistAt = 0;
 
   constructor(private readonly options: EventConsumerOptions) {
@@ -55,7 +56,9 @@ class EventConsumer {
           this.dispatch(event);
           await this.queue.whenBelow(concurrency * 4);
         } else {
+          // An empty batch: the server has nothing newer for us, so nothing lags behind.
           this.options.onCaughtUp(this.queue.pending === 0);
+          this.options.metrics.streamLag.set(0);
         }
         await this.persistPosition(false);
       }
@@ -100,11 +103,12 @@ class EventConsumer {
     const now = Date.now();
     if (!force && now - this.lastPersistAt < this.options.persistIntervalMs) return;
     const token = this.safeToken();
-    if (!token || token === this.lastPersistedToken) return;
+    const printed = token && EJSON.stringify(token, { relaxed: false });
+    if (!token || printed === this.lastPersistedToken) return;
     this.lastPersistAt = now;
     try {
       await this.options.tokens.persistResumeToken(token);
-      this.lastPersistedToken = token;
+      this.lastPersistedToken = printed;
       this.options.metrics.resumeTokenAge.set(0);
     } catch (err) {
       this.options.metrics.errors.inc({ kind: "transient" });
