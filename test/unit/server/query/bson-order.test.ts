@@ -15,8 +15,8 @@ import {
 import fc from "fast-check";
 import { compareValues, valuesEqual } from "../../../../src/server/query/index.js";
 
-describe("compareValues", () => {
-  it("orders one value of each BSON type in MongoDB's type order", () => {
+void describe("compareValues", () => {
+  void it("orders one value of each BSON type in MongoDB's type order", () => {
     const ascending = [
       new MinKey(),
       null,
@@ -38,7 +38,7 @@ describe("compareValues", () => {
     }
   });
 
-  it("compares numbers by value whatever their BSON representation", () => {
+  void it("compares numbers by value whatever their BSON representation", () => {
     assert.ok(compareValues(new Int32(2), 10) < 0);
     assert.ok(compareValues(Long.fromNumber(10), new Double(9.5)) > 0);
     assert.ok(compareValues(Decimal128.fromString("2.5"), new Int32(3)) < 0);
@@ -46,40 +46,40 @@ describe("compareValues", () => {
     assert.ok(compareValues(Long.fromString("9007199254740993"), 9007199254740992) > 0);
   });
 
-  it("sorts NaN below every other number", () => {
+  void it("sorts NaN below every other number", () => {
     assert.ok(compareValues(NaN, -Infinity) < 0);
     assert.equal(compareValues(NaN, new Double(NaN)), 0);
   });
 
-  it("compares embedded documents field by field, names included", () => {
+  void it("compares embedded documents field by field, names included", () => {
     assert.ok(compareValues({ a: 1 }, { a: 2 }) < 0);
     assert.ok(compareValues({ a: 1 }, { b: 1 }) < 0);
     assert.ok(compareValues({ a: 1 }, { a: 1, b: 1 }) < 0);
   });
 
-  it("compares ObjectIds by their bytes and timestamps by time then increment", () => {
+  void it("compares ObjectIds by their bytes and timestamps by time then increment", () => {
     assert.ok(
       compareValues(new ObjectId("00000000000000000000000a"), new ObjectId("0000000000000000000000a0")) < 0,
     );
     assert.ok(compareValues(new Timestamp({ t: 1, i: 9 }), new Timestamp({ t: 2, i: 1 })) < 0);
   });
 
-  it("compares regexes by pattern then flags, BSONRegExp and RegExp alike", () => {
+  void it("compares regexes by pattern then flags, BSONRegExp and RegExp alike", () => {
     assert.equal(compareValues(new BSONRegExp("a", "i"), /a/i), 0);
   });
 });
 
-describe("valuesEqual", () => {
-  it("treats 1, Int32(1), Long(1), Double(1.0) and Decimal128(1) as equal", () => {
+void describe("valuesEqual", () => {
+  void it("treats 1, Int32(1), Long(1), Double(1.0) and Decimal128(1) as equal", () => {
     const ones = [1, new Int32(1), Long.fromNumber(1), new Double(1), Decimal128.fromString("1")];
     for (const a of ones) for (const b of ones) assert.ok(valuesEqual(a, b));
   });
 
-  it("finds documents with the same fields in another order unequal", () => {
+  void it("finds documents with the same fields in another order unequal", () => {
     assert.equal(valuesEqual({ a: 1, b: 2 }, { b: 2, a: 1 }), false);
   });
 
-  it("finds arrays equal element by element only", () => {
+  void it("finds arrays equal element by element only", () => {
     assert.ok(valuesEqual([1, new Int32(2)], [1, 2]));
     assert.equal(valuesEqual([1, 2], [2, 1]), false);
   });
@@ -105,8 +105,8 @@ const bsonValue = fc.letrec((tie) => ({
   ),
 })).value;
 
-describe("compareValues as a total order", () => {
-  it("is antisymmetric", () => {
+void describe("compareValues as a total order", () => {
+  void it("is antisymmetric", () => {
     fc.assert(
       fc.property(
         bsonValue,
@@ -116,7 +116,7 @@ describe("compareValues as a total order", () => {
     );
   });
 
-  it("is transitive", () => {
+  void it("is transitive", () => {
     fc.assert(
       fc.property(bsonValue, bsonValue, bsonValue, (a, b, c) => {
         const [x, y, z] = [a, b, c].sort(compareValues);
@@ -125,7 +125,7 @@ describe("compareValues as a total order", () => {
     );
   });
 
-  it("does not change when numbers change representation", () => {
+  void it("does not change when numbers change representation", () => {
     fc.assert(
       fc.property(bsonValue, bsonValue, (a, c) => {
         const b = asLongs(a);

@@ -6,83 +6,83 @@ import { compileFilter, matchesFilter } from "../../../../src/server/query/index
 
 const badValue = (error: unknown) => error instanceof ServerError && error.code === 2;
 
-describe("matchesFilter: equality and comparison", () => {
-  it("matches a number stored as Int32 or Long with a plain number", () => {
+void describe("matchesFilter: equality and comparison", () => {
+  void it("matches a number stored as Int32 or Long with a plain number", () => {
     assert.ok(matchesFilter({ n: new Int32(5) }, { n: 5 }));
     assert.ok(matchesFilter({ n: Long.fromNumber(5) }, { n: { $in: [1, 5.0] } }));
   });
 
-  it("matches an array field when any element equals the value", () => {
+  void it("matches an array field when any element equals the value", () => {
     assert.ok(matchesFilter({ tags: ["a", "b"] }, { tags: "b" }));
   });
 
-  it("matches an array field equal to the whole array", () => {
+  void it("matches an array field equal to the whole array", () => {
     assert.ok(matchesFilter({ tags: ["a", "b"] }, { tags: ["a", "b"] }));
     assert.equal(matchesFilter({ tags: ["a", "b"] }, { tags: ["b", "a"] }), false);
   });
 
-  it("matches null against a missing field", () => {
+  void it("matches null against a missing field", () => {
     assert.ok(matchesFilter({ a: 1 }, { b: null }));
     assert.equal(matchesFilter({ a: 1 }, { a: null }), false);
   });
 
-  it("never compares values of different types with $gt (type bracketing)", () => {
+  void it("never compares values of different types with $gt (type bracketing)", () => {
     assert.equal(matchesFilter({ a: "z" }, { a: { $gt: 5 } }), false);
     assert.ok(matchesFilter({ a: 6 }, { a: { $gt: 5 } }));
   });
 
-  it("applies each operator of a field to any array element independently", () => {
+  void it("applies each operator of a field to any array element independently", () => {
     assert.ok(matchesFilter({ a: [1, 10] }, { a: { $gt: 5, $lt: 2 } }));
     assert.equal(matchesFilter({ a: [1, 10] }, { a: { $elemMatch: { $gt: 5, $lt: 2 } } }), false);
   });
 
-  it("compares ObjectIds by value", () => {
+  void it("compares ObjectIds by value", () => {
     const id = new ObjectId();
     assert.ok(matchesFilter({ _id: id }, { _id: new ObjectId(id.toHexString()) }));
   });
 
-  it("treats $ne and $nin as negations over every array element", () => {
+  void it("treats $ne and $nin as negations over every array element", () => {
     assert.equal(matchesFilter({ a: [1, 2] }, { a: { $ne: 2 } }), false);
     assert.ok(matchesFilter({ a: [1, 2] }, { a: { $nin: [3] } }));
     assert.ok(matchesFilter({}, { a: { $ne: 2 } }));
   });
 });
 
-describe("matchesFilter: paths", () => {
-  it("reaches fields of documents inside arrays through a dotted path", () => {
+void describe("matchesFilter: paths", () => {
+  void it("reaches fields of documents inside arrays through a dotted path", () => {
     assert.ok(matchesFilter({ items: [{ q: 1 }, { q: 7 }] }, { "items.q": 7 }));
   });
 
-  it("uses a numeric path component as an array index", () => {
+  void it("uses a numeric path component as an array index", () => {
     assert.ok(matchesFilter({ a: [5, 6] }, { "a.1": 6 }));
     assert.equal(matchesFilter({ a: [5, 6] }, { "a.0": 6 }), false);
   });
 });
 
-describe("matchesFilter: element and array operators", () => {
-  it("tests presence with $exists", () => {
+void describe("matchesFilter: element and array operators", () => {
+  void it("tests presence with $exists", () => {
     assert.ok(matchesFilter({ a: null }, { a: { $exists: true } }));
     assert.ok(matchesFilter({}, { a: { $exists: false } }));
   });
 
-  it("tests BSON types with $type, by alias or number, and 'number' for any numeric", () => {
+  void it("tests BSON types with $type, by alias or number, and 'number' for any numeric", () => {
     assert.ok(matchesFilter({ a: Long.fromNumber(1) }, { a: { $type: "long" } }));
     assert.ok(matchesFilter({ a: "x" }, { a: { $type: 2 } }));
     assert.ok(matchesFilter({ a: new Int32(1) }, { a: { $type: "number" } }));
     assert.ok(matchesFilter({ a: [1] }, { a: { $type: "array" } }));
   });
 
-  it("matches array length with $size", () => {
+  void it("matches array length with $size", () => {
     assert.ok(matchesFilter({ a: [1, 2, 3] }, { a: { $size: 3 } }));
     assert.equal(matchesFilter({ a: 3 }, { a: { $size: 1 } }), false);
   });
 
-  it("requires every listed value with $all", () => {
+  void it("requires every listed value with $all", () => {
     assert.ok(matchesFilter({ a: [1, 2, 3] }, { a: { $all: [3, 1] } }));
     assert.equal(matchesFilter({ a: [1, 2] }, { a: { $all: [1, 4] } }), false);
   });
 
-  it("matches one element against several conditions with $elemMatch", () => {
+  void it("matches one element against several conditions with $elemMatch", () => {
     const doc = {
       grades: [
         { s: 80, w: 1 },
@@ -93,19 +93,19 @@ describe("matchesFilter: element and array operators", () => {
     assert.equal(matchesFilter(doc, { grades: { $elemMatch: { s: { $gt: 90 }, w: 1 } } }), false);
   });
 
-  it("matches strings with $regex and $options, and with a regex literal", () => {
+  void it("matches strings with $regex and $options, and with a regex literal", () => {
     assert.ok(matchesFilter({ _id: "123_1700000000" }, { _id: /^123_/ }));
     assert.ok(matchesFilter({ s: "Hello" }, { s: { $regex: "^hel", $options: "i" } }));
     assert.equal(matchesFilter({ s: 123 }, { s: /1/ }), false);
   });
 
-  it("matches a remainder with $mod", () => {
+  void it("matches a remainder with $mod", () => {
     assert.ok(matchesFilter({ n: 10 }, { n: { $mod: [4, 2] } }));
   });
 });
 
-describe("matchesFilter: logical operators and $expr", () => {
-  it("combines clauses with $and, $or, $nor and $not", () => {
+void describe("matchesFilter: logical operators and $expr", () => {
+  void it("combines clauses with $and, $or, $nor and $not", () => {
     const doc = { a: 1, b: 2 };
     assert.ok(matchesFilter(doc, { $and: [{ a: 1 }, { b: 2 }] }));
     assert.ok(matchesFilter(doc, { $or: [{ a: 5 }, { b: 2 }] }));
@@ -113,17 +113,17 @@ describe("matchesFilter: logical operators and $expr", () => {
     assert.ok(matchesFilter(doc, { a: { $not: { $gt: 5 } } }));
   });
 
-  it("evaluates $expr with $size over an array field", () => {
+  void it("evaluates $expr with $size over an array field", () => {
     const doc = { history: [1, 2, 3], count: new Int32(3) };
     assert.ok(matchesFilter(doc, { $expr: { $eq: [{ $size: "$history" }, "$count"] } }));
     assert.equal(matchesFilter(doc, { $expr: { $gt: [{ $size: "$history" }, 10] } }), false);
   });
 
-  it("resolves $$variables in $expr from the given variables", () => {
+  void it("resolves $$variables in $expr from the given variables", () => {
     assert.ok(matchesFilter({ a: 3 }, { $expr: { $eq: ["$a", "$$limit"] } }, { limit: 3 }));
   });
 
-  it("compiles a filter once and reuses it across documents", () => {
+  void it("compiles a filter once and reuses it across documents", () => {
     const isBig = compileFilter({ size: { $gte: 10 } });
     assert.deepEqual(
       [{ size: 5 }, { size: 10 }, { size: 50 }].filter(isBig).map((d) => d.size),
@@ -132,16 +132,16 @@ describe("matchesFilter: logical operators and $expr", () => {
   });
 });
 
-describe("matchesFilter: invalid filters", () => {
-  it("rejects an unknown operator with BadValue", () => {
+void describe("matchesFilter: invalid filters", () => {
+  void it("rejects an unknown operator with BadValue", () => {
     assert.throws(() => matchesFilter({}, { a: { $bogus: 1 } }), badValue);
   });
 
-  it("rejects an unknown top-level operator with BadValue", () => {
+  void it("rejects an unknown top-level operator with BadValue", () => {
     assert.throws(() => matchesFilter({}, { $bogus: [] }), badValue);
   });
 
-  it("rejects $in without an array and an empty $or", () => {
+  void it("rejects $in without an array and an empty $or", () => {
     assert.throws(() => matchesFilter({}, { a: { $in: 1 } }), badValue);
     assert.throws(() => matchesFilter({}, { $or: [] }), badValue);
   });

@@ -13,13 +13,13 @@ const noCollections: PipelineContext = { collection: () => [] };
 const run = (stages: object[], ctx = noCollections) => runPipeline(sales, stages, ctx);
 const withCode = (code: number) => (error: unknown) => error instanceof ServerError && error.code === code;
 
-describe("runPipeline", () => {
-  it("filters with $match using BSON equality", () => {
+void describe("runPipeline", () => {
+  void it("filters with $match using BSON equality", () => {
     const docs = [{ n: new Int32(1) }, { n: Long.fromNumber(2) }];
     assert.deepEqual(runPipeline(docs, [{ $match: { n: 2 } }], noCollections), [{ n: 2 }]);
   });
 
-  it("reshapes with $project", () => {
+  void it("reshapes with $project", () => {
     assert.deepEqual(run([{ $project: { _id: 0, title: 1 } }]), [
       { title: "A" },
       { title: "B" },
@@ -27,7 +27,7 @@ describe("runPipeline", () => {
     ]);
   });
 
-  it("groups and sums with $group, then orders with $sort", () => {
+  void it("groups and sums with $group, then orders with $sort", () => {
     const result = run([{ $group: { _id: "$year", n: { $sum: 1 } } }, { $sort: { _id: -1 } }]);
     assert.deepEqual(result, [
       { _id: 2005, n: 1 },
@@ -35,25 +35,25 @@ describe("runPipeline", () => {
     ]);
   });
 
-  it("pages with $skip and $limit", () => {
+  void it("pages with $skip and $limit", () => {
     assert.deepEqual(
       run([{ $sort: { _id: 1 } }, { $skip: 1 }, { $limit: 1 }]).map((d) => d._id),
       [2],
     );
   });
 
-  it("unwinds arrays with $unwind, dropping empty ones", () => {
+  void it("unwinds arrays with $unwind, dropping empty ones", () => {
     assert.deepEqual(
       run([{ $unwind: "$customers" }]).map((d) => d.customers),
       ["x", "y", "z"],
     );
   });
 
-  it("counts with $count", () => {
+  void it("counts with $count", () => {
     assert.deepEqual(run([{ $match: { year: 2001 } }, { $count: "n" }]), [{ n: 2 }]);
   });
 
-  it("adds and removes fields with $addFields and $unset", () => {
+  void it("adds and removes fields with $addFields and $unset", () => {
     const result = run([
       { $addFields: { buyers: { $size: "$customers" } } },
       { $unset: ["customers", "year"] },
@@ -61,12 +61,12 @@ describe("runPipeline", () => {
     assert.deepEqual(result[0], { _id: 1, title: "A", buyers: 2 });
   });
 
-  it("promotes an embedded document with $replaceRoot", () => {
+  void it("promotes an embedded document with $replaceRoot", () => {
     const docs = [{ _id: 1, inner: { a: 1 } }];
     assert.deepEqual(runPipeline(docs, [{ $replaceRoot: { newRoot: "$inner" } }], noCollections), [{ a: 1 }]);
   });
 
-  it("joins another collection of the database with $lookup, ObjectIds included", () => {
+  void it("joins another collection of the database with $lookup, ObjectIds included", () => {
     const bookId = new ObjectId();
     const ctx: PipelineContext = {
       collection: (name) =>
@@ -80,18 +80,18 @@ describe("runPipeline", () => {
     assert.equal(result[0].extras.length, 1);
   });
 
-  it("does not modify the input documents", () => {
+  void it("does not modify the input documents", () => {
     const docs = [{ a: { b: 1 } }];
     runPipeline(docs, [{ $set: { "a.c": 2 } }], noCollections);
     assert.deepEqual(docs, [{ a: { b: 1 } }]);
   });
 
-  it("leaves $out and $merge to the command layer (NotImplemented)", () => {
+  void it("leaves $out and $merge to the command layer (NotImplemented)", () => {
     assert.throws(() => run([{ $out: "elsewhere" }]), withCode(238));
     assert.throws(() => run([{ $merge: { into: "elsewhere" } }]), withCode(238));
   });
 
-  it("rejects an unknown stage with code 40324", () => {
+  void it("rejects an unknown stage with code 40324", () => {
     assert.throws(() => run([{ $bogus: {} }]), withCode(40324));
   });
 });

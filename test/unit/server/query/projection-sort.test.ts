@@ -14,16 +14,16 @@ const doc = {
   ],
 };
 
-describe("projectDocument", () => {
-  it("keeps only included fields, _id first, in the document's order", () => {
+void describe("projectDocument", () => {
+  void it("keeps only included fields, _id first, in the document's order", () => {
     assert.deepEqual(projectDocument(doc, { year: 1, title: 1 }), { _id: 1, title: "t", year: 2000 });
   });
 
-  it("drops _id when it is excluded from an inclusion", () => {
+  void it("drops _id when it is excluded from an inclusion", () => {
     assert.deepEqual(projectDocument(doc, { _id: 0, title: 1 }), { title: "t" });
   });
 
-  it("includes dotted paths inside embedded documents and arrays of documents", () => {
+  void it("includes dotted paths inside embedded documents and arrays of documents", () => {
     assert.deepEqual(projectDocument(doc, { "author.name": 1, "buyers.id": 1 }), {
       _id: 1,
       author: { name: "a" },
@@ -31,7 +31,7 @@ describe("projectDocument", () => {
     });
   });
 
-  it("removes excluded fields and keeps the rest", () => {
+  void it("removes excluded fields and keeps the rest", () => {
     assert.deepEqual(projectDocument(doc, { buyers: 0, "author.born": 0 }), {
       _id: 1,
       title: "t",
@@ -40,26 +40,26 @@ describe("projectDocument", () => {
     });
   });
 
-  it("slices an array with $slice and keeps the other fields", () => {
+  void it("slices an array with $slice and keeps the other fields", () => {
     const result = projectDocument(doc, { buyers: { $slice: -1 } });
     assert.deepEqual(result.buyers, [{ id: 2, n: "y" }]);
     assert.equal(result.title, "t");
   });
 
-  it("keeps the first matching element with $elemMatch", () => {
+  void it("keeps the first matching element with $elemMatch", () => {
     assert.deepEqual(projectDocument(doc, { buyers: { $elemMatch: { id: 2 } } }), {
       _id: 1,
       buyers: [{ id: 2, n: "y" }],
     });
   });
 
-  it("rejects mixing inclusion and exclusion", () => {
+  void it("rejects mixing inclusion and exclusion", () => {
     assert.throws(() => projectDocument(doc, { title: 1, year: 0 }));
   });
 });
 
-describe("sortDocuments", () => {
-  it("sorts mixed types in BSON order, missing fields as null", () => {
+void describe("sortDocuments", () => {
+  void it("sorts mixed types in BSON order, missing fields as null", () => {
     const id = new ObjectId();
     const sorted = sortDocuments([{ v: id }, { v: "s" }, { v: 3 }, {}, { v: { a: 1 } }, { v: true }], {
       v: 1,
@@ -67,12 +67,12 @@ describe("sortDocuments", () => {
     assert.deepEqual(sorted, [{}, { v: 3 }, { v: "s" }, { v: { a: 1 } }, { v: id }, { v: true }]);
   });
 
-  it("compares numbers across Int32, Long and double", () => {
+  void it("compares numbers across Int32, Long and double", () => {
     const sorted = sortDocuments([{ v: Long.fromNumber(5) }, { v: 2.5 }, { v: new Int32(4) }], { v: -1 });
     assert.deepEqual(sorted, [{ v: Long.fromNumber(5) }, { v: new Int32(4) }, { v: 2.5 }]);
   });
 
-  it("sorts an array field by its smallest element ascending and largest descending", () => {
+  void it("sorts an array field by its smallest element ascending and largest descending", () => {
     const docs = [
       { k: "a", v: [1, 10] },
       { k: "b", v: [5] },
@@ -97,7 +97,7 @@ describe("sortDocuments", () => {
     );
   });
 
-  it("keeps the input order of equal keys and breaks ties with the next key", () => {
+  void it("keeps the input order of equal keys and breaks ties with the next key", () => {
     const docs = [
       { a: 1, b: 2, i: 0 },
       { a: 1, b: 1, i: 1 },
@@ -110,7 +110,7 @@ describe("sortDocuments", () => {
     );
   });
 
-  it("pages the bucket pattern's _ids in time order", () => {
+  void it("pages the bucket pattern's _ids in time order", () => {
     const ids = ["123_1700000600", "123_1700000000", "123_1700000300"];
     const sorted = sortDocuments(
       ids.map((_id) => ({ _id })),

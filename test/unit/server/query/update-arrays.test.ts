@@ -8,39 +8,39 @@ const update = (doc: object, spec: object, arrayFilters?: object[]) =>
   applyUpdate(doc, spec, { isInsert: false, arrayFilters });
 const withCode = (code: number) => (error: unknown) => error instanceof ServerError && error.code === code;
 
-describe("applyUpdate: $push", () => {
-  it("appends in order, creating the array when the field is missing", () => {
+void describe("applyUpdate: $push", () => {
+  void it("appends in order, creating the array when the field is missing", () => {
     const once = update({ _id: 1 }, { $push: { h: { n: 1 } } });
     assert.deepEqual(update(once, { $push: { h: { n: 2 } } }), { _id: 1, h: [{ n: 1 }, { n: 2 }] });
   });
 
-  it("appends every $each element in order", () => {
+  void it("appends every $each element in order", () => {
     assert.deepEqual(update({ _id: 1, a: [1] }, { $push: { a: { $each: [3, 2] } } }), {
       _id: 1,
       a: [1, 3, 2],
     });
   });
 
-  it("sorts then slices with $each, $sort and $slice on a missing field", () => {
+  void it("sorts then slices with $each, $sort and $slice on a missing field", () => {
     const spec = { $push: { a: { $each: [{ d: 3 }, { d: 1 }, { d: 2 }], $sort: { d: -1 }, $slice: 2 } } };
     assert.deepEqual(update({ _id: 1 }, spec), { _id: 1, a: [{ d: 3 }, { d: 2 }] });
   });
 
-  it("keeps the last elements with a negative $slice", () => {
+  void it("keeps the last elements with a negative $slice", () => {
     assert.deepEqual(update({ _id: 1, a: [1, 2, 3] }, { $push: { a: { $each: [4], $slice: -2 } } }), {
       _id: 1,
       a: [3, 4],
     });
   });
 
-  it("inserts at $position", () => {
+  void it("inserts at $position", () => {
     assert.deepEqual(update({ _id: 1, a: [1, 4] }, { $push: { a: { $each: [2, 3], $position: 1 } } }), {
       _id: 1,
       a: [1, 2, 3, 4],
     });
   });
 
-  it("sorts whole elements with $sort: 1 across numeric types", () => {
+  void it("sorts whole elements with $sort: 1 across numeric types", () => {
     const result = update(
       { _id: 1, a: [Long.fromNumber(5), 1] },
       { $push: { a: { $each: [new Int32(3)], $sort: 1 } } },
@@ -48,23 +48,23 @@ describe("applyUpdate: $push", () => {
     assert.deepEqual(result.a, [1, new Int32(3), Long.fromNumber(5)]);
   });
 
-  it("rejects $push onto a non-array with BadValue", () => {
+  void it("rejects $push onto a non-array with BadValue", () => {
     assert.throws(() => update({ _id: 1, a: 5 }, { $push: { a: 1 } }), withCode(2));
   });
 });
 
-describe("applyUpdate: $addToSet", () => {
-  it("adds only values not already present, numerically equal ones included", () => {
+void describe("applyUpdate: $addToSet", () => {
+  void it("adds only values not already present, numerically equal ones included", () => {
     assert.deepEqual(update({ _id: 1, a: [1] }, { $addToSet: { a: new Int32(1) } }), { _id: 1, a: [1] });
   });
 
-  it("adds each new $each value once, creating a missing array", () => {
+  void it("adds each new $each value once, creating a missing array", () => {
     assert.deepEqual(update({ _id: 1 }, { $addToSet: { a: { $each: [1, 2, 1] } } }), { _id: 1, a: [1, 2] });
   });
 });
 
-describe("applyUpdate: removing from arrays", () => {
-  it("removes the last element with $pop: 1 and the first with $pop: -1", () => {
+void describe("applyUpdate: removing from arrays", () => {
+  void it("removes the last element with $pop: 1 and the first with $pop: -1", () => {
     assert.deepEqual(update({ _id: 1, a: [1, 2, 3], b: [1, 2, 3] }, { $pop: { a: 1, b: -1 } }), {
       _id: 1,
       a: [1, 2],
@@ -72,7 +72,7 @@ describe("applyUpdate: removing from arrays", () => {
     });
   });
 
-  it("removes matching elements with $pull, by value or by condition", () => {
+  void it("removes matching elements with $pull, by value or by condition", () => {
     const doc = { _id: 1, n: [1, 5, 9], r: [{ id: 1 }, { id: 2 }] };
     assert.deepEqual(update(doc, { $pull: { n: { $gte: 5 }, r: { id: 2 } } }), {
       _id: 1,
@@ -81,35 +81,35 @@ describe("applyUpdate: removing from arrays", () => {
     });
   });
 
-  it("removes every listed value with $pullAll", () => {
+  void it("removes every listed value with $pullAll", () => {
     assert.deepEqual(update({ _id: 1, a: [1, 2, 1, 3] }, { $pullAll: { a: [1, 3] } }), { _id: 1, a: [2] });
   });
 
-  it("leaves a missing field alone", () => {
+  void it("leaves a missing field alone", () => {
     assert.deepEqual(update({ _id: 1 }, { $pull: { a: 1 }, $pop: { b: 1 } }), { _id: 1 });
   });
 });
 
-describe("applyUpdate: positional paths", () => {
-  it("updates every element with $[]", () => {
+void describe("applyUpdate: positional paths", () => {
+  void it("updates every element with $[]", () => {
     assert.deepEqual(update({ _id: 1, a: [1, 2] }, { $inc: { "a.$[]": 10 } }), { _id: 1, a: [11, 12] });
   });
 
-  it("updates the elements an arrayFilter selects with $[<id>]", () => {
+  void it("updates the elements an arrayFilter selects with $[<id>]", () => {
     const doc = { _id: 1, grades: [{ s: 80 }, { s: 95 }] };
     const result = update(doc, { $set: { "grades.$[g].top": true } }, [{ "g.s": { $gte: 90 } }]);
     assert.deepEqual(result, { _id: 1, grades: [{ s: 80 }, { s: 95, top: true }] });
   });
 
-  it("rejects an arrayFilter the update does not use", () => {
+  void it("rejects an arrayFilter the update does not use", () => {
     assert.throws(() => update({ _id: 1, a: [1] }, { $set: { b: 1 } }, [{ x: 1 }]), withCode(9));
   });
 
-  it("rejects $[<id>] without a matching arrayFilter", () => {
+  void it("rejects $[<id>] without a matching arrayFilter", () => {
     assert.throws(() => update({ _id: 1, a: [1] }, { $set: { "a.$[x]": 1 } }), withCode(2));
   });
 
-  it("updates the element the query matched with $", () => {
+  void it("updates the element the query matched with $", () => {
     const doc = {
       _id: 1,
       items: [
@@ -128,7 +128,7 @@ describe("applyUpdate: positional paths", () => {
     ]);
   });
 
-  it("rejects $ when no query locates the element", () => {
+  void it("rejects $ when no query locates the element", () => {
     assert.throws(() => update({ _id: 1, a: [1] }, { $set: { "a.$": 2 } }), withCode(2));
   });
 });

@@ -7,61 +7,61 @@ import { applyUpdate, isReplacement } from "../../../../src/server/query/index.j
 const update = (doc: object, spec: object, isInsert = false) => applyUpdate(doc, spec, { isInsert });
 const withCode = (code: number) => (error: unknown) => error instanceof ServerError && error.code === code;
 
-describe("applyUpdate: $set and $unset", () => {
-  it("never mutates the input document", () => {
+void describe("applyUpdate: $set and $unset", () => {
+  void it("never mutates the input document", () => {
     const doc = { _id: 1, a: { b: 1 }, list: [1] };
     update(doc, { $set: { "a.b": 2 }, $push: { list: 2 } });
     assert.deepEqual(doc, { _id: 1, a: { b: 1 }, list: [1] });
   });
 
-  it("creates intermediate documents for a dotted path", () => {
+  void it("creates intermediate documents for a dotted path", () => {
     assert.deepEqual(update({ _id: 1 }, { $set: { "a.b.c": 1 } }), { _id: 1, a: { b: { c: 1 } } });
   });
 
-  it("pads an array with nulls when setting past its end", () => {
+  void it("pads an array with nulls when setting past its end", () => {
     assert.deepEqual(update({ _id: 1, a: [1] }, { $set: { "a.3": 4 } }), { _id: 1, a: [1, null, null, 4] });
   });
 
-  it("adds new fields in lexicographic order, as mongod 5.0+ does", () => {
+  void it("adds new fields in lexicographic order, as mongod 5.0+ does", () => {
     assert.deepEqual(Object.keys(update({ _id: 1 }, { $set: { b: 1, a: 1 } })), ["_id", "a", "b"]);
   });
 
-  it("removes a field with $unset and leaves a null for an array element", () => {
+  void it("removes a field with $unset and leaves a null for an array element", () => {
     assert.deepEqual(update({ _id: 1, a: 1, b: [1, 2] }, { $unset: { a: "", "b.0": "" } }), {
       _id: 1,
       b: [null, 2],
     });
   });
 
-  it("refuses to create a field inside a scalar (PathNotViable)", () => {
+  void it("refuses to create a field inside a scalar (PathNotViable)", () => {
     assert.throws(() => update({ _id: 1, a: 5 }, { $set: { "a.b": 1 } }), withCode(28));
   });
 });
 
-describe("applyUpdate: $inc and $mul keep mongod's numeric types", () => {
-  it("keeps an Int32 field an Int32", () => {
+void describe("applyUpdate: $inc and $mul keep mongod's numeric types", () => {
+  void it("keeps an Int32 field an Int32", () => {
     const result = update({ _id: 1, n: new Int32(1) }, { $inc: { n: 1 } });
     assert.ok(result.n instanceof Int32);
     assert.equal(result.n.value, 2);
   });
 
-  it("widens an Int32 that overflows to a Long", () => {
+  void it("widens an Int32 that overflows to a Long", () => {
     const result = update({ _id: 1, n: new Int32(2 ** 31 - 1) }, { $inc: { n: 1 } });
     assert.ok(result.n instanceof Long);
     assert.equal(result.n.toString(), "2147483648");
   });
 
-  it("keeps a Long field a Long, exactly beyond 2^53", () => {
+  void it("keeps a Long field a Long, exactly beyond 2^53", () => {
     const result = update({ _id: 1, n: Long.fromString("9007199254740993") }, { $inc: { n: new Int32(1) } });
     assert.ok(result.n instanceof Long);
     assert.equal(result.n.toString(), "9007199254740994");
   });
 
-  it("fails an int64 overflow, as mongod's SafeNum does", () => {
+  void it("fails an int64 overflow, as mongod's SafeNum does", () => {
     assert.throws(() => update({ _id: 1, n: Long.MAX_VALUE }, { $inc: { n: 1 } }), withCode(2));
   });
 
-  it("becomes a double when a double is added, and stays one when the sum is integral", () => {
+  void it("becomes a double when a double is added, and stays one when the sum is integral", () => {
     assert.deepEqual(update({ _id: 1, n: new Int32(1) }, { $inc: { n: 0.5 } }).n, new Double(1.5));
     assert.equal(update({ _id: 1, n: 1 }, { $inc: { n: 0.5 } }).n, 1.5);
     const integral = update({ _id: 1, n: new Int32(1) }, { $inc: { n: new Double(1) } });
@@ -69,31 +69,31 @@ describe("applyUpdate: $inc and $mul keep mongod's numeric types", () => {
     assert.equal(integral.n.value, 2);
   });
 
-  it("adds to a Decimal128 as a Decimal128", () => {
+  void it("adds to a Decimal128 as a Decimal128", () => {
     const result = update({ _id: 1, n: Decimal128.fromString("1.5") }, { $inc: { n: 1 } });
     assert.ok(result.n instanceof Decimal128);
     assert.equal(result.n.toString(), "2.5");
   });
 
-  it("sets a missing field to the increment", () => {
+  void it("sets a missing field to the increment", () => {
     assert.deepEqual(update({ _id: 1 }, { $inc: { n: 5 } }), { _id: 1, n: 5 });
   });
 
-  it("rejects $inc on a string field with TypeMismatch", () => {
+  void it("rejects $inc on a string field with TypeMismatch", () => {
     assert.throws(() => update({ _id: 1, s: "x" }, { $inc: { s: 1 } }), withCode(14));
   });
 
-  it("rejects a non-numeric increment with TypeMismatch", () => {
+  void it("rejects a non-numeric increment with TypeMismatch", () => {
     assert.throws(() => update({ _id: 1, n: 1 }, { $inc: { n: "1" } }), withCode(14));
   });
 
-  it("multiplies with $mul and sets a missing field to zero", () => {
+  void it("multiplies with $mul and sets a missing field to zero", () => {
     assert.deepEqual(update({ _id: 1, n: 3 }, { $mul: { n: 4, m: 2 } }), { _id: 1, m: 0, n: 12 });
   });
 });
 
-describe("applyUpdate: $min, $max, $rename, $currentDate", () => {
-  it("keeps the smaller value with $min and the larger with $max, across numeric types", () => {
+void describe("applyUpdate: $min, $max, $rename, $currentDate", () => {
+  void it("keeps the smaller value with $min and the larger with $max, across numeric types", () => {
     assert.deepEqual(
       update({ _id: 1, lo: 5, hi: 5 }, { $min: { lo: Long.fromNumber(3) }, $max: { hi: 4 } }),
       {
@@ -104,30 +104,30 @@ describe("applyUpdate: $min, $max, $rename, $currentDate", () => {
     );
   });
 
-  it("moves a value to another path with $rename", () => {
+  void it("moves a value to another path with $rename", () => {
     assert.deepEqual(update({ _id: 1, a: 1 }, { $rename: { a: "b.c" } }), { _id: 1, b: { c: 1 } });
   });
 
-  it("ignores $rename of a missing field", () => {
+  void it("ignores $rename of a missing field", () => {
     assert.deepEqual(update({ _id: 1 }, { $rename: { a: "b" } }), { _id: 1 });
   });
 
-  it("sets the current date, or a timestamp when asked", () => {
+  void it("sets the current date, or a timestamp when asked", () => {
     const result = update({ _id: 1 }, { $currentDate: { d: true, t: { $type: "timestamp" } } });
     assert.ok(result.d instanceof Date);
     assert.ok(result.t instanceof Timestamp);
   });
 });
 
-describe("applyUpdate: $setOnInsert", () => {
-  it("applies $setOnInsert when the document is an upsert seed", () => {
+void describe("applyUpdate: $setOnInsert", () => {
+  void it("applies $setOnInsert when the document is an upsert seed", () => {
     assert.deepEqual(update({ _id: 1 }, { $setOnInsert: { created: true } }, true), {
       _id: 1,
       created: true,
     });
   });
 
-  it("ignores $setOnInsert when the document already existed", () => {
+  void it("ignores $setOnInsert when the document already existed", () => {
     assert.deepEqual(update({ _id: 1 }, { $setOnInsert: { created: true }, $set: { a: 1 } }), {
       _id: 1,
       a: 1,
@@ -135,37 +135,37 @@ describe("applyUpdate: $setOnInsert", () => {
   });
 });
 
-describe("applyUpdate: validation", () => {
-  it("rejects an unknown operator with FailedToParse", () => {
+void describe("applyUpdate: validation", () => {
+  void it("rejects an unknown operator with FailedToParse", () => {
     assert.throws(() => update({ _id: 1 }, { $bogus: { a: 1 } }), withCode(9));
   });
 
-  it("rejects two operators on overlapping paths with ConflictingUpdateOperators", () => {
+  void it("rejects two operators on overlapping paths with ConflictingUpdateOperators", () => {
     assert.throws(() => update({ _id: 1 }, { $set: { a: 1 }, $inc: { "a.b": 1 } }), withCode(40));
     assert.throws(() => update({ _id: 1 }, { $set: { a: 1 }, $setOnInsert: { a: 2 } }, true), withCode(40));
   });
 
-  it("rejects a change of _id with ImmutableField", () => {
+  void it("rejects a change of _id with ImmutableField", () => {
     assert.throws(() => update({ _id: 1 }, { $set: { _id: 2 } }), withCode(66));
   });
 
-  it("allows setting _id to the value it already has", () => {
+  void it("allows setting _id to the value it already has", () => {
     assert.deepEqual(update({ _id: 1, a: 1 }, { $set: { _id: 1 } }), { _id: 1, a: 1 });
   });
 });
 
-describe("applyUpdate: replacement and pipeline updates", () => {
-  it("recognises a replacement document by its lack of operators", () => {
+void describe("applyUpdate: replacement and pipeline updates", () => {
+  void it("recognises a replacement document by its lack of operators", () => {
     assert.ok(isReplacement({ a: 1 }));
     assert.equal(isReplacement({ $set: { a: 1 } }), false);
     assert.equal(isReplacement([{ $set: { a: 1 } }]), false);
   });
 
-  it("replaces the document but keeps its _id first", () => {
+  void it("replaces the document but keeps its _id first", () => {
     assert.deepEqual(update({ _id: 7, a: 1 }, { b: 2 }), { _id: 7, b: 2 });
   });
 
-  it("runs a pipeline-style update and keeps untouched numeric types", () => {
+  void it("runs a pipeline-style update and keeps untouched numeric types", () => {
     const result = applyUpdate(
       { _id: 1, n: new Int32(2), items: [1, 2] },
       [{ $set: { count: { $size: "$items" } } }],
@@ -176,7 +176,7 @@ describe("applyUpdate: replacement and pipeline updates", () => {
     assert.deepEqual(result, { _id: 1, n: new Int32(2), items: [1, 2], count: 2 });
   });
 
-  it("rejects a stage not allowed in an update pipeline", () => {
+  void it("rejects a stage not allowed in an update pipeline", () => {
     assert.throws(() => applyUpdate({ _id: 1 }, [{ $match: {} }], { isInsert: false }), withCode(72));
   });
 });
