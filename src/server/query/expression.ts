@@ -1,13 +1,13 @@
-// Aggregation expressions (`$expr` in filters, pipeline-style updates) are evaluated by mingo,
-// over a numeric view of the document (see mingo-view.ts).
+// Aggregation expressions (`$expr` in filters) are evaluated by mingo, over a numeric view of
+// the document (see mingo-view.ts).
 import type { Document } from "bson";
 import { Context, evalExpr } from "mingo/core";
-import type { Options } from "mingo/types";
 import * as accumulatorOperators from "mingo/operators/accumulator";
 import * as expressionOperators from "mingo/operators/expression";
+import type { Options } from "mingo/types";
 import { isNumeric, toNumber } from "./bson-types.js";
 import { withMingoErrors } from "./mingo-errors.js";
-import { toMingoDocument, toMingoValue } from "./mingo-view.js";
+import { toMingoValue, toSharedMingoValue } from "./mingo-view.js";
 
 const EXPRESSION_CONTEXT = Context.init({
   accumulator: accumulatorOperators,
@@ -26,6 +26,8 @@ export function compileExprPredicate(expression: unknown, variables?: Document):
   const options = {
     context: EXPRESSION_CONTEXT,
     variables: toMingoValue(variables ?? {}),
-  } as Partial<Options> as Options;
-  return (doc) => isExpressionTrue(withMingoErrors(() => evalExpr(toMingoDocument(doc), expr, options)));
+  } as Partial<Options>;
+  // Evaluation only reads the document, so the numeric view may share its unconverted parts.
+  return (doc) =>
+    isExpressionTrue(withMingoErrors(() => evalExpr(toSharedMingoValue(doc), expr, options as Options)));
 }

@@ -3,6 +3,7 @@
 import type { Document } from "bson";
 import { Aggregator } from "mingo/aggregator";
 import { withMingoErrors } from "./mingo-errors.js";
+import { runLeadingNativeStages } from "./native-stages.js";
 import { toMingoDocument, toMingoValue } from "./mingo-view.js";
 import { PIPELINE_CONTEXT } from "./pipeline-context.js";
 import { queryError } from "./query-error.js";
@@ -13,6 +14,11 @@ export interface PipelineContext {
   variables?: Document;
 }
 
+/**
+ * Runs aggregation stages. When every stage is $match/$sort/$skip/$limit the result holds the
+ * input documents themselves (not copies); otherwise it holds new documents in which Int32,
+ * Long and Double values have become JS numbers.
+ */
 export function runPipeline(docs: Iterable<Document>, stages: Document[], ctx: PipelineContext): Document[] {
   if (!Array.isArray(stages))
     throw queryError("TypeMismatch", "pipeline must be an array of stage documents");
@@ -24,11 +30,13 @@ export function runPipeline(docs: Iterable<Document>, stages: Document[], ctx: P
       );
     }
   }
-  const aggregator = new Aggregator(toMingoValue(stages) as Document[], {
+  const native = runLeadingNativeStages(docs, stages, ctx.variables);
+  if (native.consumed === stages.length) return native.docs.slice();
+  const aggregator = new Aggregator(toMingoValue(stages.slice(native.consumed)) as Document[], {
     context: PIPELINE_CONTEXT,
     variables: toMingoValue(ctx.variables ?? {}) as Document,
     collectionResolver: (name) => ctx.collection(name).map(toMingoDocument),
   });
-  const input = Array.from(docs, toMingoDocument);
+  const input = native.docs.map(toMingoDocument);
   return withMingoErrors(() => aggregator.run(input)) as Document[];
 }
