@@ -1,0 +1,58 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import type { Db } from "mongodb";
+import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { users } from "./harness.js";
+
+const run = promisify(execFile);
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+      env: { ...process.env, ...env },
+      timeout: 20_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+let mongo: TestMongo;
+let db: Db;
+
+before(async () => {
+  mongo = await startTestMongo();
+  db = mongo.client.db(uniqueDatabaseName("cli"));
+});
+
+after(async () => {
+  await db?.dropDatabase();
+  await mongo?.close();
+});
+
+void test("bad usage names the argument and exits 2", async () => {
+  const result = await cli(["dev-server", "--port", "nope"]);
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /--port: expected a port number/);
+});
+
+void test("a dry-run sweep reports per rule what it would change and writes nothing", async () => {
+  await db.collection("sales").insertOne({ _id: 1 as never, customers_purchased: users(0, 60) });
+  const uri = mongo.uri.replace(/\/?(\?|$)/, `/${db.databaseName}$1`);
+  const result = await cli(["sweep", "--dry-run"], { MONGODB_URI: uri, SIDECAR_LOG_LEVEL: "silent" });
+
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /sales.*examined 1, would change 1 \(moved 1\), elements moved 10/);
+  const book = await db.collection("sales").findOne({ _id: 1 as never });
+  assert.equal((book?.customers_purchased as unknown[]).length, 60);
+});
