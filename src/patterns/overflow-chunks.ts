@@ -1,0 +1,100 @@
+// Where an outlier's extras go: appended, in order, to the last overflow chunk of the source
+// up to chunkSize, then into new chunks numbered on from it. Shared by the source move and
+// the split of an overfilled chunk.
+//
+// A chunk without a sequence field is what the seed's `updateOne({book_id}, {$push},
+// {upsert: true})` creates when no chunk exists yet. The reader hands it over as the last
+// chunk only when no numbered chunk exists; the planner then adopts it as chunk 0 (`$set`
+// of the sequence, guarded by its absence), so that it sorts before the chunks that follow.
+//
+// New chunks get `_id: { <referenceField>: sourceId, <sequenceField>: n }`: (source, n) is
+// unique for the life of the data, so a stale or replayed insert fails on the _id index
+// instead of duplicating extras, even outside a transaction.
+import type { Document } from "mongodb";
+import type { OutlierRule } from "../config.js";
+import { describeValue, isSequenceNumber } from "./bson-value.js";
+import { inGroupsOf } from "./groups.js";
+import type { Write } from "./types.js";
+
+export type Placement = { ok: true; writes: Write[] } | { ok: false; reason: string };
+
+interface LastChunkSlot {
+  /** Sequence number of the next new chunk. */
+  nextSequence: number;
+  /** Entries the last chunk can still take. */
+  room: number;
+  /** Writes to the last chunk, given the entries appended to it (none if nothing is). */
+  append: (entries: unknown[]) => Write[];
+}
+
+function chunkLabel(rule: OutlierRule, chunk: Document): string {
+  return `${rule.overflowCollection} ${JSON.stringify(chunk._id)}`;
+}
+
+/** The guard every write to a chunk carries: its _id and the exact size it was read with. */
+export function chunkGuard(rule: OutlierRule, chunk: Document): Document {
+  const entries = chunk[rule.overflowArrayField] as unknown[];
+  return { _id: chunk._id, [rule.overflowArrayField]: { $size: entries.length } };
+}
+
+export function overflowEntriesProblem(rule: OutlierRule, chunk: Document): string | null {
+  const entries: unknown = chunk[rule.overflowArrayField];
+  if (Array.isArray(entries)) return null;
+  return `${chunkLabel(rule, chunk)}: ${rule.overflowArrayField} is ${describeValue(entries)}, expected an array`;
+}
+
+function lastChunkSlot(rule: OutlierRule, lastChunk: Document | null): LastChunkSlot | string {
+  if (lastChunk === null) return { nextSequence: 0, room: 0, append: () => [] };
+  const problem = overflowEntriesProblem(rule, lastChunk);
+  if (problem !== null) return problem;
+  const sequence: unknown = lastChunk[rule.sequenceField];
+  const adopt = sequence === undefined;
+  if (!adopt && !isSequenceNumber(sequence)) {
+    return `${chunkLabel(rule, lastChunk)}: ${rule.sequenceField} is ${describeValue(sequence)}, expected an integer from 0`;
+  }
+  const size = (lastChunk[rule.overflowArrayField] as unknown[]).length;
+  return {
+    nextSequence: adopt ? 1 : sequence + 1,
+    room: Math.max(0, rule.chunkSize - size),
+    append: (entries) => {
+      if (entries.length === 0 && !adopt) return [];
+      const filter = chunkGuard(rule, lastChunk);
+      const update: Document = { $push: { [rule.overflowArrayField]: { $each: entries } } };
+      if (adopt) {
+        filter[rule.sequenceField] = { $exists: false };
+        update.$set = { [rule.sequenceField]: 0 };
+      }
+      return [{ op: "updateOne", collection: rule.overflowCollection, filter, update }];
+    },
+  };
+}
+
+/** A new overflow chunk of `sourceId` holding `entries` (at most chunkSize of them). */
+export function newChunk(rule: OutlierRule, sourceId: unknown, sequence: number, entries: unknown[]): Write {
+  return {
+    op: "insertOne",
+    collection: rule.overflowCollection,
+    document: {
+      _id: { [rule.referenceField]: sourceId, [rule.sequenceField]: sequence },
+      [rule.referenceField]: sourceId,
+      [rule.sequenceField]: sequence,
+      [rule.overflowArrayField]: entries,
+    },
+  };
+}
+
+/** Writes that append `extras` after every extra the source already has, in order. */
+export function placeExtras(
+  rule: OutlierRule,
+  sourceId: unknown,
+  lastChunk: Document | null,
+  extras: readonly unknown[],
+): Placement {
+  const slot = lastChunkSlot(rule, lastChunk);
+  if (typeof slot === "string") return { ok: false, reason: slot };
+  const appended = extras.slice(0, slot.room);
+  const created = inGroupsOf(extras.slice(slot.room), rule.chunkSize).map((entries, index) =>
+    newChunk(rule, sourceId, slot.nextSequence + index, entries),
+  );
+  return { ok: true, writes: [...slot.append(appended), ...created] };
+}
