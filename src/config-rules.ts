@@ -1,0 +1,79 @@
+// Checks across rules that no single rule's schema can make: every rule has a unique name
+// (logs, metrics and stored resume state are keyed by it), and no two rules enforce a
+// pattern on the same array, which would make them fight over its documents.
+import type { z } from "zod";
+
+interface RuleIdentity {
+  name?: string | undefined;
+  pattern: string;
+  collection: string;
+  arrayField: string;
+  overflowCollection?: string;
+  fullSetCollection?: string;
+}
+
+/** Rules with `name` defaulted to `<collection>.<arrayField>`. */
+export function withDefaultNames<T extends RuleIdentity>(rules: T[]): Array<T & { name: string }> {
+  return rules.map((rule) => ({ ...rule, name: rule.name ?? `${rule.collection}.${rule.arrayField}` }));
+}
+
+function secondaryCollection(rule: RuleIdentity): string | undefined {
+  return rule.overflowCollection ?? rule.fullSetCollection;
+}
+
+function checkRule(rule: RuleIdentity, index: number, ctx: z.RefinementCtx, seen: SeenRules): void {
+  const name = rule.name ?? `${rule.collection}.${rule.arrayField}`;
+  const namedBefore = seen.names.get(name);
+  if (namedBefore !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["rules", index, "name"],
+      message: `rule name ${JSON.stringify(name)} is already used by rules[${namedBefore}]; names must be unique`,
+    });
+  }
+  seen.names.set(name, index);
+  const target = `${rule.collection}.${rule.arrayField}`;
+  const targetedBefore = seen.targets.get(target);
+  if (targetedBefore !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["rules", index, "arrayField"],
+      message: `${target} is already enforced by rules[${targetedBefore}]; one rule per collection and array field`,
+    });
+  }
+  seen.targets.set(target, index);
+  if (secondaryCollection(rule) === rule.collection) {
+    ctx.addIssue({
+      code: "custom",
+      path: [
+        "rules",
+        index,
+        rule.overflowCollection === undefined ? "fullSetCollection" : "overflowCollection",
+      ],
+      message: `expected a collection other than the rule's own collection ${JSON.stringify(rule.collection)}`,
+    });
+  }
+}
+
+interface SeenRules {
+  names: Map<string, number>;
+  targets: Map<string, number>;
+}
+
+export function checkRuleSet(
+  config: { rules: readonly RuleIdentity[]; stateCollection: string },
+  ctx: z.RefinementCtx,
+): void {
+  const seen: SeenRules = { names: new Map(), targets: new Map() };
+  config.rules.forEach((rule, index) => checkRule(rule, index, ctx, seen));
+  const stateClash = config.rules.findIndex((rule) =>
+    [rule.collection, secondaryCollection(rule)].includes(config.stateCollection),
+  );
+  if (stateClash !== -1) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["stateCollection"],
+      message: `expected a collection no rule uses; rules[${stateClash}] uses ${JSON.stringify(config.stateCollection)}`,
+    });
+  }
+}
