@@ -13,9 +13,19 @@ export type RunnerState = (typeof RUNNER_STATES)[number];
 export const ERROR_KINDS = ["transient", "resumable", "history_lost", "bad_document", "fatal"] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
+const DEFAULT_GAUGES_NAMED_LIKE_COUNTERS = [
+  "nodejs_active_handles_total",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources_total",
+];
+
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  // prom-client's default set includes gauges named `*_total`, which `promtool check metrics`
+  // rejects (a `_total` suffix means a counter); their per-type gauges without the suffix
+  // stay, and `sum without (type)` over those gives the same totals.
+  for (const name of DEFAULT_GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(`${PREFIX}${name}`);
   const ruleLabels = ["rule", "collection"] as const;
 
   const metrics = {
@@ -111,5 +121,6 @@ export function createMetrics() {
 export type Metrics = ReturnType<typeof createMetrics>;
 
 export function setRunnerState(metrics: Pick<Metrics, "runnerState">, state: RunnerState): void {
-  for (const candidate of RUNNER_STATES) metrics.runnerState.set({ state: candidate }, candidate === state ? 1 : 0);
+  for (const candidate of RUNNER_STATES)
+    metrics.runnerState.set({ state: candidate }, candidate === state ? 1 : 0);
 }

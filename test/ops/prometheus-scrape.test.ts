@@ -1,0 +1,99 @@
+// A real Prometheus server scrapes the sidecar once and the value comes back through its
+// query API: proves the exposition is ingestible, not only lint-clean.
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { startHttpServer } from "../../src/http.js";
+import { waitUntil } from "../../src/wait-until.js";
+import { findExecutable } from "./prometheus-tools.js";
+import { createRealisticMetrics } from "./realistic-metrics.js";
+
+interface QueryResponse {
+  status: string;
+  data: { result: { metric: Record<string, string>; value: [number, string] }[] };
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, "127.0.0.1");
+  await once(probe, "listening");
+  const address = probe.address();
+  probe.close();
+  if (address === null || typeof address === "string") throw new Error("no TCP address for a probe socket");
+  return address.port;
+}
+
+function scrapeConfig(targetPort: number): string {
+  return [
+    "global:",
+    "  scrape_interval: 1s",
+    "scrape_configs:",
+    "  - job_name: pattern-sidecar",
+    "    static_configs:",
+    `      - targets: ["127.0.0.1:${targetPort}"]`,
+    "",
+  ].join("\n");
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill("SIGTERM");
+  const killTimer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(killTimer);
+}
+
+async function queryOnce(prometheusPort: number, promql: string): Promise<QueryResponse["data"]["result"]> {
+  const url = `http://127.0.0.1:${prometheusPort}/api/v1/query?query=${encodeURIComponent(promql)}`;
+  const answer = (await (await fetch(url)).json()) as QueryResponse;
+  return answer.status === "success" ? answer.data.result : [];
+}
+
+const prometheus = findExecutable("prometheus");
+
+void test(
+  "a real Prometheus scrapes /metrics and answers a query with the sidecar's value",
+  { skip: prometheus === undefined ? "the prometheus server binary is not installed" : false },
+  async () => {
+    const sidecar = await startHttpServer({
+      host: "127.0.0.1",
+      port: 0,
+      metrics: createRealisticMetrics(),
+      status: () => ({ state: "streaming", caughtUp: true, leader: true }),
+    });
+    const workDir = await mkdtemp(join(tmpdir(), "pattern-sidecar-prometheus-"));
+    let server: ChildProcess | undefined;
+    try {
+      await writeFile(join(workDir, "prometheus.yml"), scrapeConfig(sidecar.port));
+      const prometheusPort = await freePort();
+      server = spawn(
+        prometheus!,
+        [
+          `--config.file=${join(workDir, "prometheus.yml")}`,
+          `--storage.tsdb.path=${join(workDir, "data")}`,
+          `--web.listen-address=127.0.0.1:${prometheusPort}`,
+          "--log.level=warn",
+        ],
+        { stdio: "ignore" },
+      );
+      const series = await waitUntil(
+        async () => {
+          const result = await queryOnce(prometheusPort, 'pattern_sidecar_runner_state{state="streaming"}');
+          return result.length > 0 ? result : undefined;
+        },
+        { timeoutMs: 15_000, intervalMs: 250, description: "Prometheus to scrape the sidecar" },
+      );
+      assert.equal(series[0]!.value[1], "1");
+      assert.equal(series[0]!.metric.job, "pattern-sidecar");
+    } finally {
+      if (server) await stopProcess(server);
+      await sidecar.close();
+      await rm(workDir, { recursive: true, force: true });
+    }
+  },
+);
