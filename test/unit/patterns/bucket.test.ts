@@ -1,0 +1,163 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { Document } from "mongodb";
+import { planBucketSplit } from "../../../src/patterns/bucket.js";
+import { freeBucketId } from "../../../src/patterns/bucket-ids.js";
+import type { Plan } from "../../../src/patterns/types.js";
+import { MemoryDb } from "./support/memory-db.js";
+import { readBucketState } from "./support/readers.js";
+import { bucketRule as rule } from "./support/rules.js";
+
+const FIRST = 1698349623; // the seed's first trade, 2023-10-26T15:47:03Z
+
+function trades(count: number, secondsApart = 60): Document[] {
+  return Array.from({ length: count }, (_, i) => ({
+    type: i % 2 === 0 ? "buy" : "sell",
+    ticker: "MDB",
+    qty: i + 1,
+    date: new Date((FIRST + i * secondsApart) * 1000 + 434),
+  }));
+}
+
+function split(db: MemoryDb, id: string): Plan {
+  const plan = planBucketSplit(rule, readBucketState(db, rule, id));
+  if (plan.outcome === "writes") db.apply(plan.writes);
+  return plan;
+}
+
+function pages(db: MemoryDb): Document[] {
+  return db
+    .find("trades", (doc) => String(doc._id).startsWith("123_"))
+    .sort((a, b) => (String(a._id) < String(b._id) ? -1 : 1));
+}
+
+void test("a bucket of 23 trades becomes three buckets of 10, 10 and 3 in time order", () => {
+  const db = new MemoryDb();
+  const history = trades(23);
+  db.insertOne("trades", { _id: `123_${FIRST}`, customerId: 123, count: 23, history });
+  split(db, `123_${FIRST}`);
+  const buckets = pages(db);
+  assert.deepEqual(
+    buckets.map((bucket) => [bucket._id, bucket.count]),
+    [
+      [`123_${FIRST}`, 10],
+      [`123_${FIRST + 600}`, 10],
+      [`123_${FIRST + 1200}`, 3],
+    ],
+  );
+  assert.deepEqual(
+    buckets.flatMap((bucket) => bucket.history as Document[]),
+    history,
+  );
+  assert.deepEqual(buckets[2]?.customerId, 123);
+});
+
+void test("splitting a split bucket again is a no-op", () => {
+  const db = new MemoryDb();
+  db.insertOne("trades", { _id: `123_${FIRST}`, customerId: 123, count: 23, history: trades(23) });
+  split(db, `123_${FIRST}`);
+  for (const bucket of pages(db)) assert.deepEqual(split(db, bucket._id as string), { outcome: "none" });
+});
+
+void test("a taken _id gets a zero-padded suffix that sorts between it and the next second", () => {
+  const db = new MemoryDb();
+  db.insertOne("trades", { _id: `123_${FIRST}`, customerId: 123, count: 30, history: trades(30, 0) });
+  split(db, `123_${FIRST}`);
+  const ids = pages(db).map((bucket) => bucket._id as string);
+  assert.deepEqual(ids, [`123_${FIRST}`, `123_${FIRST}_000001`, `123_${FIRST}_000002`]);
+  assert.ok(`123_${FIRST}_000002` < `123_${FIRST + 1}`);
+});
+
+void test("suffixes past nine keep string order equal to numeric order", () => {
+  const taken = new Set([
+    "k_1",
+    ...Array.from({ length: 9 }, (_, i) => `k_1_${String(i + 1).padStart(6, "0")}`),
+  ]);
+  const tenth = freeBucketId("k_1", taken);
+  assert.equal(tenth, "k_1_000010");
+  assert.ok(`k_1_000009` < (tenth as string) && (tenth as string) < "k_2");
+});
+
+void test("new bucket _ids avoid those other buckets of the customer already take", () => {
+  const db = new MemoryDb();
+  db.insertOne("trades", { _id: `123_${FIRST + 600}`, customerId: 123, count: 1, history: trades(1) });
+  db.insertOne("trades", { _id: `123_${FIRST}`, customerId: 123, count: 12, history: trades(12) });
+  split(db, `123_${FIRST}`);
+  assert.ok(pages(db).some((bucket) => bucket._id === `123_${FIRST + 600}_000001`));
+});
+
+void test("a count that disagrees with the history is repaired", () => {
+  const db = new MemoryDb();
+  db.insertOne("trades", { _id: `123_${FIRST}`, customerId: 123, count: 7, history: trades(3) });
+  const plan = split(db, `123_${FIRST}`);
+  assert.equal(plan.outcome === "writes" && plan.kind, "repaired");
+  assert.equal(pages(db)[0]?.count, 3);
+});
+
+void test("a missing count is repaired", () => {
+  const db = new MemoryDb();
+  db.insertOne("trades", { _id: `123_${FIRST}`, customerId: 123, history: trades(2) });
+  split(db, `123_${FIRST}`);
+  assert.equal(pages(db)[0]?.count, 2);
+});
+
+void test("a bucket within bounds with the right count needs nothing", () => {
+  const bucket = { _id: `123_${FIRST}`, customerId: 123, count: 10, history: trades(10) };
+  assert.deepEqual(planBucketSplit(rule, { bucket, takenIds: new Set() }), { outcome: "none" });
+});
+
+void test("a bucket without a customerId is skipped with a reason naming the field", () => {
+  const bucket = { _id: "x", count: 11, history: trades(11) };
+  const plan = planBucketSplit(rule, { bucket, takenIds: new Set() });
+  assert.match(plan.outcome === "skip" ? plan.reason : "", /^customerId is missing/);
+});
+
+void test("a trade without a date that would start a new bucket is skipped naming its position", () => {
+  const history = trades(12);
+  delete history[10]?.date;
+  const plan = planBucketSplit(rule, {
+    bucket: { _id: "x", customerId: 123, count: 12, history },
+    takenIds: new Set(),
+  });
+  assert.match(
+    plan.outcome === "skip" ? plan.reason : "",
+    /^history\[10\]\.date is missing, expected a date/,
+  );
+});
+
+void test("a trade with a string date that would start a new bucket is skipped", () => {
+  const history: Document[] = trades(12);
+  history[10] = { ...history[10], date: "2023-10-26" };
+  const plan = planBucketSplit(rule, {
+    bucket: { _id: "x", customerId: 123, count: 12, history },
+    takenIds: new Set(),
+  });
+  assert.equal(plan.outcome, "skip");
+});
+
+void test("trades that do not start a bucket are moved verbatim whatever their fields", () => {
+  const history: Document[] = trades(12);
+  history[11] = { type: "sell", ticker: "MSFT", quantity: 3 };
+  const db = new MemoryDb();
+  db.insertOne("trades", { _id: `123_${FIRST}`, customerId: 123, count: 12, history });
+  split(db, `123_${FIRST}`);
+  assert.deepEqual(pages(db)[1]?.history, history.slice(10));
+});
+
+void test("a history that is not an array is skipped with a reason naming it", () => {
+  const plan = planBucketSplit(rule, {
+    bucket: { _id: "x", customerId: 1, history: {} },
+    takenIds: new Set(),
+  });
+  assert.match(plan.outcome === "skip" ? plan.reason : "", /^history is a document, expected an array/);
+});
+
+void test("the bucket's write is guarded by the history size it was planned from", () => {
+  const bucket = { _id: "x", customerId: 1, count: 11, history: trades(11) };
+  const plan = planBucketSplit(rule, { bucket, takenIds: new Set() });
+  assert.ok(plan.outcome === "writes");
+  assert.deepEqual(plan.writes[0]?.op === "updateOne" && plan.writes[0].filter, {
+    _id: "x",
+    history: { $size: 11 },
+  });
+});

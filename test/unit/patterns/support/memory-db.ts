@@ -1,0 +1,129 @@
+// A tiny in-memory stand-in for the collections a plan writes to, for tests of the pure
+// planners only. It understands exactly the filters and update operators the planners are
+// allowed to emit (equality, $size, $exists; $set, $unset, $inc, $push with $each) and
+// throws on anything else, so a planner that strays from them fails its tests. A batch of
+// writes applies all or nothing, as the sidecar's transaction does.
+import { EJSON, ObjectId } from "bson";
+import type { Document } from "mongodb";
+import type { Write } from "../../../../src/patterns/types.js";
+
+function clone<T>(value: T): T {
+  // Parsed relaxed, numbers come back as JS numbers, as the driver promotes them by default.
+  return EJSON.parse(EJSON.stringify({ v: value }, { relaxed: false }), { relaxed: true }).v as T;
+}
+
+function key(value: unknown): string {
+  return EJSON.stringify({ v: value }, { relaxed: false });
+}
+
+export class StaleWriteError extends Error {}
+export class DuplicateKeyError extends Error {}
+
+function matchesCondition(value: unknown, condition: unknown): boolean {
+  const operators =
+    condition !== null && typeof condition === "object" && !Array.isArray(condition)
+      ? Object.keys(condition)
+      : [];
+  if (operators.length > 0 && operators.every((name) => name.startsWith("$"))) {
+    return operators.every((name) => {
+      const operand = (condition as Document)[name];
+      if (name === "$size") return Array.isArray(value) && value.length === operand;
+      if (name === "$exists") return (value !== undefined) === operand;
+      throw new Error(`memory-db: unsupported filter operator ${name}`);
+    });
+  }
+  return key(value) === key(condition);
+}
+
+export function matches(document: Document, filter: Document): boolean {
+  return Object.entries(filter).every(([field, condition]) => {
+    if (field.startsWith("$") || field.includes("."))
+      throw new Error(`memory-db: unsupported filter key ${field}`);
+    return matchesCondition(document[field], condition);
+  });
+}
+
+function checkTopLevel(field: string): void {
+  if (field.includes(".") || field.startsWith("$"))
+    throw new Error(`memory-db: unsupported field path ${field}`);
+}
+
+const UPDATE_OPERATORS: Record<string, (doc: Document, field: string, operand: unknown) => void> = {
+  $set: (doc, field, operand) => void (doc[field] = clone(operand)),
+  $unset: (doc, field) => void delete doc[field],
+  $inc: (doc, field, operand) =>
+    void (doc[field] = ((doc[field] as number | undefined) ?? 0) + (operand as number)),
+  $push: (doc, field, operand) => {
+    const each = (operand as { $each?: unknown }).$each;
+    if (!Array.isArray(each) || Object.keys(operand as Document).length !== 1) {
+      throw new Error("memory-db: $push is only supported with $each alone");
+    }
+    const current: unknown = doc[field] ?? [];
+    if (!Array.isArray(current)) throw new Error(`memory-db: $push to non-array ${field}`);
+    doc[field] = [...(current as unknown[]), ...clone(each)];
+  },
+};
+
+export function applyUpdate(document: Document, update: Document): void {
+  for (const [operator, fields] of Object.entries(update)) {
+    const apply = UPDATE_OPERATORS[operator];
+    if (!apply) throw new Error(`memory-db: unsupported update operator ${operator}`);
+    for (const [field, operand] of Object.entries(fields as Document)) {
+      checkTopLevel(field);
+      apply(document, field, operand);
+    }
+  }
+}
+
+export class MemoryDb {
+  private collections = new Map<string, Document[]>();
+  private readonly uniqueKeys: Record<string, string[][]>;
+
+  constructor(uniqueKeys: Record<string, string[][]> = {}) {
+    this.uniqueKeys = uniqueKeys;
+  }
+
+  /** Copies of the documents of `collection` (in insertion order) that pass `predicate`. */
+  find(collection: string, predicate: (doc: Document) => boolean = () => true): Document[] {
+    return (this.collections.get(collection) ?? []).filter(predicate).map(clone);
+  }
+
+  insertOne(collection: string, document: Document): void {
+    const docs = this.collections.get(collection) ?? [];
+    const stored = clone(document);
+    if (stored._id === undefined) Object.assign(stored, { _id: new ObjectId() });
+    const keySets = [["_id"], ...(this.uniqueKeys[collection] ?? [])];
+    for (const fields of keySets) {
+      const keyOf = (doc: Document) => key(fields.map((field) => doc[field] ?? null));
+      if (docs.some((doc) => keyOf(doc) === keyOf(stored))) {
+        throw new DuplicateKeyError(`duplicate key ${fields.join(",")} ${keyOf(stored)} in ${collection}`);
+      }
+    }
+    this.collections.set(collection, [...docs, stored]);
+  }
+
+  /** Updates the first document matching `filter`; false when none matches. */
+  updateOne(collection: string, filter: Document, update: Document): boolean {
+    const target = (this.collections.get(collection) ?? []).find((doc) => matches(doc, filter));
+    if (!target) return false;
+    applyUpdate(target, update);
+    return true;
+  }
+
+  /** Applies every write or none: a guarded write matching nothing throws StaleWriteError. */
+  apply(writes: readonly Write[]): void {
+    const before = new Map([...this.collections].map(([name, docs]) => [name, docs.map(clone)]));
+    try {
+      for (const write of writes) this.applyWrite(write);
+    } catch (error) {
+      this.collections = before;
+      throw error;
+    }
+  }
+
+  private applyWrite(write: Write): void {
+    if (write.op === "insertOne") return this.insertOne(write.collection, write.document);
+    if (write.op === "updateOne" && this.updateOne(write.collection, write.filter, write.update)) return;
+    throw new StaleWriteError(`${write.op} on ${write.collection} matched nothing: ${key(write.filter)}`);
+  }
+}

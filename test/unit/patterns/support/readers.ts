@@ -1,0 +1,60 @@
+// The states the planners plan from, read from a MemoryDb the way src/stream/readers read
+// them from MongoDB (same selections and sort orders).
+import type { Document } from "mongodb";
+import type { BucketRule, OutlierRule, SubsetRule } from "../../../../src/config.js";
+import type { BucketState } from "../../../../src/patterns/bucket.js";
+import type { OutlierState, OverflowChunkState } from "../../../../src/patterns/outlier.js";
+import type { SubsetState } from "../../../../src/patterns/subset.js";
+import { matches, type MemoryDb } from "./memory-db.js";
+
+// MongoDB sorts a missing field as null, before every number.
+function sequenceOf(rule: OutlierRule, chunk: Document): number {
+  const sequence: unknown = chunk[rule.sequenceField];
+  return typeof sequence === "number" ? sequence : -Infinity;
+}
+
+/** The chunks of one source in the order `{ seq: 1 }` returns them (ties: insertion order). */
+export function chunksInOrder(db: MemoryDb, rule: OutlierRule, sourceId: unknown): Document[] {
+  return db
+    .find(rule.overflowCollection, (doc) => matches(doc, { [rule.referenceField]: sourceId }))
+    .sort((a, b) => sequenceOf(rule, a) - sequenceOf(rule, b));
+}
+
+export function readOutlierState(db: MemoryDb, rule: OutlierRule, sourceId: unknown): OutlierState {
+  const [source] = db.find(rule.collection, (doc) => matches(doc, { _id: sourceId }));
+  if (!source) throw new Error(`no source ${String(sourceId)}`);
+  return { source, lastChunk: chunksInOrder(db, rule, sourceId).at(-1) ?? null };
+}
+
+export function readOverflowChunkState(db: MemoryDb, rule: OutlierRule, chunk: Document): OverflowChunkState {
+  const lastChunk = chunksInOrder(db, rule, chunk[rule.referenceField]).at(-1) ?? chunk;
+  return { chunk, lastChunk };
+}
+
+export function readBucketState(db: MemoryDb, rule: BucketRule, bucketId: string): BucketState {
+  const [bucket] = db.find(rule.collection, (doc) => doc._id === bucketId);
+  if (!bucket) throw new Error(`no bucket ${bucketId}`);
+  const prefix = `${String(bucket[rule.keyField])}_`;
+  const taken = db.find(rule.collection, (doc) => typeof doc._id === "string" && doc._id.startsWith(prefix));
+  return { bucket, takenIds: new Set(taken.map((doc) => doc._id as string)) };
+}
+
+function dateOf(rule: SubsetRule, doc: Document): number {
+  const date: unknown = doc[rule.sortField];
+  return date instanceof Date ? date.getTime() : -Infinity;
+}
+
+export function readSubsetState(db: MemoryDb, rule: SubsetRule, sourceId: unknown): SubsetState {
+  const [source] = db.find(rule.collection, (doc) => matches(doc, { _id: sourceId }));
+  if (!source) throw new Error(`no source ${String(sourceId)}`);
+  const entries: unknown = source[rule.arrayField];
+  const embeddedIds = new Set(
+    (Array.isArray(entries) ? (entries as Document[]) : []).map((entry) =>
+      JSON.stringify(entry[rule.idField]),
+    ),
+  );
+  const all = db.find(rule.fullSetCollection, (doc) => matches(doc, { [rule.referenceField]: sourceId }));
+  const newest = [...all].sort((a, b) => dateOf(rule, b) - dateOf(rule, a)).slice(0, rule.threshold);
+  const embedded = all.filter((doc) => embeddedIds.has(JSON.stringify(doc[rule.idField])));
+  return { source, fullSet: [...new Set([...embedded, ...newest])] };
+}
