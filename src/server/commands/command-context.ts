@@ -1,0 +1,24 @@
+// What every command handler receives: the parsed request, the connection it came on, and the
+// server's shared state.
+import type { Document } from "bson";
+import type { ServerState } from "../server-state.js";
+
+export interface ConnectionInfo {
+  readonly id: number;
+  /** From the handshake's client.application.name; failCommand may filter on it. */
+  appName: string | undefined;
+  /** Aborted when the connection closes, so that a waiting getMore returns. */
+  readonly signal: AbortSignal;
+  /** Closes the socket without a reply (failCommand closeConnection). */
+  destroy(): void;
+}
+
+export interface CommandRequest {
+  /** The command name: the first field of the body, as the user spelled it. */
+  name: string;
+  db: string;
+  body: Document;
+  connection: ConnectionInfo;
+}
+
+export type CommandHandler = (request: CommandRequest, server: ServerState) => Promise<Document> | Document;

@@ -1,0 +1,69 @@
+// Commands that describe the server rather than data: ping, buildInfo, getParameter,
+// serverStatus, hostInfo, and the few administrative commands the driver and tests send.
+import { hostname } from "node:os";
+import { Int32, type Document } from "bson";
+import type { CommandHandler } from "./command-context.js";
+
+const VERSION = "7.0.0";
+
+export const ping: CommandHandler = () => ({ ok: 1 });
+
+export const buildInfo: CommandHandler = () => ({
+  version: VERSION,
+  gitVersion: "embedded",
+  versionArray: [new Int32(7), new Int32(0), new Int32(0), new Int32(0)],
+  bits: new Int32(64),
+  maxBsonObjectSize: new Int32(16 * 1024 * 1024),
+  storageEngines: ["inMemory"],
+  modules: [],
+  ok: 1,
+});
+
+/** The parameters tests and drivers ask about; anything else is answered like mongod does. */
+const PARAMETERS: Document = {
+  featureCompatibilityVersion: { version: "7.0" },
+  transactionLifetimeLimitSeconds: new Int32(60),
+  enableTestCommands: true,
+  requireApiVersion: false,
+  maxTransactionLockRequestTimeoutMillis: new Int32(5),
+};
+
+export const getParameter: CommandHandler = (request) => {
+  const wanted = request.body.getParameter;
+  if (wanted === "*" || (typeof wanted === "object" && wanted !== null)) {
+    return { ...PARAMETERS, ok: 1 };
+  }
+  const reply: Document = { ok: 1 };
+  for (const name of Object.keys(request.body)) {
+    if (name === "getParameter" || name.startsWith("$") || name === "lsid") continue;
+    if (!(name in PARAMETERS)) {
+      return { ok: 0, errmsg: "no option found to get", code: 72, codeName: "InvalidOptions" };
+    }
+    reply[name] = PARAMETERS[name];
+  }
+  return reply;
+};
+
+export const serverStatus: CommandHandler = (_request, server) => ({
+  host: server.address,
+  version: VERSION,
+  process: "mongod",
+  pid: process.pid,
+  uptime: (Date.now() - server.startedAt.getTime()) / 1000,
+  localTime: new Date(),
+  connections: { current: new Int32(server.openConnections()) },
+  storageEngine: { name: "inMemory", supportsCommittedReads: true },
+  ok: 1,
+});
+
+export const hostInfo: CommandHandler = () => ({
+  system: { currentTime: new Date(), hostname: hostname() },
+  os: { type: process.platform },
+  extra: {},
+  ok: 1,
+});
+
+/** Accepted and ignored: there is nothing to kill beyond what endSessions already does. */
+export const acknowledge: CommandHandler = () => ({ ok: 1 });
+
+export const whatsmyuri: CommandHandler = (_request, server) => ({ you: server.address, ok: 1 });
