@@ -1,0 +1,119 @@
+// Turns a logged change into the event document mongod 7.0 produces for it, before the user's
+// pipeline: the fields in mongod's order, images per fullDocument / fullDocumentBeforeChange.
+import { Long, type Document } from "bson";
+import { ServerError } from "../errors.js";
+import type { LoggedChange } from "./change-log.js";
+import type { ChangeRecord } from "./change-record.js";
+import { encodeResumeToken, type StreamPosition } from "./resume-token.js";
+import type { ChangeStreamOptions } from "./stream-options.js";
+import { describeUpdate, isEmptyUpdate } from "./update-description.js";
+
+export interface EventSources {
+  /** The current committed document, for fullDocument: "updateLookup". */
+  lookupDocument(db: string, coll: string, documentKey: Document): Document | null;
+}
+
+/** The event for `change`, or null when mongod would emit none (an update that changed nothing). */
+export function buildChangeEvent(
+  change: LoggedChange,
+  options: ChangeStreamOptions,
+  sources: EventSources,
+): Document | null {
+  const { record } = change;
+  const event: Document = {
+    _id: encodeResumeToken(change.position),
+    operationType: record.operationType,
+    clusterTime: change.clusterTime,
+    wallTime: change.wallTime,
+  };
+  if (record.operationType === "insert" || record.operationType === "replace") {
+    event.fullDocument = requireImage(record, "postImage");
+  }
+  event.ns = record.coll === undefined ? { db: record.db } : { db: record.db, coll: record.coll };
+  if (record.to) event.to = { db: record.to.db, coll: record.to.coll };
+  if (record.documentKey) event.documentKey = record.documentKey;
+  if (options.showExpandedEvents && record.operationType === "rename" && record.to) {
+    event.operationDescription = { to: event.to as Document };
+  }
+  if (record.operationType === "update") {
+    const description = describeUpdate(requireImage(record, "preImage"), requireImage(record, "postImage"), {
+      showExpandedEvents: options.showExpandedEvents,
+    });
+    if (isEmptyUpdate(description)) return null;
+    event.updateDescription = description;
+  }
+  if (record.txnNumber !== undefined) event.txnNumber = Long.fromBigInt(record.txnNumber);
+  if (record.lsid !== undefined) event.lsid = record.lsid;
+  addPreImage(event, record, options);
+  addPostImage(event, record, options, sources);
+  return event;
+}
+
+/** The event that ends a collection or database stream, right after the change that caused it. */
+export function buildInvalidateEvent(change: LoggedChange, position: StreamPosition): Document {
+  return {
+    _id: encodeResumeToken(position),
+    operationType: "invalidate",
+    clusterTime: change.clusterTime,
+    wallTime: change.wallTime,
+  };
+}
+
+// mongod's pre-image stage runs before the post-image stage and appends the field at the end.
+function addPreImage(event: Document, record: ChangeRecord, options: ChangeStreamOptions): void {
+  const mode = options.fullDocumentBeforeChange;
+  if (mode === "off" || !["update", "replace", "delete"].includes(record.operationType)) return;
+  const preImage = record.imagesRecorded ? (record.preImage ?? null) : null;
+  if (preImage === null && mode === "required") {
+    throw missingImage(event, "a pre-image for all update, delete and replace events", "pre-image");
+  }
+  event.fullDocumentBeforeChange = preImage;
+}
+
+// The post-image replaces fullDocument in place; mongod positions it before ns.
+function addPostImage(
+  event: Document,
+  record: ChangeRecord,
+  options: ChangeStreamOptions,
+  sources: EventSources,
+): void {
+  const mode = options.fullDocument;
+  if (mode === "default" || record.operationType !== "update") return;
+  let postImage: Document | null;
+  if (mode === "updateLookup") {
+    postImage = sources.lookupDocument(record.db, record.coll ?? "", record.documentKey ?? {});
+  } else {
+    postImage = record.imagesRecorded ? (record.postImage ?? null) : null;
+    if (postImage === null && mode === "required") {
+      throw missingImage(event, "a post-image for all update events", "post-image");
+    }
+  }
+  const { _id, operationType, clusterTime, wallTime, ...rest } = event;
+  for (const key of Object.keys(event)) delete event[key];
+  Object.assign(event, { _id, operationType, clusterTime, wallTime, fullDocument: postImage }, rest);
+}
+
+function requireImage(record: ChangeRecord, image: "preImage" | "postImage"): Document {
+  const value = record[image];
+  if (!value) {
+    throw new Error(
+      `change record for ${record.operationType} on ${record.db}.${record.coll ?? ""} has no ${image} (contract: always present)`,
+    );
+  }
+  return value;
+}
+
+function missingImage(event: Document, requirement: string, image: string): ServerError {
+  const summary = JSON.stringify({
+    operationType: event.operationType as unknown,
+    ns: event.ns as unknown,
+    clusterTime: String(event.clusterTime),
+    txnNumber: event.txnNumber === undefined ? undefined : String(event.txnNumber),
+  });
+  // mongod: ErrorCodes::NoMatchingDocument from the add-pre/post-image stages.
+  return new ServerError(
+    47,
+    "NoMatchingDocument",
+    `Change stream was configured to require ${requirement}, but the ${image} was not found for event: ${summary}`,
+  );
+}

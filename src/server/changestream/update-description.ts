@@ -1,0 +1,122 @@
+// updateDescription for update events, computed by diffing the pre- and post-image. mongod
+// reports its $v:2 oplog delta: a changed nested field as a dotted path, an element appended to
+// an array as "arr.<index>", a shortened array as truncatedArrays plus its changed elements,
+// a removed field in removedFields. The delta compares values by their exact BSON (type and
+// bytes), so 1 and 1.0 differ.
+import { BSON, type Document } from "bson";
+
+export interface UpdateDescription {
+  updatedFields: Document;
+  removedFields: string[];
+  truncatedArrays: { field: string; newSize: number }[];
+  /** Only with showExpandedEvents: the paths whose dotted form is ambiguous (numeric parts). */
+  disambiguatedPaths?: Document;
+}
+
+type PathPart = string | number;
+
+class DiffCollector {
+  readonly description: UpdateDescription = { updatedFields: {}, removedFields: [], truncatedArrays: [] };
+  readonly ambiguous: Document = {};
+
+  updated(path: PathPart[], value: unknown): void {
+    this.description.updatedFields[this.dotted(path)] = value;
+  }
+
+  removed(path: PathPart[]): void {
+    this.description.removedFields.push(this.dotted(path));
+  }
+
+  truncated(path: PathPart[], newSize: number): void {
+    this.description.truncatedArrays.push({ field: this.dotted(path), newSize });
+  }
+
+  /** mongod lists a path in disambiguatedPaths when an array index or a numeric field name is in it. */
+  private dotted(path: PathPart[]): string {
+    const dotted = path.join(".");
+    const hasNumericPart = path.some((part, i) => i > 0 && (typeof part === "number" || /^\d+$/.test(part)));
+    if (hasNumericPart) this.ambiguous[dotted] = path.slice();
+    return dotted;
+  }
+}
+
+export function describeUpdate(
+  preImage: Document,
+  postImage: Document,
+  options: { showExpandedEvents: boolean },
+): UpdateDescription {
+  const collector = new DiffCollector();
+  diffDocuments(preImage, postImage, [], collector);
+  const description = collector.description;
+  if (options.showExpandedEvents) description.disambiguatedPaths = collector.ambiguous;
+  return description;
+}
+
+/** True when the update changed nothing: mongod writes no oplog entry, so there is no event. */
+export function isEmptyUpdate(description: UpdateDescription): boolean {
+  return (
+    Object.keys(description.updatedFields).length === 0 &&
+    description.removedFields.length === 0 &&
+    description.truncatedArrays.length === 0
+  );
+}
+
+function diffDocuments(before: Document, after: Document, path: PathPart[], out: DiffCollector): void {
+  for (const key of Object.keys(before)) {
+    if (!Object.hasOwn(after, key)) out.removed([...path, key]);
+  }
+  for (const key of Object.keys(after)) {
+    if (!Object.hasOwn(before, key)) out.updated([...path, key], after[key]);
+    else diffValues(before[key], after[key], [...path, key], out);
+  }
+}
+
+function diffArrays(before: unknown[], after: unknown[], path: PathPart[], out: DiffCollector): void {
+  if (after.length < before.length) out.truncated(path, after.length);
+  for (let i = 0; i < after.length; i++) {
+    if (i >= before.length) out.updated([...path, i], after[i]);
+    else diffValues(before[i], after[i], [...path, i], out);
+  }
+}
+
+function diffValues(before: unknown, after: unknown, path: PathPart[], out: DiffCollector): void {
+  if (bsonEqual(before, after)) return;
+  if (isPlainDocument(before) && isPlainDocument(after)) diffDocuments(before, after, path, out);
+  else if (Array.isArray(before) && Array.isArray(after)) diffArrays(before, after, path, out);
+  else out.updated(path, after);
+}
+
+function isPlainDocument(value: unknown): value is Document {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return (proto === Object.prototype || proto === null) && !("_bsontype" in value);
+}
+
+/** Equality of BSON values by type and content; field order counts, as in mongod's binary compare. */
+export function bsonEqual(a: unknown, b: unknown): boolean {
+  // Object.is keeps 0 and -0 apart: they are different BSON doubles.
+  if (a === b) return typeof a !== "number" || Object.is(a, b);
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") {
+    return typeof a === "number" && Number.isNaN(a) && Number.isNaN(b as number);
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => bsonEqual(v, b[i]))
+    );
+  }
+  if (isPlainDocument(a) && isPlainDocument(b)) {
+    const keys = Object.keys(a);
+    const otherKeys = Object.keys(b);
+    return (
+      keys.length === otherKeys.length && keys.every((k, i) => k === otherKeys[i] && bsonEqual(a[k], b[k]))
+    );
+  }
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  return sameBsonBytes(a, b as object);
+}
+
+function sameBsonBytes(a: object, b: object): boolean {
+  const bytesA = BSON.serialize({ v: a });
+  const bytesB = BSON.serialize({ v: b });
+  return bytesA.length === bytesB.length && bytesA.every((byte, i) => byte === bytesB[i]);
+}

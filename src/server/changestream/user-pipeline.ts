@@ -1,0 +1,121 @@
+// The stages a user may put after $changeStream, run on one event at a time (each event's
+// result is then checked against its own resume token and against the BSON size limit).
+import { BSON, type Document } from "bson";
+import { ErrorCode, ServerError } from "../errors.js";
+import { runPipeline } from "../query/index.js";
+import { bsonEqual } from "./update-description.js";
+
+/** mongod's allowlist: stages whose constraints say isAllowedInChangeStream (7.0). */
+const ALLOWED_STAGES = new Set([
+  "$match",
+  "$project",
+  "$addFields",
+  "$set",
+  "$unset",
+  "$replaceRoot",
+  "$replaceWith",
+  "$redact",
+]);
+
+/** Other stage names mongod knows: refused with IllegalOperation rather than "unrecognized". */
+const KNOWN_STAGES = new Set([
+  "$bucket",
+  "$bucketAuto",
+  "$collStats",
+  "$count",
+  "$densify",
+  "$documents",
+  "$facet",
+  "$fill",
+  "$geoNear",
+  "$graphLookup",
+  "$group",
+  "$indexStats",
+  "$limit",
+  "$listSessions",
+  "$lookup",
+  "$merge",
+  "$out",
+  "$sample",
+  "$search",
+  "$searchMeta",
+  "$setWindowFields",
+  "$skip",
+  "$sort",
+  "$sortByCount",
+  "$unionWith",
+  "$unwind",
+  "$changeStreamSplitLargeEvent",
+  "$currentOp",
+  "$listLocalSessions",
+  "$planCacheStats",
+  "$shardedDataDistribution",
+  "$vectorSearch",
+]);
+
+/** mongod refuses an event bigger than this when it builds the reply (BSONObjectTooLarge). */
+export const MAX_EVENT_BYTES = 16 * 1024 * 1024;
+
+export function validateUserPipeline(stages: Document[]): void {
+  for (const stage of stages) {
+    const names = stage !== null && typeof stage === "object" ? Object.keys(stage) : [];
+    if (names.length !== 1) {
+      throw new ServerError(
+        ErrorCode.Location40324,
+        "Location40324",
+        "A pipeline stage specification object must contain exactly one field.",
+      );
+    }
+    const name = names[0]!;
+    if (name === "$changeStream") {
+      throw new ServerError(
+        40602,
+        "Location40602",
+        "$changeStream is only valid as the first stage in a pipeline.",
+      );
+    }
+    if (ALLOWED_STAGES.has(name)) continue;
+    if (KNOWN_STAGES.has(name)) {
+      throw new ServerError(
+        ErrorCode.IllegalOperation,
+        "IllegalOperation",
+        `${name} is not permitted in a $changeStream pipeline`,
+      );
+    }
+    throw new ServerError(
+      ErrorCode.Location40324,
+      "Location40324",
+      `Unrecognized pipeline stage name: '${name.replace(/^\$/, "")}'`,
+    );
+  }
+}
+
+/** The event after the user's stages, or null when they filter it out. */
+export function applyUserPipeline(event: Document, stages: Document[]): Document | null {
+  const output = stages.length === 0 ? event : runPipeline([event], stages, { collection: () => [] })[0];
+  if (output === undefined) return null;
+  if (!bsonEqual(output._id, event._id)) {
+    // The resume token is the event's _id: a stream whose events lost it could never resume.
+    throw new ServerError(
+      ErrorCode.ChangeStreamFatalError,
+      "ChangeStreamFatalError",
+      "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. " +
+        "Modifying the _id field of an event makes it impossible to resume the stream from that point. " +
+        "Only transformations that retain the unmodified _id field are allowed.",
+    );
+  }
+  return output;
+}
+
+export function assertEventFits(event: Document): number {
+  const size = BSON.calculateObjectSize(event);
+  if (size > MAX_EVENT_BYTES) {
+    throw new ServerError(
+      ErrorCode.BSONObjectTooLarge,
+      "BSONObjectTooLarge",
+      `Executor error during getMore :: caused by :: BSONObj size: ${size} (0x${size.toString(16)}) is invalid. ` +
+        `Size must be between 0 and ${MAX_EVENT_BYTES}(16MB) First element: _id: ${JSON.stringify(event._id)}`,
+    );
+  }
+  return size;
+}
