@@ -31,6 +31,9 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
+/** The paths the probes, the PodMonitor and the dashboards rely on. */
+export const ENDPOINT_PATHS = { metrics: "/metrics", liveness: "/healthz", readiness: "/readyz" } as const;
+
 export interface Readiness {
   ready: boolean;
   reason: string;
@@ -87,12 +90,12 @@ async function route(request: IncomingMessage, response: ServerResponse, options
   }
   const path = new URL(request.url ?? "/", "http://sidecar").pathname;
   switch (path) {
-    case "/metrics":
+    case ENDPOINT_PATHS.metrics:
       return serveMetrics(response, options.metrics.registry);
-    case "/healthz":
+    case ENDPOINT_PATHS.liveness:
       // Answering at all proves the process and its event loop are alive.
       return sendJson(response, 200, { status: "alive" });
-    case "/readyz":
+    case ENDPOINT_PATHS.readiness:
       return serveReadiness(response, options.status());
     default:
       return sendJson(response, 404, { error: `no endpoint ${path}` });

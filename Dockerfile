@@ -1,0 +1,39 @@
+# syntax=docker/dockerfile:1
+# mongo-pattern-sidecar: build with the dev dependencies, run with the production ones only,
+# as a non-root user on a distroless Node image (no shell, no package manager at run time).
+ARG NODE_VERSION=20.20
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:${NODE_VERSION}-bookworm-slim AS production-dependencies
+WORKDIR /app
+COPY package.json package-lock.json ./
+# No dependency of the runtime needs an install script.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+FROM gcr.io/distroless/nodejs20-debian12:nonroot AS runtime
+ARG VERSION=0.1.0
+LABEL org.opencontainers.image.title="mongo-pattern-sidecar" \
+      org.opencontainers.image.description="Keeps MongoDB documents in the shape of the outlier, bucket and subset schema design patterns by watching change streams." \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.source="https://github.com/example/mongo-pattern-sidecar"
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=production-dependencies --chown=0:0 /app/node_modules ./node_modules
+COPY --from=build --chown=0:0 /app/dist ./dist
+COPY --chown=0:0 package.json ./
+# Numeric, so that Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
+USER 65532:65532
+# /metrics, /healthz, /readyz (config http.port, env SIDECAR_HTTP_PORT).
+EXPOSE 9464
+# Node runs as PID 1 and handles SIGTERM itself: the sidecar stops in order and persists its
+# resume token before exiting.
+ENTRYPOINT ["/nodejs/bin/node", "dist/main.js"]
+CMD ["run"]

@@ -1,0 +1,147 @@
+// The Kubernetes manifests are valid objects and agree with the code: probe paths, the
+// metrics port, the mounted configuration, the Secret they read, what the PodMonitor selects.
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import type { IPodMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor";
+import type { IDeployment } from "kubernetes-models/apps/v1/Deployment";
+import type { IConfigMap } from "kubernetes-models/v1/ConfigMap";
+import type { IContainer } from "kubernetes-models/v1/Container";
+import type { ISecret } from "kubernetes-models/v1/Secret";
+import { parse as parseYaml } from "yaml";
+import { parseCliArgs } from "../../src/cli-args.js";
+import { configSchema, loadConfig } from "../../src/config.js";
+import { ENDPOINT_PATHS } from "../../src/http.js";
+import {
+  KUSTOMIZATION_FILE,
+  loadManifests,
+  MANIFEST_DIR,
+  manifestsOfKind,
+  validateAgainstSchema,
+} from "./manifests.js";
+
+const manifests = loadManifests();
+const deployments = manifestsOfKind<IDeployment>(manifests, "Deployment");
+const [configMap] = manifestsOfKind<IConfigMap>(manifests, "ConfigMap");
+const [secret] = manifestsOfKind<ISecret>(manifests, "Secret");
+const [podMonitor] = manifestsOfKind<IPodMonitor>(manifests, "PodMonitor");
+const DEFAULT_HTTP_PORT = configSchema.parse({}).http.port;
+/** src/main.ts gives in-flight work 10 s after SIGTERM; the pod must allow more. */
+const SIDECAR_STOP_DEADLINE_SECONDS = 10;
+
+function sidecarContainer(deployment: IDeployment): IContainer {
+  const containers = deployment.spec?.template.spec?.containers ?? [];
+  const found = containers.find((container) => container.image?.startsWith("mongo-pattern-sidecar:"));
+  assert.ok(found, `${deployment.metadata?.name}: no container runs the mongo-pattern-sidecar image`);
+  return found;
+}
+
+function namedPort(container: IContainer, name: string | number | undefined): number | undefined {
+  if (typeof name === "number") return name;
+  return container.ports?.find((port) => port.name === name)?.containerPort;
+}
+
+void test("every manifest under k8s/ validates against its Kubernetes or CRD schema", () => {
+  assert.ok(manifests.length >= 5);
+  for (const manifest of manifests) validateAgainstSchema(manifest);
+});
+
+void test("the kustomization lists only manifests that exist, and every manifest but the standalone alternative", () => {
+  const kustomization = parseYaml(readFileSync(join(MANIFEST_DIR, KUSTOMIZATION_FILE), "utf8")) as {
+    kind: string;
+    resources: string[];
+  };
+  assert.equal(kustomization.kind, "Kustomization");
+  for (const file of kustomization.resources) assert.ok(existsSync(join(MANIFEST_DIR, file)), file);
+  const unlisted = [...new Set(manifests.map((manifest) => manifest.file))].filter(
+    (file) => !kustomization.resources.includes(file),
+  );
+  assert.deepEqual(unlisted, ["standalone-deployment.yaml"]);
+});
+
+void test("the ConfigMap's config.yaml loads with the sidecar's own configuration loader", () => {
+  const dir = mkdtempSync(join(tmpdir(), "pattern-sidecar-configmap-"));
+  try {
+    const file = join(dir, "config.yaml");
+    writeFileSync(file, configMap?.data?.["config.yaml"] ?? "");
+    const config = loadConfig({ file, env: {} });
+    assert.equal(config.http.port, DEFAULT_HTTP_PORT);
+    assert.deepEqual(
+      config.rules.map((rule) => rule.pattern),
+      ["outlier", "bucket", "subset"],
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+for (const deployment of deployments) {
+  const name = deployment.metadata?.name ?? "?";
+  const podSpec = deployment.spec?.template.spec;
+  const container = sidecarContainer(deployment);
+
+  void describe(`the ${name} Deployment`, () => {
+    void test("probes /healthz for liveness and /readyz for readiness on the metrics port", () => {
+      assert.equal(container.livenessProbe?.httpGet?.path, ENDPOINT_PATHS.liveness);
+      assert.equal(container.readinessProbe?.httpGet?.path, ENDPOINT_PATHS.readiness);
+      assert.equal(namedPort(container, container.livenessProbe?.httpGet?.port), DEFAULT_HTTP_PORT);
+      assert.equal(namedPort(container, container.readinessProbe?.httpGet?.port), DEFAULT_HTTP_PORT);
+    });
+
+    void test("exposes the default http.port and annotates it for scraping", () => {
+      assert.equal(namedPort(container, "sidecar-metrics"), DEFAULT_HTTP_PORT);
+      const annotations = deployment.spec?.template.metadata?.annotations ?? {};
+      assert.equal(annotations["prometheus.io/port"], String(DEFAULT_HTTP_PORT));
+      assert.equal(annotations["prometheus.io/path"], ENDPOINT_PATHS.metrics);
+    });
+
+    void test("runs `run --config` on a file the ConfigMap provides at the mount path", () => {
+      const args = parseCliArgs(container.args ?? []);
+      assert.equal(args.command, "run");
+      const mount = container.volumeMounts?.find((m) => args.configFile?.startsWith(`${m.mountPath}/`));
+      assert.ok(mount, `${args.configFile} is under no volume mount`);
+      const volume = podSpec?.volumes?.find((v) => v.name === mount.name);
+      assert.equal(volume?.configMap?.name, configMap?.metadata?.name);
+      const key = args.configFile!.slice(mount.mountPath.length + 1);
+      assert.ok(configMap?.data?.[key], `ConfigMap has no key ${key}`);
+    });
+
+    void test("reads MONGODB_URI from a required key of the Secret", () => {
+      const ref = container.env?.find((variable) => variable.name === "MONGODB_URI")?.valueFrom?.secretKeyRef;
+      assert.equal(ref?.name, secret?.metadata?.name);
+      assert.ok(ref?.key !== undefined && secret?.stringData?.[ref.key] !== undefined);
+      assert.notEqual(ref.optional, true);
+    });
+
+    void test("runs as non-root on a read-only root filesystem with no capabilities", () => {
+      const security = container.securityContext;
+      assert.equal(security?.runAsNonRoot, true);
+      assert.ok((security?.runAsUser ?? 0) > 0);
+      assert.equal(security?.readOnlyRootFilesystem, true);
+      assert.equal(security?.allowPrivilegeEscalation, false);
+      assert.deepEqual(security?.capabilities?.drop, ["ALL"]);
+      assert.equal(security?.seccompProfile?.type, "RuntimeDefault");
+    });
+
+    void test("sets resource requests and a memory limit", () => {
+      assert.ok(container.resources?.requests?.cpu && container.resources.requests.memory);
+      assert.ok(container.resources?.limits?.memory);
+    });
+
+    void test("leaves the sidecar more time to stop than its own stop deadline", () => {
+      assert.ok((podSpec?.terminationGracePeriodSeconds ?? 30) > SIDECAR_STOP_DEADLINE_SECONDS);
+    });
+
+    void test("is selected by the PodMonitor on the sidecar's named port", () => {
+      const labels = deployment.spec?.template.metadata?.labels ?? {};
+      for (const [key, value] of Object.entries(podMonitor?.spec.selector.matchLabels ?? {})) {
+        assert.equal(labels[key], value, `pod label ${key}`);
+      }
+      const endpoint = podMonitor?.spec.podMetricsEndpoints?.[0];
+      assert.equal(namedPort(container, endpoint?.port), DEFAULT_HTTP_PORT);
+      assert.equal(endpoint?.path, ENDPOINT_PATHS.metrics);
+    });
+  });
+}
