@@ -21,7 +21,12 @@ import type { CorrectionKind, Plan, Write } from "./types.js";
 
 export interface SubsetState {
   source: Document;
-  /** Full-set documents of this source: every one whose idField is embedded, and at least the `threshold` newest. */
+  /**
+   * Full-set documents of this source: every one whose idField is embedded, and at least the
+   * `threshold` newest in the planner's ranking, ties included: `sort({ [sortField]: -1,
+   * [idField]: -1 })`. Ties broken any other way (by `_id`, say) can hide a review that
+   * belongs among the newest.
+   */
   fullSet: Document[];
 }
 

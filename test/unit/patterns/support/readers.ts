@@ -44,6 +44,17 @@ function dateOf(rule: SubsetRule, doc: Document): number {
   return date instanceof Date ? date.getTime() : -Infinity;
 }
 
+// `sort({ [sortField]: -1, [idField]: -1 })`: the planner's own ranking, ties included (the
+// tests' ids are numbers or strings of one type).
+function newestFirst(rule: SubsetRule): (a: Document, b: Document) => number {
+  return (a, b) => {
+    const byDate = dateOf(rule, b) - dateOf(rule, a);
+    if (byDate !== 0) return byDate;
+    const [idA, idB] = [a[rule.idField] as number | string, b[rule.idField] as number | string];
+    return idA < idB ? 1 : idA > idB ? -1 : 0;
+  };
+}
+
 export function readSubsetState(db: MemoryDb, rule: SubsetRule, sourceId: unknown): SubsetState {
   const [source] = db.find(rule.collection, (doc) => matches(doc, { _id: sourceId }));
   if (!source) throw new Error(`no source ${String(sourceId)}`);
@@ -54,7 +65,7 @@ export function readSubsetState(db: MemoryDb, rule: SubsetRule, sourceId: unknow
     ),
   );
   const all = db.find(rule.fullSetCollection, (doc) => matches(doc, { [rule.referenceField]: sourceId }));
-  const newest = [...all].sort((a, b) => dateOf(rule, b) - dateOf(rule, a)).slice(0, rule.threshold);
+  const newest = [...all].sort(newestFirst(rule)).slice(0, rule.threshold);
   const embedded = all.filter((doc) => embeddedIds.has(JSON.stringify(doc[rule.idField])));
   return { source, fullSet: [...new Set([...embedded, ...newest])] };
 }
