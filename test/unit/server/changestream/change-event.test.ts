@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Long, Timestamp, UUID } from "bson";
+import { UUID, type Long, type Timestamp } from "bson";
 import { ServerError } from "../../../../src/server/errors.js";
 import { dropRecord, FakeDeployment, insertRecord, nextBatch, updateRecord } from "./fixtures.js";
 
