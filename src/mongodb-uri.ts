@@ -4,7 +4,8 @@
 const SCHEME = /^mongodb(\+srv)?:\/\//;
 // The password runs to the last "@" before the path (it should be percent-encoded, but be
 // lenient when masking: a raw "@" in it must not leak its tail).
-const PASSWORD_IN_URI = /(mongodb(?:\+srv)?:\/\/[^:@/\s]*:)[^\s/]*@/g;
+// Any scheme: a mistyped one ("mongdb://") must not leak its password either.
+const PASSWORD_IN_URI = /([a-z][a-z0-9+.-]*:\/\/[^:@/\s]*:)[^\s/]*@/gi;
 
 export function isMongoUri(uri: string): boolean {
   return SCHEME.test(uri);

@@ -1,0 +1,202 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, describeRules, loadConfig } from "../../src/config.js";
+
+const dir = mkdtempSync(join(tmpdir(), "sidecar-config-"));
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function errorOf(load: () => unknown): string {
+  try {
+    load();
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return error.message;
+  }
+  return assert.fail("expected loadConfig to throw");
+}
+
+void test("without a file or environment the rules are the seeds'", () => {
+  const config = loadConfig({ env: {} });
+  assert.deepEqual(
+    config.rules.map((rule) => [rule.name, rule.pattern, rule.threshold]),
+    [
+      ["sales.customers_purchased", "outlier", 50],
+      ["trades.history", "bucket", 10],
+      ["products.reviews", "subset", 10],
+    ],
+  );
+  assert.equal(config.database, "test");
+  assert.equal(config.mongodbUri, undefined);
+});
+
+void test("a YAML file sets rules and settings", () => {
+  const path = file(
+    "sidecar.yaml",
+    "database: shop\nrules:\n  - pattern: outlier\n    threshold: 20\n    chunkSize: 100\n",
+  );
+  const config = loadConfig({ file: path, env: {} });
+  assert.equal(config.database, "shop");
+  assert.equal(config.rules.length, 1);
+  assert.equal(config.rules[0]?.pattern === "outlier" && config.rules[0].chunkSize, 100);
+});
+
+void test("a JSON file is read as YAML", () => {
+  const path = file(
+    "sidecar.json",
+    JSON.stringify({ concurrency: 2, rules: [{ pattern: "bucket", name: "pages" }] }),
+  );
+  const config = loadConfig({ file: path, env: {} });
+  assert.equal(config.concurrency, 2);
+  assert.equal(config.rules[0]?.name, "pages");
+});
+
+void test("SIDECAR_CONFIG names the file when --config does not", () => {
+  const path = file("from-env.yaml", "logLevel: debug\n");
+  assert.equal(loadConfig({ env: { SIDECAR_CONFIG: path } }).logLevel, "debug");
+});
+
+void test("environment variables override the file", () => {
+  const path = file(
+    "overridden.yaml",
+    "database: shop\nconcurrency: 2\nhttp:\n  host: 127.0.0.1\n  port: 1000\n",
+  );
+  const config = loadConfig({
+    file: path,
+    env: {
+      SIDECAR_DATABASE: "other",
+      SIDECAR_CONCURRENCY: "5",
+      SIDECAR_HTTP_PORT: "9999",
+      SIDECAR_LOG_LEVEL: "warn",
+    },
+  });
+  assert.deepEqual(
+    [config.database, config.concurrency, config.http, config.logLevel],
+    ["other", 5, { host: "127.0.0.1", port: 9999 }, "warn"],
+  );
+});
+
+void test("the database named in the URI's path wins over the database setting", () => {
+  const config = loadConfig({
+    env: { MONGODB_URI: "mongodb://h1,h2/shop?replicaSet=rs", SIDECAR_DATABASE: "x" },
+  });
+  assert.equal(config.database, "shop");
+});
+
+void test("a URI without a path leaves the database setting in force", () => {
+  assert.equal(
+    loadConfig({ env: { MONGODB_URI: "mongodb://localhost:27017", SIDECAR_DATABASE: "x" } }).database,
+    "x",
+  );
+});
+
+void test("an invalid threshold is reported with its key path, value, expectation and file", () => {
+  const path = file(
+    "bad-threshold.yaml",
+    "rules:\n  - pattern: bucket\n  - pattern: outlier\n    threshold: -3\n",
+  );
+  assert.equal(
+    errorOf(() => loadConfig({ file: path, env: {} })),
+    `${path}: rules[1].threshold: expected a number above 0, got -3`,
+  );
+});
+
+void test("every problem gets its own line", () => {
+  const path = file(
+    "bad-many.yaml",
+    "logLevel: loud\nrules:\n  - pattern: bukket\n  - pattern: bucket\n    treshold: 3\n",
+  );
+  const lines = errorOf(() => loadConfig({ file: path, env: {} })).split("\n");
+  assert.deepEqual(lines, [
+    `${path}: logLevel: expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent", got "loud"`,
+    `${path}: rules[0].pattern: expected one of "outlier", "bucket", "subset", got "bukket"`,
+    `${path}: rules[1]: unknown key "treshold"`,
+  ]);
+});
+
+void test("a bad environment value is reported under the variable's name", () => {
+  assert.equal(
+    errorOf(() => loadConfig({ env: { SIDECAR_HTTP_PORT: "http" } })),
+    'SIDECAR_HTTP_PORT: http.port: expected number, received string, got "http"',
+  );
+});
+
+void test("two rules with the same name are rejected", () => {
+  const path = file(
+    "dup-name.yaml",
+    "rules:\n  - pattern: bucket\n    name: a\n  - pattern: outlier\n    name: a\n",
+  );
+  assert.match(
+    errorOf(() => loadConfig({ file: path, env: {} })),
+    /rules\[1\]\.name: rule name "a" is already used by rules\[0\]/,
+  );
+});
+
+void test("two rules on the same collection and array field are rejected", () => {
+  const path = file(
+    "dup-target.yaml",
+    "rules:\n  - pattern: subset\n    collection: things\n    arrayField: items\n  - pattern: outlier\n    collection: things\n    arrayField: items\n    name: other\n",
+  );
+  assert.match(
+    errorOf(() => loadConfig({ file: path, env: {} })),
+    /rules\[1\]\.arrayField: things\.items is already enforced by rules\[0\]/,
+  );
+});
+
+void test("a dotted field name is rejected because the planners address top-level fields", () => {
+  const path = file("dotted.yaml", "rules:\n  - pattern: bucket\n    arrayField: a.b\n");
+  assert.match(
+    errorOf(() => loadConfig({ file: path, env: {} })),
+    /rules\[0\]\.arrayField: expected a top-level field name/,
+  );
+});
+
+void test("a file that is not YAML is reported with its name", () => {
+  const path = file("broken.yaml", "rules: [\n");
+  assert.match(
+    errorOf(() => loadConfig({ file: path, env: {} })),
+    new RegExp(`^${path}: not valid YAML or JSON`),
+  );
+});
+
+void test("a missing file is reported with its name", () => {
+  assert.match(
+    errorOf(() => loadConfig({ file: join(dir, "absent.yaml"), env: {} })),
+    /absent\.yaml: cannot read/,
+  );
+});
+
+void test("an invalid URI is reported without its password", () => {
+  const message = errorOf(() =>
+    loadConfig({ env: { MONGODB_URI: "mongdb://admin:s3cret@host/db", SIDECAR_CONCURRENCY: "x" } }),
+  );
+  assert.match(
+    message,
+    /^MONGODB_URI: mongodbUri: expected a mongodb:\/\/ or mongodb\+srv:\/\/ connection string/,
+  );
+  assert.doesNotMatch(message, /s3cret/);
+});
+
+void test("errors never show a URI's password, even for problems elsewhere", () => {
+  const path = file("uri.yaml", "mongodbUri: mongodb://admin:s3cret@host/db\nconcurrency: 0\n");
+  assert.doesNotMatch(
+    errorOf(() => loadConfig({ file: path, env: {} })),
+    /s3cret/,
+  );
+});
+
+void test("describeRules lists every rule and masks the URI's password", () => {
+  const text = describeRules(loadConfig({ env: { MONGODB_URI: "mongodb://admin:s3cret@host/shop" } }));
+  assert.match(text, /deployment: mongodb:\/\/admin:\*\*\*\*@host\/shop/);
+  assert.match(text, /sales\.customers_purchased \[outlier\]/);
+  assert.match(text, /trades\.history \[bucket\]/);
+  assert.match(text, /products\.reviews \[subset\]/);
+  assert.doesNotMatch(text, /s3cret/);
+});
