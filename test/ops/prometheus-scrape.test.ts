@@ -2,29 +2,20 @@
 // query API: proves the exposition is ingestible, not only lint-clean.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { startHttpServer } from "../../src/http.js";
 import { waitUntil } from "../../src/wait-until.js";
+import { freePort } from "./free-port.js";
 import { findExecutable } from "./prometheus-tools.js";
+import { stopWithSigterm } from "./stop-process.js";
 import { createRealisticMetrics } from "./realistic-metrics.js";
 
 interface QueryResponse {
   status: string;
   data: { result: { metric: Record<string, string>; value: [number, string] }[] };
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const address = probe.address();
-  probe.close();
-  if (address === null || typeof address === "string") throw new Error("no TCP address for a probe socket");
-  return address.port;
 }
 
 function scrapeConfig(targetPort: number): string {
@@ -37,15 +28,6 @@ function scrapeConfig(targetPort: number): string {
     `      - targets: ["127.0.0.1:${targetPort}"]`,
     "",
   ].join("\n");
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, "exit");
-  child.kill("SIGTERM");
-  const killTimer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(killTimer);
 }
 
 async function queryOnce(prometheusPort: number, promql: string): Promise<QueryResponse["data"]["result"]> {
@@ -91,7 +73,7 @@ void test(
       assert.equal(series[0]!.value[1], "1");
       assert.equal(series[0]!.metric.job, "pattern-sidecar");
     } finally {
-      if (server) await stopProcess(server);
+      if (server) await stopWithSigterm(server, 5_000);
       await sidecar.close();
       await rm(workDir, { recursive: true, force: true });
     }

@@ -1,0 +1,99 @@
+// The image's contents, exercised without Docker: the runtime stage's files (package.json,
+// production node_modules, dist/) in a temp dir, started with `node dist/main.js` as the
+// image's ENTRYPOINT does.
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { waitUntil } from "../../src/wait-until.js";
+import { freePort } from "./free-port.js";
+import { containerEnv, prepareRuntimeInstall, removeRuntimeInstall, startNode } from "./runtime-install.js";
+import { stopWithSigterm } from "./stop-process.js";
+
+const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+
+async function statusOf(url: string): Promise<number | undefined> {
+  try {
+    return (await fetch(url)).status;
+  } catch {
+    return undefined;
+  }
+}
+
+void describe("the image's runtime contents", () => {
+  let app: string;
+  before(() => {
+    app = prepareRuntimeInstall();
+  });
+  after(() => removeRuntimeInstall(app));
+
+  void test("hold every production dependency and no development dependency", () => {
+    const installed = (name: string) => existsSync(join(app, "node_modules", name, "package.json"));
+    assert.deepEqual(
+      Object.keys(packageJson.dependencies).filter((name) => !installed(name)),
+      [],
+    );
+    assert.deepEqual(Object.keys(packageJson.devDependencies).filter(installed), []);
+  });
+
+  void test("hold the compiled CLI and no test code", () => {
+    assert.ok(existsSync(join(app, "dist/main.js")));
+    assert.ok(existsSync(join(app, "dist/http.js")));
+    assert.equal(existsSync(join(app, "dist/test")), false);
+  });
+
+  void test("run the CLI's check-config with the production dependencies only", async () => {
+    const child = startNode(app, ["dist/main.js", "check-config"], containerEnv());
+    let stdout = "";
+    child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    const [code] = (await once(child, "exit")) as [number | null];
+    assert.equal(code, 0);
+    assert.match(stdout, /\[outlier\]/);
+  });
+
+  void test("serve /healthz from the compiled HTTP module", async () => {
+    const script = [
+      'import { startHttpServer } from "./dist/http.js";',
+      'import { createMetrics } from "./dist/metrics.js";',
+      "const status = () => ({ state: 'standby', caughtUp: false, leader: false });",
+      "const server = await startHttpServer({ host: '127.0.0.1', port: Number(process.env.PORT), metrics: createMetrics(), status });",
+      "process.once('SIGTERM', () => void server.close());",
+    ].join("\n");
+    const port = await freePort();
+    const child = startNode(app, ["--input-type=module", "-e", script], containerEnv({ PORT: String(port) }));
+    try {
+      const status = await waitUntil(() => statusOf(`http://127.0.0.1:${port}/healthz`), {
+        timeoutMs: 10_000,
+        description: "/healthz from the compiled HTTP module",
+      });
+      assert.equal(status, 200);
+    } finally {
+      assert.equal(await stopWithSigterm(child), 0);
+    }
+  });
+
+  void test("`run` serves /healthz and /metrics, and stops cleanly on SIGTERM", async (t) => {
+    if (!readFileSync(join(app, "dist/main.js"), "utf8").includes("startHttpServer")) {
+      t.skip("src/main.ts does not start the HTTP server yet");
+      return;
+    }
+    const port = await freePort();
+    // Without MONGODB_URI, `run` starts the embedded server: no MongoDB needed here.
+    const child = startNode(app, ["dist/main.js", "run"], containerEnv({ SIDECAR_HTTP_PORT: String(port) }));
+    try {
+      const status = await waitUntil(() => statusOf(`http://127.0.0.1:${port}/healthz`), {
+        timeoutMs: 10_000,
+        description: "/healthz from `node dist/main.js run`",
+      });
+      assert.equal(status, 200);
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      assert.match(metrics, /^pattern_sidecar_runner_state\{state="\w+"\} 1$/m);
+    } finally {
+      assert.equal(await stopWithSigterm(child), 0);
+    }
+  });
+});
