@@ -1,0 +1,43 @@
+/* global db */
+// The least-privilege role for the sidecar's MongoDB user, for mongosh:
+//   mongosh "mongodb://<admin>@<host>/shop?replicaSet=rs0" deploy/mongodb-role.js
+// It is created in the database of the connection string (`shop` above). Edit the
+// collection lists below when your rules (the ConfigMap's config.yaml) name other ones.
+
+const stateCollection = "pattern_sidecar_state";
+// The rules' `collection`s: the sidecar rewrites documents there, and the bucket rule
+// inserts new buckets into its own collection.
+const sourceCollections = ["sales", "trades", "products"];
+// The outlier rule's overflowCollection and the subset rule's fullSetCollection: the sidecar
+// inserts and updates there, and creates the indexes the rules rely on.
+const sideCollections = ["extra_sales", "reviews"];
+
+const database = db.getName();
+const actionsByCollection = new Map();
+
+function grant(collection, actions) {
+  const granted = actionsByCollection.get(collection) ?? new Set();
+  for (const action of actions) granted.add(action);
+  actionsByCollection.set(collection, granted);
+}
+
+// Collections are created up front (a transaction may not create one implicitly), so each
+// needs createCollection even where it usually exists already. No `remove`: no correction
+// deletes a document.
+for (const collection of [...sourceCollections, ...sideCollections, stateCollection]) {
+  grant(collection, ["insert", "update", "createCollection"]);
+}
+for (const collection of sideCollections) grant(collection, ["createIndex"]);
+
+const privileges = [
+  // The sidecar watches the whole database (db.watch()), which MongoDB authorises only with
+  // find and changeStream on every non-system collection of the database: the empty
+  // collection name. The same grant covers the sweeps' and transactions' reads.
+  { resource: { db: database, collection: "" }, actions: ["find", "changeStream"] },
+  ...[...actionsByCollection].map(([collection, actions]) => ({
+    resource: { db: database, collection },
+    actions: [...actions],
+  })),
+];
+
+db.createRole({ role: "patternSidecar", privileges, roles: [] });
