@@ -1,0 +1,79 @@
+// The Grafana dashboard queries metrics that exist, shows every metric the sidecar declares,
+// and its PromQL parses with Prometheus's own parser (promtool check rules).
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { stringify } from "yaml";
+import { createMetrics } from "../../src/metrics.js";
+import { requireExecutable } from "./prometheus-tools.js";
+
+interface Panel {
+  title: string;
+  type: string;
+  targets?: { expr: string }[];
+}
+
+const dashboard = JSON.parse(
+  readFileSync(new URL("../../dashboards/pattern-sidecar.json", import.meta.url), "utf8"),
+) as { uid: string; panels: Panel[] };
+const expressions = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
+const METRIC_NAME = /\bpattern_sidecar_[a-z0-9_]+/g;
+const queried = new Set(expressions.flatMap((expr) => expr.match(METRIC_NAME) ?? []));
+
+/** Series names a metric is exposed under: histograms add _bucket, _sum and _count. */
+async function exposedSeriesNames(): Promise<Map<string, string>> {
+  const families = await createMetrics().registry.getMetricsAsJSON();
+  const names = new Map<string, string>();
+  for (const family of families) {
+    names.set(family.name, family.name);
+    if (String(family.type) === "histogram") {
+      for (const suffix of ["_bucket", "_sum", "_count"]) names.set(`${family.name}${suffix}`, family.name);
+    }
+  }
+  return names;
+}
+
+/** Dashboard variables replaced by values Prometheus itself would accept. */
+function asPlainPromql(expr: string): string {
+  return expr.replaceAll("$__rate_interval", "5m").replaceAll("$pod", ".*");
+}
+
+void test("every metric a panel queries is one the sidecar exposes", async () => {
+  const exposed = await exposedSeriesNames();
+  assert.deepEqual(
+    [...queried].filter((name) => !exposed.has(name)),
+    [],
+  );
+});
+
+void test("every metric declared in src/metrics.ts is shown on the dashboard", async () => {
+  const exposed = await exposedSeriesNames();
+  const shown = new Set([...queried].map((name) => exposed.get(name)));
+  const declared = Object.values(createMetrics())
+    .filter((metric): metric is Extract<typeof metric, { name: string }> => "name" in metric)
+    .map((metric) => metric.name);
+  assert.ok(declared.length >= 14);
+  assert.deepEqual(
+    declared.filter((name) => !shown.has(name)),
+    [],
+  );
+});
+
+void test("every panel expression parses as PromQL (promtool check rules)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "pattern-sidecar-dashboard-"));
+  try {
+    const rules = expressions.map((expr, index) => ({
+      record: `dashboard:panel_${index}`,
+      expr: asPlainPromql(expr),
+    }));
+    const file = join(dir, "rules.yml");
+    writeFileSync(file, stringify({ groups: [{ name: dashboard.uid, rules }] }));
+    const checked = spawnSync(requireExecutable("promtool"), ["check", "rules", file], { encoding: "utf8" });
+    assert.equal(checked.status, 0, `${checked.stdout}${checked.stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
