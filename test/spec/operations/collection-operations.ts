@@ -9,10 +9,11 @@ import { withoutKeys, type OperationHandler } from "./context.js";
 
 type CollectionHandler = OperationHandler<Collection>;
 
-const writeOptions = ["comment", "let", "bypassDocumentValidation", "writeConcern"];
+// rawData (time-series bucket access) is sent only to servers that know it; the driver drops it below 8.2.
+const writeOptions = ["comment", "let", "bypassDocumentValidation", "writeConcern", "rawData"];
 const modifyOptions = [...writeOptions, "upsert", "hint", "collation", "arrayFilters", "sort"];
 const findAndModifyOptions = [...modifyOptions, "projection", "returnDocument", "maxTimeMS"];
-const readOptions = ["comment", "collation", "hint", "maxTimeMS", "readConcern", "readPreference"];
+const readOptions = ["comment", "collation", "hint", "maxTimeMS", "readConcern", "readPreference", "rawData"];
 
 function options(args: Document, ...positional: string[]): Document {
   return driverOptions(withoutKeys(args, ...positional));
