@@ -1,5 +1,13 @@
 // Everything the command handlers share: the address we answer for, the cluster clock, the
 // data, open cursors, sessions, the change log and fail points. One per running server.
+import { ChangeLog } from "./changestream/change-log.js";
+import { CursorRegistry } from "./commands/cursor-registry.js";
+import { FailPoints } from "./commands/fail-points.js";
+import { LockTable } from "./sessions/lock-table.js";
+import { OperationScope } from "./sessions/operation-scope.js";
+import { SessionRegistry } from "./sessions/session-registry.js";
+import type { Transaction } from "./sessions/transaction.js";
+import { Catalog } from "./storage/catalog.js";
 import { ClusterClock } from "./storage/cluster-clock.js";
 
 export interface ServerStateOptions {
@@ -8,6 +16,9 @@ export interface ServerStateOptions {
   changeHistoryLimit: number;
 }
 
+/** How often open transactions are checked against transactionLifetimeLimitSeconds. */
+const TRANSACTION_REAP_INTERVAL_MS = 1_000;
+
 export class ServerState {
   readonly host: string;
   readonly port: number;
@@ -15,6 +26,13 @@ export class ServerState {
   readonly address: string;
   readonly clock = new ClusterClock();
   readonly startedAt = new Date();
+  readonly changeLog: ChangeLog;
+  readonly catalog: Catalog;
+  readonly locks = new LockTable();
+  readonly sessions: SessionRegistry;
+  readonly cursors = new CursorRegistry();
+  readonly failPoints = new FailPoints();
+  private readonly reaper: NodeJS.Timeout;
   private connectionCount = 0;
   private nextConnectionId = 1;
 
@@ -22,6 +40,18 @@ export class ServerState {
     this.host = options.host;
     this.port = options.port;
     this.address = `${options.host}:${options.port}`;
+    this.changeLog = new ChangeLog({ historyLimit: options.changeHistoryLimit });
+    this.catalog = new Catalog(this.clock, (records, clusterTime, wallTime) =>
+      this.changeLog.append(records, clusterTime, wallTime),
+    );
+    this.sessions = new SessionRegistry(this.catalog, this.locks);
+    this.reaper = setInterval(() => this.sessions.abortExpired(), TRANSACTION_REAP_INTERVAL_MS);
+    this.reaper.unref();
+  }
+
+  /** The reads and writes of one operation, in `transaction` or on its own. */
+  scope(transaction: Transaction | undefined): OperationScope {
+    return new OperationScope(this.catalog, this.locks, transaction);
   }
 
   connectionOpened(): number {
@@ -38,5 +68,10 @@ export class ServerState {
   }
 
   /** Ends cursors, transactions and the change log; idempotent. */
-  close(): void {}
+  close(): void {
+    clearInterval(this.reaper);
+    this.cursors.closeAll();
+    this.sessions.abortAll();
+    this.changeLog.close();
+  }
 }

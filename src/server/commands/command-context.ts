@@ -2,6 +2,7 @@
 // server's shared state.
 import type { Document } from "bson";
 import type { ServerState } from "../server-state.js";
+import type { Transaction } from "../sessions/transaction.js";
 
 export interface ConnectionInfo {
   readonly id: number;
@@ -19,6 +20,8 @@ export interface CommandRequest {
   db: string;
   body: Document;
   connection: ConnectionInfo;
+  /** The multi-document transaction the command runs in (autocommit: false), if any. */
+  transaction?: Transaction;
 }
 
 export type CommandHandler = (request: CommandRequest, server: ServerState) => Promise<Document> | Document;

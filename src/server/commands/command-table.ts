@@ -1,7 +1,17 @@
 // Every command the server answers, by name. mongod's names are case-sensitive, except the
 // legacy isMaster, which it also accepts as "ismaster".
 import type { CommandHandler } from "./command-context.js";
+import { aggregate } from "./aggregate.js";
+import { collMod, create, drop, listCollections, renameCollection } from "./collections.js";
+import { configureFailPoint } from "./configure-fail-point.js";
+import { dropDatabase, listDatabases } from "./databases.js";
+import { deleteCommand } from "./delete.js";
+import { count, distinct, find } from "./find.js";
+import { findAndModify } from "./find-and-modify.js";
+import { getMore, killCursors } from "./get-more.js";
 import { hello } from "./hello.js";
+import { createIndexes, dropIndexes, listIndexes } from "./indexes.js";
+import { insert } from "./insert.js";
 import {
   acknowledge,
   buildInfo,
@@ -11,6 +21,8 @@ import {
   serverStatus,
   whatsmyuri,
 } from "./server-info.js";
+import { abortTransaction, commitTransaction, endSessions } from "./transactions.js";
+import { update } from "./update.js";
 
 export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, CommandHandler>([
   ["hello", hello],
@@ -25,4 +37,29 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, Com
   ["whatsmyuri", whatsmyuri],
   ["killAllSessions", acknowledge],
   ["refreshSessions", acknowledge],
+  ["listDatabases", listDatabases],
+  ["dropDatabase", dropDatabase],
+  ["listCollections", listCollections],
+  ["create", create],
+  ["collMod", collMod],
+  ["drop", drop],
+  ["renameCollection", renameCollection],
+  ["createIndexes", createIndexes],
+  ["listIndexes", listIndexes],
+  ["dropIndexes", dropIndexes],
+  ["insert", insert],
+  ["update", update],
+  ["delete", deleteCommand],
+  ["find", find],
+  ["getMore", getMore],
+  ["killCursors", killCursors],
+  ["count", count],
+  ["distinct", distinct],
+  ["findAndModify", findAndModify],
+  ["findandmodify", findAndModify],
+  ["aggregate", aggregate],
+  ["commitTransaction", commitTransaction],
+  ["abortTransaction", abortTransaction],
+  ["endSessions", endSessions],
+  ["configureFailPoint", configureFailPoint],
 ]);

@@ -1,10 +1,17 @@
-// Runs one command: finds its handler, turns thrown errors into mongod's { ok: 0 } replies,
-// and stamps every reply with $clusterTime and operationTime as a replica-set member does.
+// Runs one command: finds its handler, applies an armed failCommand fail point, runs it in its
+// session context, turns thrown errors into mongod's { ok: 0 } replies with the error labels
+// mongod adds, and stamps every reply with $clusterTime and operationTime.
+import { setTimeout as sleep } from "node:timers/promises";
 import { Binary, Long, type Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { ServerState } from "../server-state.js";
+import { ArrayCursor } from "./array-cursor.js";
 import type { CommandRequest, ConnectionInfo } from "./command-context.js";
+import { bigintValue } from "./command-args.js";
 import { COMMANDS } from "./command-table.js";
+import { errorLabelsFor, writeConcernErrorLabels, type LabelContext } from "./error-labels.js";
+import type { FailCommandData } from "./fail-points.js";
+import { runInSession } from "./session-handling.js";
 
 const ZERO_SIGNATURE = { hash: new Binary(Buffer.alloc(20)), keyId: Long.fromNumber(0) };
 
@@ -14,29 +21,137 @@ export async function dispatchCommand(
   connection: ConnectionInfo,
   server: ServerState,
 ): Promise<Document> {
+  const name = Object.keys(body)[0] ?? "";
+  const request: CommandRequest = { name, db, body, connection };
+  const labels: LabelContext = {
+    commandName: name,
+    body,
+    changeStream: isChangeStreamCommand(request, server),
+  };
   let reply: Document;
   try {
-    const name = Object.keys(body)[0];
-    if (name === undefined) throw new ServerError(ErrorCode.BadValue, "BadValue", "empty command document");
-    const handler = COMMANDS.get(name);
-    if (!handler) {
-      throw new ServerError(ErrorCode.CommandNotFound, "CommandNotFound", `no such command: '${name}'`);
-    }
-    const request: CommandRequest = { name, db, body, connection };
-    reply = await handler(request, server);
+    reply = await runCommand(request, server, labels);
   } catch (error) {
-    reply = errorReply(error);
+    reply = errorReply(error, labels);
   }
   return stampClusterTime(reply, server);
 }
 
-export function errorReply(error: unknown): Document {
-  if (error instanceof ServerError) return error.toReply();
+async function runCommand(
+  request: CommandRequest,
+  server: ServerState,
+  labels: LabelContext,
+): Promise<Document> {
+  const handler = COMMANDS.get(request.name);
+  if (!handler) {
+    if (request.name === "") throw new ServerError(ErrorCode.BadValue, "BadValue", "empty command document");
+    throw new ServerError(ErrorCode.CommandNotFound, "CommandNotFound", `no such command: '${request.name}'`);
+  }
+  const failure =
+    request.name === "configureFailPoint"
+      ? undefined
+      : server.failPoints.trigger(request.name, request.connection.appName);
+  if (failure) {
+    const early = await applyFailure(failure, request, labels);
+    if (early) return early;
+  }
+  const reply = await runInSession(request, server, async () => handler(request, server));
+  if (failure?.writeConcernError) return withWriteConcernError(reply, failure, labels);
+  return reply;
+}
+
+/** The fail point's effect before the command runs; undefined lets the command run. */
+async function applyFailure(
+  failure: FailCommandData,
+  request: CommandRequest,
+  labels: LabelContext,
+): Promise<Document | undefined> {
+  if (failure.blockConnection && failure.blockTimeMS) await sleep(failure.blockTimeMS);
+  if (failure.closeConnection) {
+    request.connection.destroy();
+    return { ok: 0 }; // never sent: the socket is gone
+  }
+  if (failure.errorCode === undefined) return undefined;
+  const code = failure.errorCode;
+  const reply: Document = {
+    ok: 0,
+    errmsg: `Failing command ${request.name} via 'failCommand' failpoint`,
+    code,
+    codeName: CODE_NAMES[code] ?? `Location${code}`,
+  };
+  const errorLabels = failure.errorLabels ?? errorLabelsFor(code, false, labels);
+  if (errorLabels.length > 0) reply.errorLabels = errorLabels;
+  return reply;
+}
+
+function withWriteConcernError(reply: Document, failure: FailCommandData, labels: LabelContext): Document {
+  const wce = failure.writeConcernError!;
+  const result: Document = { ...reply, writeConcernError: wce };
+  const code = Number((wce as { code?: unknown }).code ?? 0);
+  const errorLabels = failure.errorLabels ?? writeConcernErrorLabels(code, labels);
+  if (errorLabels.length > 0) result.errorLabels = errorLabels;
+  return result;
+}
+
+export function errorReply(error: unknown, labels: LabelContext): Document {
+  if (error instanceof ServerError) {
+    const reply = error.toReply();
+    if (error.errorLabels.length === 0) {
+      const added = errorLabelsFor(error.code, false, labels);
+      if (added.length > 0) reply.errorLabels = added;
+    }
+    return reply;
+  }
   const message = error instanceof Error ? error.message : String(error);
-  return { ok: 0, errmsg: `internal error: ${message}`, code: 1, codeName: "InternalError" };
+  return {
+    ok: 0,
+    errmsg: `internal error in ${labels.commandName}: ${message}`,
+    code: 1,
+    codeName: "InternalError",
+  };
+}
+
+function isChangeStreamCommand(request: CommandRequest, server: ServerState): boolean {
+  if (request.name === "aggregate") {
+    const first = (Array.isArray(request.body.pipeline) ? request.body.pipeline[0] : undefined) as
+      Document | undefined;
+    return first !== undefined && typeof first === "object" && "$changeStream" in first;
+  }
+  if (request.name !== "getMore") return false;
+  const id = bigintValue(request.body.getMore);
+  const cursor = id === undefined ? undefined : server.cursors.find(id);
+  return cursor !== undefined && !(cursor instanceof ArrayCursor);
 }
 
 function stampClusterTime(reply: Document, server: ServerState): Document {
   const clusterTime = server.clock.current();
   return { ...reply, $clusterTime: { clusterTime, signature: ZERO_SIGNATURE }, operationTime: clusterTime };
 }
+
+/** codeNames for the codes tests commonly inject with failCommand. */
+const CODE_NAMES: Record<number, string> = {
+  1: "InternalError",
+  2: "BadValue",
+  6: "HostUnreachable",
+  7: "HostNotFound",
+  11: "UserNotFound",
+  43: "CursorNotFound",
+  50: "MaxTimeMSExpired",
+  89: "NetworkTimeout",
+  91: "ShutdownInProgress",
+  112: "WriteConflict",
+  133: "FailedToSatisfyReadPreference",
+  189: "PrimarySteppedDown",
+  234: "RetryChangeStream",
+  251: "NoSuchTransaction",
+  262: "ExceededTimeLimit",
+  280: "ChangeStreamFatalError",
+  286: "ChangeStreamHistoryLost",
+  9001: "SocketException",
+  10107: "NotWritablePrimary",
+  11000: "DuplicateKey",
+  11600: "InterruptedAtShutdown",
+  11602: "InterruptedDueToReplStateChange",
+  13435: "NotPrimaryNoSecondaryOk",
+  13436: "NotPrimaryOrSecondary",
+};

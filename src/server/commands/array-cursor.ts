@@ -1,0 +1,39 @@
+// A cursor over results computed up front (find, aggregate, listCollections, listIndexes).
+// Stored documents are immutable, so holding them costs no copy.
+import { calculateObjectSize, type Document } from "bson";
+import type { CursorBatch, NextBatchOptions, ServerCursor } from "../cursor.js";
+
+/** mongod stops filling a batch once it passes 16 MiB. */
+const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+
+export class ArrayCursor implements ServerCursor {
+  private position = 0;
+
+  constructor(
+    readonly ns: string,
+    private documents: Document[],
+  ) {}
+
+  nextBatch(options: NextBatchOptions): Promise<CursorBatch> {
+    return Promise.resolve(this.takeBatch(options.batchSize));
+  }
+
+  takeBatch(batchSize: number | undefined): CursorBatch {
+    const limit = batchSize === undefined || batchSize <= 0 ? Infinity : batchSize;
+    const batch: Document[] = [];
+    let bytes = 0;
+    while (this.position < this.documents.length && batch.length < limit) {
+      const doc = this.documents[this.position]!;
+      bytes += calculateObjectSize(doc);
+      if (batch.length > 0 && bytes > MAX_BATCH_BYTES) break;
+      batch.push(doc);
+      this.position += 1;
+    }
+    return { documents: batch, exhausted: this.position >= this.documents.length };
+  }
+
+  close(): void {
+    this.documents = [];
+    this.position = 0;
+  }
+}

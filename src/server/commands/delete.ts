@@ -1,0 +1,35 @@
+// delete: `limit: 1` removes the first match, `limit: 0` every match; each removal commits on
+// its own outside a transaction.
+import type { Document } from "bson";
+import type { CommandHandler } from "./command-context.js";
+import { documentArray, numberValue, optionalDocument, targetCollection } from "./command-args.js";
+import { toWriteError, writeReply, type WriteErrorEntry } from "./write-results.js";
+
+export const deleteCommand: CommandHandler = async (request, server) => {
+  const name = targetCollection(request);
+  const statements = documentArray(request.body, "deletes");
+  const ordered = request.body.ordered !== false;
+  const scope = server.scope(request.transaction);
+  const writeErrors: WriteErrorEntry[] = [];
+  let n = 0;
+  for (const [index, raw] of statements.entries()) {
+    try {
+      const filter = optionalDocument(raw, "q") ?? {};
+      const justOne = numberValue((raw as Document).limit) === 1;
+      const collection = server.catalog.collection(request.db, name);
+      const select = () => {
+        const matches = scope.view.find(collection, filter);
+        return justOne ? matches.slice(0, 1) : matches;
+      };
+      await scope.waitForUnlocked(collection, () => select().map((m) => m.key));
+      for (const { key, doc } of select()) {
+        scope.write(collection!, key, doc, null, "delete");
+        n += 1;
+      }
+    } catch (error) {
+      writeErrors.push(toWriteError(index, error, request.transaction !== undefined));
+      if (ordered) break;
+    }
+  }
+  return writeReply(n, writeErrors);
+};

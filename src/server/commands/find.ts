@@ -1,0 +1,84 @@
+// find, count and distinct: reads through the operation's view (snapshot in a transaction),
+// using the _id or a secondary index for equality filters instead of a scan.
+import type { Document } from "bson";
+import { compareValues, projectDocument, sortDocuments, valuesEqual } from "../query/index.js";
+import { ServerError, ErrorCode } from "../errors.js";
+import { ArrayCursor } from "./array-cursor.js";
+import type { CommandHandler } from "./command-context.js";
+import { optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
+import { firstBatchReply } from "./cursor-replies.js";
+
+/** mongod's default first batch: 101 documents. */
+export const DEFAULT_FIRST_BATCH_SIZE = 101;
+
+export const find: CommandHandler = (request, server) => {
+  const body = request.body;
+  const name = targetCollection(request);
+  if (truthy(body.tailable)) {
+    throw new ServerError(ErrorCode.NotImplemented, "NotImplemented", "tailable cursors are not supported");
+  }
+  const scope = server.scope(request.transaction);
+  const collection = server.catalog.collection(request.db, name);
+  let docs = scope.view.find(collection, optionalDocument(body, "filter") ?? {}).map((v) => v.doc);
+  const sort = optionalDocument(body, "sort");
+  if (sort && Object.keys(sort).length > 0) docs = sortDocuments(docs, sort);
+  const skip = optionalCount(body, "skip") ?? 0;
+  let limit = optionalCount(body, "limit") ?? 0;
+  let singleBatch = truthy(body.singleBatch);
+  if (limit < 0) [limit, singleBatch] = [-limit, true];
+  docs = docs.slice(skip, limit > 0 ? skip + limit : undefined);
+  const projection = optionalDocument(body, "projection");
+  if (projection && Object.keys(projection).length > 0)
+    docs = docs.map((d) => projectDocument(d, projection));
+  const cursor = new ArrayCursor(`${request.db}.${name}`, docs);
+  const batchSize = optionalCount(body, "batchSize");
+  const batch =
+    batchSize === 0
+      ? { documents: [], exhausted: docs.length === 0 }
+      : cursor.takeBatch(batchSize ?? DEFAULT_FIRST_BATCH_SIZE);
+  if (singleBatch) batch.exhausted = true;
+  return firstBatchReply(server, cursor, batch);
+};
+
+export const count: CommandHandler = (request, server) => {
+  const name = targetCollection(request);
+  const collection = server.catalog.collection(request.db, name);
+  const query = optionalDocument(request.body, "query") ?? {};
+  const scope = server.scope(request.transaction);
+  let n =
+    Object.keys(query).length === 0 && !request.transaction
+      ? (collection?.count ?? 0)
+      : scope.view.find(collection, query).length;
+  const skip = optionalCount(request.body, "skip") ?? 0;
+  const limit = Math.abs(optionalCount(request.body, "limit") ?? 0);
+  n = Math.max(0, n - skip);
+  if (limit > 0) n = Math.min(n, limit);
+  return { n, ok: 1 };
+};
+
+export const distinct: CommandHandler = (request, server) => {
+  const name = targetCollection(request);
+  const key = request.body.key;
+  if (typeof key !== "string")
+    throw new ServerError(ErrorCode.TypeMismatch, "TypeMismatch", "'key' must be a string");
+  const collection = server.catalog.collection(request.db, name);
+  const matches = server
+    .scope(request.transaction)
+    .view.find(collection, optionalDocument(request.body, "query") ?? {});
+  const values: unknown[] = [];
+  for (const { doc } of matches) {
+    for (const value of valuesAtPath(doc, key.split("."))) {
+      if (!values.some((seen) => valuesEqual(seen, value))) values.push(value);
+    }
+  }
+  values.sort(compareValues);
+  return { values, ok: 1 };
+};
+
+/** Values at a dotted path, arrays unwound one level as distinct does. */
+function valuesAtPath(value: unknown, parts: string[]): unknown[] {
+  if (parts.length === 0) return Array.isArray(value) ? value : value === undefined ? [] : [value];
+  if (Array.isArray(value)) return value.flatMap((element) => valuesAtPath(element, parts));
+  if (value === null || typeof value !== "object") return [];
+  return valuesAtPath((value as Document)[parts[0]!], parts.slice(1));
+}

@@ -1,0 +1,135 @@
+// update: matched documents are rewritten through the query module's applyUpdate; with upsert
+// and no match, the new document starts from upsertSeed(q) and the update runs as an insert.
+import { serialize, type Document } from "bson";
+import { ServerError, ErrorCode } from "../errors.js";
+import { applyUpdate, isReplacement, upsertSeed } from "../query/index.js";
+import type { OperationScope } from "../sessions/operation-scope.js";
+import { assertUpdatedSize, assertValidId } from "../storage/document-limits.js";
+import { documentKey, type StoredCollection } from "../storage/stored-collection.js";
+import type { CommandHandler, CommandRequest } from "./command-context.js";
+import { documentArray, optionalDocument, targetCollection, truthy } from "./command-args.js";
+import { toWriteError, withIdFirst, writeReply, type WriteErrorEntry } from "./write-results.js";
+import type { ServerState } from "../server-state.js";
+
+export interface UpdateStatement {
+  q: Document;
+  u: Document | Document[];
+  upsert: boolean;
+  multi: boolean;
+  arrayFilters?: Document[];
+}
+
+export interface UpdateOutcome {
+  matched: number;
+  modified: number;
+  upsertedId?: unknown;
+  /** The documents before and after, in match order (findAndModify reports one of them). */
+  before: Document[];
+  after: Document[];
+}
+
+export const update: CommandHandler = async (request, server) => {
+  const name = targetCollection(request);
+  const statements = documentArray(request.body, "updates");
+  const ordered = request.body.ordered !== false;
+  const scope = server.scope(request.transaction);
+  const writeErrors: WriteErrorEntry[] = [];
+  const upserted: Document[] = [];
+  let n = 0;
+  let nModified = 0;
+  for (const [index, raw] of statements.entries()) {
+    try {
+      const outcome = await runUpdateStatement(server, scope, request, name, parseStatement(raw));
+      n += outcome.matched;
+      nModified += outcome.modified;
+      if (outcome.upsertedId !== undefined) upserted.push({ index, _id: outcome.upsertedId });
+    } catch (error) {
+      writeErrors.push(toWriteError(index, error, request.transaction !== undefined));
+      if (ordered) break;
+    }
+  }
+  return writeReply(n + upserted.length, writeErrors, {
+    nModified,
+    ...(upserted.length > 0 ? { upserted } : {}),
+  });
+};
+
+function parseStatement(raw: Document): UpdateStatement {
+  const u = raw.u as Document | Document[] | undefined;
+  if (u === undefined || u === null || typeof u !== "object") {
+    throw new ServerError(
+      ErrorCode.FailedToParse,
+      "FailedToParse",
+      "update statement needs 'u', a document or pipeline",
+    );
+  }
+  return {
+    q: optionalDocument(raw, "q") ?? {},
+    u,
+    upsert: truthy(raw.upsert),
+    multi: truthy(raw.multi),
+    arrayFilters: Array.isArray(raw.arrayFilters) ? (raw.arrayFilters as Document[]) : undefined,
+  };
+}
+
+export async function runUpdateStatement(
+  server: ServerState,
+  scope: OperationScope,
+  request: CommandRequest,
+  name: string,
+  statement: UpdateStatement,
+  pick: (matches: { key: string; doc: Document }[]) => { key: string; doc: Document }[] = (m) => m,
+): Promise<UpdateOutcome> {
+  const existing = server.catalog.collection(request.db, name);
+  const select = () => {
+    const matches = pick(scope.view.find(existing, statement.q));
+    return statement.multi ? matches : matches.slice(0, 1);
+  };
+  await scope.waitForUnlocked(existing, () => select().map((m) => m.key));
+  const matches = select();
+  if (matches.length === 0) {
+    if (!statement.upsert) return { matched: 0, modified: 0, before: [], after: [] };
+    return upsertDocument(server, scope, request.db, name, statement);
+  }
+  const outcome: UpdateOutcome = { matched: matches.length, modified: 0, before: [], after: [] };
+  for (const { key, doc } of matches) {
+    const updated = applyUpdate(doc, statement.u, {
+      isInsert: false,
+      arrayFilters: statement.arrayFilters,
+      filter: statement.q,
+    });
+    outcome.before.push(doc);
+    outcome.after.push(updated);
+    if (sameBson(doc, updated)) continue;
+    assertUpdatedSize(updated);
+    scope.write(existing!, key, doc, updated, isReplacement(statement.u) ? "replace" : "update");
+    outcome.modified += 1;
+  }
+  return outcome;
+}
+
+function upsertDocument(
+  server: ServerState,
+  scope: OperationScope,
+  db: string,
+  name: string,
+  statement: UpdateStatement,
+): UpdateOutcome {
+  const seed = upsertSeed(statement.q);
+  const updated = applyUpdate(seed, statement.u, { isInsert: true, arrayFilters: statement.arrayFilters });
+  const doc = withIdFirst(
+    isReplacement(statement.u) && seed._id !== undefined && updated._id === undefined
+      ? { _id: seed._id, ...updated }
+      : updated,
+  );
+  assertValidId(doc._id);
+  assertUpdatedSize(doc);
+  const collection: StoredCollection = server.catalog.ensureCollection(db, name);
+  scope.write(collection, documentKey(doc._id), null, doc, "insert");
+  return { matched: 0, modified: 0, upsertedId: doc._id, before: [], after: [doc] };
+}
+
+/** mongod reports nModified 0 when the update leaves the document byte-for-byte unchanged. */
+function sameBson(a: Document, b: Document): boolean {
+  return Buffer.from(serialize(a)).equals(serialize(b));
+}

@@ -1,0 +1,125 @@
+// How one command reads and writes: outside a transaction every document write commits on its
+// own (as each oplog entry of a multi-update does); inside one, writes are staged privately,
+// locked against other transactions, and checked against the transaction's snapshot.
+import type { Document } from "bson";
+import type { ChangeOperation, ChangeRecord } from "../changestream/change-record.js";
+import { ServerError, ErrorCode } from "../errors.js";
+import type { Catalog } from "../storage/catalog.js";
+import { assertUnique } from "../storage/document-limits.js";
+import { ReadView } from "../storage/read-view.js";
+import type { StoredCollection } from "../storage/stored-collection.js";
+import type { LockTable } from "./lock-table.js";
+import type { Transaction } from "./transaction.js";
+import { writeConflict } from "./transaction-errors.js";
+
+/** How long a write outside a transaction waits for a transaction's lock by default. */
+const DEFAULT_LOCK_WAIT_MS = 5_000;
+
+export class OperationScope {
+  readonly view: ReadView;
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly locks: LockTable,
+    readonly transaction: Transaction | undefined,
+  ) {
+    if (transaction && transaction.snapshot === undefined) transaction.snapshot = catalog.openSnapshot();
+    this.view = transaction
+      ? new ReadView(transaction.snapshot, (collection) => transaction.overlay(collection))
+      : new ReadView();
+  }
+
+  /**
+   * Outside a transaction, waits until no open transaction holds any of the documents
+   * `keysToWrite()` names (re-evaluated after each wait, since the set may change).
+   */
+  async waitForUnlocked(
+    collection: StoredCollection | undefined,
+    keysToWrite: () => Iterable<string>,
+    maxTimeMS = DEFAULT_LOCK_WAIT_MS,
+  ): Promise<void> {
+    if (this.transaction || !collection) return;
+    const deadline = Date.now() + maxTimeMS;
+    for (;;) {
+      const holder = this.firstLockHolder(collection, keysToWrite());
+      if (!holder) return;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        throw new ServerError(
+          ErrorCode.MaxTimeMSExpired,
+          "MaxTimeMSExpired",
+          `operation exceeded time limit waiting for a transaction's lock on ${collection.ns}`,
+        );
+      }
+      await waitAtMost(holder.ended(), remaining);
+    }
+  }
+
+  /** Writes one document (null = delete); `before` is the version this operation read. */
+  write(
+    collection: StoredCollection,
+    key: string,
+    before: Document | null,
+    after: Document | null,
+    operationType: ChangeOperation,
+  ): void {
+    if (after) assertUnique(collection, key, after, before === null, this.view);
+    const record = this.changeRecord(collection, before, after, operationType);
+    const transaction = this.transaction;
+    if (!transaction) {
+      this.catalog.commit([{ collection, key, doc: after }], [record]);
+      return;
+    }
+    const owner = this.locks.owner(collection, key);
+    const changedSinceSnapshot = collection.lastWriteTime(key) > (transaction.snapshot ?? 0n);
+    if ((owner && owner !== transaction) || changedSinceSnapshot) throw writeConflict();
+    this.locks.lock(collection, key, transaction);
+    transaction.stage(collection, key, after, record);
+  }
+
+  private changeRecord(
+    collection: StoredCollection,
+    before: Document | null,
+    after: Document | null,
+    operationType: ChangeOperation,
+  ): ChangeRecord {
+    const id = (after ?? before)?._id;
+    const record: ChangeRecord = {
+      operationType,
+      db: collection.db,
+      coll: collection.name,
+      documentKey: { _id: id },
+      imagesRecorded: imagesRecorded(collection),
+    };
+    if (after) record.postImage = after;
+    if (before) record.preImage = before;
+    if (this.transaction) {
+      record.lsid = this.transaction.lsid;
+      record.txnNumber = this.transaction.txnNumber;
+    }
+    return record;
+  }
+
+  private firstLockHolder(collection: StoredCollection, keys: Iterable<string>): Transaction | undefined {
+    for (const key of keys) {
+      const owner = this.locks.owner(collection, key);
+      if (owner) return owner;
+    }
+    return undefined;
+  }
+}
+
+export function imagesRecorded(collection: StoredCollection): boolean {
+  const option = collection.options.changeStreamPreAndPostImages as Document | undefined;
+  return option?.enabled === true;
+}
+
+function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,149 @@
+// Logical sessions: the transaction each one runs and the replies of its retryable writes.
+// mongod keys both on (lsid, txnNumber); a higher txnNumber supersedes everything before it.
+import type { Document } from "bson";
+import type { Catalog, DocumentWrite } from "../storage/catalog.js";
+import type { LockTable } from "./lock-table.js";
+import { Transaction } from "./transaction.js";
+import { noSuchTransaction, transactionCommitted, transactionTooOld } from "./transaction-errors.js";
+
+interface SessionEntry {
+  lsid: Document;
+  txnNumber: bigint;
+  transaction: Transaction | undefined;
+  /** The reply of the retryable write numbered `txnNumber`, once it has run. */
+  retryReply: Document | undefined;
+}
+
+/** mongod's transactionLifetimeLimitSeconds default. */
+export const TRANSACTION_LIFETIME_LIMIT_MS = 60_000;
+
+export class SessionRegistry {
+  private readonly sessions = new Map<string, SessionEntry>();
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly locks: LockTable,
+  ) {}
+
+  /** The transaction an operation with `autocommit: false` runs in, started if asked. */
+  transactionFor(lsid: Document, txnNumber: bigint, startTransaction: boolean): Transaction {
+    const entry = this.entry(lsid);
+    if (txnNumber < entry.txnNumber) throw transactionTooOld(txnNumber, entry.txnNumber);
+    if (startTransaction) {
+      if (entry.transaction?.isOpen) this.abort(entry.transaction, "superseded by a newer transaction");
+      entry.txnNumber = txnNumber;
+      entry.retryReply = undefined;
+      entry.transaction = new Transaction(lsid, txnNumber);
+      return entry.transaction;
+    }
+    const transaction = entry.transaction;
+    if (!transaction || transaction.txnNumber !== txnNumber) {
+      throw noSuchTransaction(txnNumber, "no transaction with this number is in progress");
+    }
+    if (transaction.state === "aborted")
+      throw noSuchTransaction(txnNumber, transaction.abortReason ?? "aborted");
+    return transaction;
+  }
+
+  commit(lsid: Document, txnNumber: bigint): void {
+    const transaction = this.existing(lsid, txnNumber);
+    if (transaction.state === "committed") return; // a retried commit answers ok again
+    if (transaction.state === "aborted")
+      throw noSuchTransaction(txnNumber, transaction.abortReason ?? "aborted");
+    const writes: DocumentWrite[] = [];
+    for (const [collection, overlay] of transaction.writes) {
+      for (const [key, doc] of overlay) writes.push({ collection, key, doc });
+    }
+    if (writes.length > 0) this.catalog.commit(writes, transaction.records);
+    this.end(transaction, "committed");
+  }
+
+  abortByCommand(lsid: Document, txnNumber: bigint): void {
+    const transaction = this.existing(lsid, txnNumber);
+    if (transaction.state === "committed") throw transactionCommitted(txnNumber);
+    if (transaction.state === "aborted")
+      throw noSuchTransaction(txnNumber, transaction.abortReason ?? "aborted");
+    this.abort(transaction, "aborted by abortTransaction");
+  }
+
+  abort(transaction: Transaction, reason: string): void {
+    if (!transaction.isOpen) return;
+    transaction.abortReason = reason;
+    this.end(transaction, "aborted");
+  }
+
+  /** The cached reply when (lsid, txnNumber) already ran; throws when the number is stale. */
+  retryReply(lsid: Document, txnNumber: bigint): Document | undefined {
+    const entry = this.entry(lsid);
+    if (txnNumber < entry.txnNumber) throw transactionTooOld(txnNumber, entry.txnNumber);
+    if (txnNumber > entry.txnNumber) {
+      if (entry.transaction?.isOpen) this.abort(entry.transaction, "superseded by a newer txnNumber");
+      entry.txnNumber = txnNumber;
+      entry.retryReply = undefined;
+      entry.transaction = undefined;
+    }
+    return entry.retryReply;
+  }
+
+  rememberRetryReply(lsid: Document, txnNumber: bigint, reply: Document): void {
+    const entry = this.entry(lsid);
+    if (entry.txnNumber === txnNumber) entry.retryReply = reply;
+  }
+
+  endSessions(lsids: Document[]): void {
+    for (const lsid of lsids) {
+      const key = sessionKey(lsid);
+      const entry = this.sessions.get(key);
+      if (entry?.transaction) this.abort(entry.transaction, "session ended");
+      this.sessions.delete(key);
+    }
+  }
+
+  /** Aborts transactions past transactionLifetimeLimitSeconds, as mongod's reaper does. */
+  abortExpired(now = Date.now()): void {
+    for (const entry of this.sessions.values()) {
+      const transaction = entry.transaction;
+      if (transaction?.isOpen && now - transaction.startedAt > TRANSACTION_LIFETIME_LIMIT_MS) {
+        this.abort(transaction, "exceeded transactionLifetimeLimitSeconds");
+      }
+    }
+  }
+
+  abortAll(): void {
+    for (const entry of this.sessions.values()) {
+      if (entry.transaction) this.abort(entry.transaction, "server shutting down");
+    }
+  }
+
+  private existing(lsid: Document, txnNumber: bigint): Transaction {
+    const entry = this.entry(lsid);
+    const transaction = entry.transaction;
+    if (!transaction || transaction.txnNumber !== txnNumber) {
+      throw noSuchTransaction(txnNumber, "no transaction with this number on the session");
+    }
+    return transaction;
+  }
+
+  private end(transaction: Transaction, state: "committed" | "aborted"): void {
+    this.locks.releaseAll(transaction);
+    if (transaction.snapshot !== undefined) this.catalog.releaseSnapshot(transaction.snapshot);
+    transaction.finish(state);
+  }
+
+  private entry(lsid: Document): SessionEntry {
+    const key = sessionKey(lsid);
+    let entry = this.sessions.get(key);
+    if (!entry) {
+      entry = { lsid, txnNumber: -1n, transaction: undefined, retryReply: undefined };
+      this.sessions.set(key, entry);
+    }
+    return entry;
+  }
+}
+
+function sessionKey(lsid: Document): string {
+  const id = lsid.id as { buffer?: Uint8Array; toHexString?: () => string } | undefined;
+  if (id?.toHexString) return id.toHexString();
+  if (id?.buffer) return Buffer.from(id.buffer).toString("hex");
+  return JSON.stringify(lsid);
+}

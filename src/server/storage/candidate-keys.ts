@@ -1,0 +1,54 @@
+// Which documents a filter can possibly match, from the _id index or a secondary index's first
+// field, so that equality and $in lookups do not scan the collection (mongod's IXSCAN).
+// Undefined means "no usable index: scan". Candidates are always re-checked against the filter.
+import type { Document } from "bson";
+import { canonicalKey } from "./canonical-key.js";
+import type { StoredCollection } from "./stored-collection.js";
+
+export function candidateKeys(collection: StoredCollection, filter: Document): Set<string> | undefined {
+  const idValues = equalityValues(filter, "_id");
+  if (idValues) return new Set(idValues.map(canonicalKey));
+  for (const index of collection.indexes()) {
+    if (index.spec.options.sparse === true || index.spec.options.partialFilterExpression) continue;
+    const values = equalityValues(filter, index.fields[0]!);
+    if (!values) continue;
+    const keys = new Set<string>();
+    for (const value of values) for (const key of index.lookup(value)) keys.add(key);
+    return keys;
+  }
+  return undefined;
+}
+
+/** The values `field` must equal for `filter` to match (from `field: v`, `$eq`, `$in`, `$and`). */
+function equalityValues(filter: Document, field: string): unknown[] | undefined {
+  if (Object.prototype.hasOwnProperty.call(filter, field)) {
+    const values = conditionValues(filter[field]);
+    if (values) return values;
+  }
+  if (Array.isArray(filter.$and)) {
+    for (const clause of filter.$and as Document[]) {
+      const values = clause && typeof clause === "object" ? equalityValues(clause, field) : undefined;
+      if (values) return values;
+    }
+  }
+  return undefined;
+}
+
+function conditionValues(condition: unknown): unknown[] | undefined {
+  if (!isOperatorObject(condition)) return isRegex(condition) ? undefined : [condition];
+  const operators = condition as Document;
+  if ("$eq" in operators && !isRegex(operators.$eq)) return [operators.$eq];
+  if (Array.isArray(operators.$in) && !operators.$in.some(isRegex)) return operators.$in as unknown[];
+  return undefined;
+}
+
+function isOperatorObject(value: unknown): boolean {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  if ((value as { _bsontype?: string })._bsontype !== undefined || value instanceof Date) return false;
+  const first = Object.keys(value)[0];
+  return first !== undefined && first.startsWith("$");
+}
+
+function isRegex(value: unknown): boolean {
+  return value instanceof RegExp || (value as { _bsontype?: string } | null)?._bsontype === "BSONRegExp";
+}

@@ -1,0 +1,156 @@
+// Databases and their collections, the snapshots readers hold, and the one commit path:
+// every committed change gets a fresh cluster time and is reported, in order, to the change
+// log (the oplog's role). Catalog changes (create, drop, rename) commit immediately.
+import type { Document, Timestamp } from "bson";
+import type { ChangeRecord } from "../changestream/change-record.js";
+import { ServerError, ErrorCode } from "../errors.js";
+import { timestampToBigInt, type ClusterClock } from "./cluster-clock.js";
+import { StoredCollection } from "./stored-collection.js";
+
+export interface DocumentWrite {
+  collection: StoredCollection;
+  key: string;
+  /** The new committed document, or null to delete. */
+  doc: Document | null;
+}
+
+export type CommitListener = (records: ChangeRecord[], clusterTime: Timestamp, wallTime: Date) => void;
+
+export class Catalog {
+  private readonly databases = new Map<string, Map<string, StoredCollection>>();
+  /** Open snapshot times, with how many readers hold each. */
+  private readonly snapshots = new Map<bigint, number>();
+
+  constructor(
+    private readonly clock: ClusterClock,
+    private readonly onCommit: CommitListener,
+  ) {}
+
+  collection(db: string, name: string): StoredCollection | undefined {
+    return this.databases.get(db)?.get(name);
+  }
+
+  collections(db: string): StoredCollection[] {
+    return [...(this.databases.get(db)?.values() ?? [])];
+  }
+
+  databaseNames(): string[] {
+    return [...this.databases.keys()];
+  }
+
+  createCollection(db: string, name: string, options: Document = {}): StoredCollection {
+    validateCollectionName(db, name);
+    if (this.collection(db, name)) {
+      throw new ServerError(
+        ErrorCode.NamespaceExists,
+        "NamespaceExists",
+        `Collection ${db}.${name} already exists.`,
+      );
+    }
+    let collections = this.databases.get(db);
+    if (!collections) this.databases.set(db, (collections = new Map()));
+    const collection = new StoredCollection(db, name, options);
+    collections.set(name, collection);
+    this.commitCatalogChange([{ operationType: "create", db, coll: name, imagesRecorded: false }]);
+    return collection;
+  }
+
+  /** Inserts and upserts create their collection implicitly, as mongod does. */
+  ensureCollection(db: string, name: string): StoredCollection {
+    return this.collection(db, name) ?? this.createCollection(db, name);
+  }
+
+  dropCollection(db: string, name: string): boolean {
+    const collections = this.databases.get(db);
+    if (!collections?.delete(name)) return false;
+    if (collections.size === 0) this.databases.delete(db);
+    this.commitCatalogChange([{ operationType: "drop", db, coll: name, imagesRecorded: false }]);
+    return true;
+  }
+
+  dropDatabase(db: string): void {
+    const collections = this.databases.get(db);
+    if (!collections) return;
+    const records: ChangeRecord[] = [...collections.keys()].map((coll) => ({
+      operationType: "drop",
+      db,
+      coll,
+      imagesRecorded: false,
+    }));
+    this.databases.delete(db);
+    this.commitCatalogChange([...records, { operationType: "dropDatabase", db, imagesRecorded: false }]);
+  }
+
+  renameCollection(from: StoredCollection, toDb: string, toName: string): void {
+    validateCollectionName(toDb, toName);
+    const source = this.databases.get(from.db);
+    source?.delete(from.name);
+    if (source?.size === 0) this.databases.delete(from.db);
+    let target = this.databases.get(toDb);
+    if (!target) this.databases.set(toDb, (target = new Map()));
+    const record: ChangeRecord = {
+      operationType: "rename",
+      db: from.db,
+      coll: from.name,
+      to: { db: toDb, coll: toName },
+      imagesRecorded: false,
+    };
+    from.db = toDb;
+    from.name = toName;
+    target.set(toName, from);
+    this.commitCatalogChange([record]);
+  }
+
+  /** Reports a catalog-level change (createIndexes, collMod, ...) as its own commit. */
+  commitCatalogChange(records: ChangeRecord[]): Timestamp {
+    const ts = this.clock.tick();
+    this.onCommit(records, ts, new Date());
+    return ts;
+  }
+
+  /** Applies document writes atomically at one new cluster time and reports their records. */
+  commit(writes: DocumentWrite[], records: ChangeRecord[]): Timestamp {
+    const ts = this.clock.tick();
+    const time = timestampToBigInt(ts);
+    const oldest = this.oldestSnapshot();
+    for (const write of writes) write.collection.write(write.key, write.doc, time, oldest);
+    if (records.length > 0) this.onCommit(records, ts, new Date());
+    return ts;
+  }
+
+  /** Pins the current committed state for a reader; release it with releaseSnapshot. */
+  openSnapshot(): bigint {
+    const ts = timestampToBigInt(this.clock.current());
+    this.snapshots.set(ts, (this.snapshots.get(ts) ?? 0) + 1);
+    return ts;
+  }
+
+  releaseSnapshot(ts: bigint): void {
+    const holders = (this.snapshots.get(ts) ?? 1) - 1;
+    if (holders > 0) this.snapshots.set(ts, holders);
+    else this.snapshots.delete(ts);
+    const oldest = this.oldestSnapshot();
+    for (const collections of this.databases.values()) {
+      for (const collection of collections.values()) collection.forgetWritesUpTo(oldest);
+    }
+  }
+
+  oldestSnapshot(): bigint | undefined {
+    let oldest: bigint | undefined;
+    for (const ts of this.snapshots.keys()) if (oldest === undefined || ts < oldest) oldest = ts;
+    return oldest;
+  }
+}
+
+function validateCollectionName(db: string, name: string): void {
+  if (db.length === 0 || /[/\\. "$]/.test(db)) {
+    throw new ServerError(ErrorCode.InvalidNamespace, "InvalidNamespace", `Invalid database name: '${db}'`);
+  }
+  if (name.length === 0 || name.includes("$") || name.includes("\0") || name.startsWith("system.")) {
+    throw new ServerError(
+      ErrorCode.InvalidNamespace,
+      "InvalidNamespace",
+      `Invalid collection name: '${name}'`,
+    );
+  }
+}

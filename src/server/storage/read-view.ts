@@ -1,0 +1,63 @@
+// What one reader sees: the latest committed state, or a transaction's snapshot with its own
+// uncommitted writes laid over it.
+import type { Document } from "bson";
+import { compileFilter } from "../query/index.js";
+import { candidateKeys } from "./candidate-keys.js";
+import type { StoredCollection } from "./stored-collection.js";
+
+export interface VisibleDocument {
+  key: string;
+  doc: Document;
+}
+
+/** A transaction's own writes to one collection: document key -> new document or null. */
+export type WriteOverlay = ReadonlyMap<string, Document | null>;
+
+export class ReadView {
+  constructor(
+    /** Snapshot time; undefined reads the latest committed state. */
+    readonly snapshot?: bigint,
+    private readonly overlayOf: (collection: StoredCollection) => WriteOverlay | undefined = () => undefined,
+  ) {}
+
+  get(collection: StoredCollection, key: string): Document | null {
+    const overlay = this.overlayOf(collection);
+    if (overlay?.has(key)) return overlay.get(key) ?? null;
+    return collection.read(key, this.snapshot);
+  }
+
+  /** Documents matching `filter`, in natural order for scans. */
+  find(collection: StoredCollection | undefined, filter: Document = {}): VisibleDocument[] {
+    if (!collection) return [];
+    const matches = compileFilter(filter);
+    const found: VisibleDocument[] = [];
+    for (const key of this.keysToVisit(collection, filter)) {
+      const doc = this.get(collection, key);
+      if (doc && matches(doc)) found.push({ key, doc });
+    }
+    return found;
+  }
+
+  /** This reader's own uncommitted writes to a collection, if any. */
+  overlay(collection: StoredCollection): WriteOverlay | undefined {
+    return this.overlayOf(collection);
+  }
+
+  documents(collection: StoredCollection | undefined): Document[] {
+    return this.find(collection).map((v) => v.doc);
+  }
+
+  private keysToVisit(collection: StoredCollection, filter: Document): Iterable<string> {
+    const overlay = this.overlayOf(collection);
+    const candidates = candidateKeys(collection, filter);
+    if (!candidates) {
+      if (!overlay || overlay.size === 0) return collection.keys();
+      return new Set([...collection.keys(), ...overlay.keys()]);
+    }
+    // Indexes describe the latest state; a snapshot also checks what changed since it.
+    if (this.snapshot !== undefined)
+      for (const key of collection.keysWrittenAfter(this.snapshot)) candidates.add(key);
+    if (overlay) for (const key of overlay.keys()) candidates.add(key);
+    return candidates;
+  }
+}

@@ -1,0 +1,93 @@
+// A secondary index over the latest committed documents of a collection. It answers two
+// questions without a scan: which documents may have this value in the index's first field
+// (equality and $in lookups), and which documents already hold this whole key (unique).
+import type { Document } from "bson";
+import { canonicalKey } from "./canonical-key.js";
+import { indexedValues, isPathMissing } from "./field-values.js";
+
+export interface IndexSpec {
+  name: string;
+  key: Document;
+  unique: boolean;
+  /** Every other option as given (sparse, partialFilterExpression, expireAfterSeconds...). */
+  options: Document;
+}
+
+/** mongod caps the fan-out of a compound multikey key; we cap it to keep memory bounded. */
+const MAX_KEYS_PER_DOCUMENT = 10_000;
+
+export class SecondaryIndex {
+  readonly fields: string[];
+  private readonly byFirstField = new Map<string, Set<string>>();
+  private readonly byWholeKey = new Map<string, Set<string>>();
+
+  constructor(readonly spec: IndexSpec) {
+    this.fields = Object.keys(spec.key);
+  }
+
+  add(docKey: string, doc: Document): void {
+    for (const value of new Set(this.firstFieldKeys(doc))) addTo(this.byFirstField, value, docKey);
+    if (this.spec.unique) for (const key of this.wholeKeys(doc)) addTo(this.byWholeKey, key, docKey);
+  }
+
+  remove(docKey: string, doc: Document): void {
+    for (const value of this.firstFieldKeys(doc)) removeFrom(this.byFirstField, value, docKey);
+    if (this.spec.unique) for (const key of this.wholeKeys(doc)) removeFrom(this.byWholeKey, key, docKey);
+  }
+
+  /** Documents whose first indexed field may equal `value`. */
+  lookup(value: unknown): ReadonlySet<string> {
+    return this.byFirstField.get(canonicalKey(value)) ?? EMPTY;
+  }
+
+  /** Documents (other than `docKey`) that hold one of `doc`'s keys in this unique index. */
+  holdersOfSameKey(docKey: string, doc: Document): string[] {
+    const holders = new Set<string>();
+    for (const key of this.wholeKeys(doc)) {
+      for (const holder of this.byWholeKey.get(key) ?? EMPTY) if (holder !== docKey) holders.add(holder);
+    }
+    return [...holders];
+  }
+
+  /** Whether two documents hold a common key in this unique index. */
+  sharesKey(a: Document, b: Document): boolean {
+    const keys = new Set(this.wholeKeys(a));
+    return this.wholeKeys(b).some((key) => keys.has(key));
+  }
+
+  /** The values of `doc` for each indexed field, for E11000's keyValue. */
+  keyValue(doc: Document): Document {
+    const value: Document = {};
+    for (const field of this.fields) value[field] = indexedValues(doc, field, false)[0];
+    return value;
+  }
+
+  private firstFieldKeys(doc: Document): string[] {
+    return indexedValues(doc, this.fields[0]!).map(canonicalKey);
+  }
+
+  private wholeKeys(doc: Document): string[] {
+    if (this.spec.options.sparse === true && this.fields.every((f) => isPathMissing(doc, f))) return [];
+    let keys = [""];
+    for (const field of this.fields) {
+      const values = [...new Set(indexedValues(doc, field, false).map(canonicalKey))];
+      keys = keys.flatMap((prefix) => values.map((v) => `${prefix}|${v}`)).slice(0, MAX_KEYS_PER_DOCUMENT);
+    }
+    return keys;
+  }
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+function addTo(map: Map<string, Set<string>>, key: string, docKey: string): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(docKey);
+}
+
+function removeFrom(map: Map<string, Set<string>>, key: string, docKey: string): void {
+  const set = map.get(key);
+  if (!set) return;
+  set.delete(docKey);
+  if (set.size === 0) map.delete(key);
+}

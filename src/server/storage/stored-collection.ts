@@ -1,0 +1,143 @@
+// One collection's documents, multi-versioned for snapshot reads. Each document key maps to
+// its versions, oldest first; a version is the committed document (or null once deleted) and
+// the commit time. Documents are never mutated once stored (writers store new objects), so a
+// reader holding a version needs no copy. Map order is insertion order: the natural order.
+import { UUID, type Document } from "bson";
+import { canonicalKey } from "./canonical-key.js";
+import { SecondaryIndex, type IndexSpec } from "./secondary-index.js";
+
+export interface DocumentVersion {
+  ts: bigint;
+  doc: Document | null;
+}
+
+export const ID_INDEX_NAME = "_id_";
+
+export class StoredCollection {
+  readonly uuid = new UUID();
+  options: Document;
+  private readonly versions = new Map<string, DocumentVersion[]>();
+  private readonly secondary = new Map<string, SecondaryIndex>();
+  /** Keys written since the oldest open snapshot, with their commit time: snapshot readers
+   * must look at them even when the (latest-state) indexes no longer point to them. */
+  private recentWrites: { ts: bigint; key: string }[] = [];
+  private liveCount = 0;
+
+  constructor(
+    public db: string,
+    public name: string,
+    options: Document = {},
+  ) {
+    this.options = options;
+  }
+
+  get ns(): string {
+    return `${this.db}.${this.name}`;
+  }
+
+  get count(): number {
+    return this.liveCount;
+  }
+
+  /** The document as of `ts` (latest when omitted), or null. */
+  read(key: string, ts?: bigint): Document | null {
+    const chain = this.versions.get(key);
+    if (!chain) return null;
+    if (ts === undefined) return chain[chain.length - 1]!.doc;
+    for (let i = chain.length - 1; i >= 0; i--) if (chain[i]!.ts <= ts) return chain[i]!.doc;
+    return null;
+  }
+
+  /** Commit time of the latest version of a key (0 if it never existed). */
+  lastWriteTime(key: string): bigint {
+    const chain = this.versions.get(key);
+    return chain ? chain[chain.length - 1]!.ts : 0n;
+  }
+
+  /** Every key, in natural order (some may be deleted at the time a reader looks). */
+  keys(): IterableIterator<string> {
+    return this.versions.keys();
+  }
+
+  /** Keys written after `ts`. */
+  keysWrittenAfter(ts: bigint): string[] {
+    return this.recentWrites.filter((w) => w.ts > ts).map((w) => w.key);
+  }
+
+  /** Stores a new committed version; `oldestSnapshot` bounds which old versions to keep. */
+  write(key: string, doc: Document | null, ts: bigint, oldestSnapshot: bigint | undefined): void {
+    const before = this.read(key);
+    if (before) this.unindex(key, before);
+    if (doc) this.index(key, doc);
+    this.liveCount += (doc ? 1 : 0) - (before ? 1 : 0);
+    const chain = this.versions.get(key) ?? [];
+    if (chain.length === 0 && doc) this.versions.set(key, chain);
+    chain.push({ ts, doc });
+    if (oldestSnapshot !== undefined) this.recentWrites.push({ ts, key });
+    this.prune(key, chain, oldestSnapshot);
+  }
+
+  /** Drops versions and write records no open snapshot can see any more. */
+  prune(key: string, chain: DocumentVersion[], oldestSnapshot: bigint | undefined): void {
+    let keepFrom = chain.length - 1;
+    if (oldestSnapshot !== undefined) {
+      while (keepFrom > 0 && chain[keepFrom]!.ts > oldestSnapshot) keepFrom -= 1;
+    }
+    if (keepFrom > 0) chain.splice(0, keepFrom);
+    if (chain.length === 1 && chain[0]!.doc === null) this.versions.delete(key);
+  }
+
+  forgetWritesUpTo(oldestSnapshot: bigint | undefined): void {
+    if (oldestSnapshot === undefined) this.recentWrites = [];
+    else this.recentWrites = this.recentWrites.filter((w) => w.ts > oldestSnapshot);
+  }
+
+  /** Empties the collection (a drop in place, used by $out's replace). */
+  clear(): void {
+    this.versions.clear();
+    this.recentWrites = [];
+    this.liveCount = 0;
+    for (const [name, index] of this.secondary) this.secondary.set(name, new SecondaryIndex(index.spec));
+  }
+
+  indexSpecs(): IndexSpec[] {
+    return [
+      { name: ID_INDEX_NAME, key: { _id: 1 }, unique: true, options: {} },
+      ...this.indexes().map((i) => i.spec),
+    ];
+  }
+
+  indexes(): SecondaryIndex[] {
+    return [...this.secondary.values()];
+  }
+
+  getIndex(name: string): SecondaryIndex | undefined {
+    return this.secondary.get(name);
+  }
+
+  addIndex(spec: IndexSpec): SecondaryIndex {
+    const index = new SecondaryIndex(spec);
+    for (const [key, chain] of this.versions) {
+      const doc = chain[chain.length - 1]!.doc;
+      if (doc) index.add(key, doc);
+    }
+    this.secondary.set(spec.name, index);
+    return index;
+  }
+
+  dropIndex(name: string): boolean {
+    return this.secondary.delete(name);
+  }
+
+  private index(key: string, doc: Document): void {
+    for (const index of this.secondary.values()) index.add(key, doc);
+  }
+
+  private unindex(key: string, doc: Document): void {
+    for (const index of this.secondary.values()) index.remove(key, doc);
+  }
+}
+
+export function documentKey(id: unknown): string {
+  return canonicalKey(id);
+}
