@@ -37,16 +37,14 @@ const seedBuckets = () => [
 const msftTrade = { type: "buy", ticker: "MSFT", qty: 42, date: new Date("2023-11-02T11:43:10Z") };
 
 /** The seed's application write: push into a bucket with room, or open a new one. */
-const pushTrade = () =>
-  trades.updateOne(
-    { _id: /^123_/, count: { $lt: 10 } },
-    {
-      $push: { history: msftTrade },
-      $inc: { count: 1 },
-      $setOnInsert: { _id: "123_1698939791", customerId: 123 },
-    },
-    { upsert: true },
-  );
+const pushTrade = () => {
+  const update: Document = {
+    $push: { history: msftTrade },
+    $inc: { count: 1 },
+    $setOnInsert: { _id: "123_1698939791", customerId: 123 },
+  };
+  return trades.updateOne({ _id: /^123_/, count: { $lt: 10 } }, update, { upsert: true });
+};
 
 beforeEach(async () => {
   trades = db.collection("trades");

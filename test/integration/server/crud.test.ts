@@ -37,7 +37,7 @@ void test("ObjectId, Date, Decimal128, Long and Int32 values come back with thei
 
 void test("a double stays a double and matches $type 'double'", async () => {
   const collection = db.collection("doubles");
-  await collection.insertOne({ _id: 1, ratio: 2.5 });
+  await collection.insertOne({ _id: 1 as never, ratio: 2.5 });
   assert.equal(await collection.countDocuments({ ratio: { $type: "double" } }), 1);
 });
 
@@ -219,7 +219,8 @@ void test("listCollections reports changeStreamPreAndPostImages given at create"
   await db.createCollection("withImages", { changeStreamPreAndPostImages: { enabled: true } });
   const [info] = await db.listCollections({ name: "withImages" }).toArray();
   assert.deepEqual(
-    (info as { options: { changeStreamPreAndPostImages: unknown } }).options.changeStreamPreAndPostImages,
+    (info as unknown as { options: { changeStreamPreAndPostImages: unknown } }).options
+      .changeStreamPreAndPostImages,
     {
       enabled: true,
     },
