@@ -62,7 +62,9 @@ export function specialOperator(value: unknown): { name: string; argument: unkno
 class Matcher {
   constructor(private readonly entities: MatchEntities) {}
 
-  compare(expected: unknown, actual: unknown, path: string, root: boolean): string | undefined {
+  compare(expected: unknown, actualValue: unknown, path: string, root: boolean): string | undefined {
+    // The driver builds some command fields (find's sort) as Maps to keep their key order.
+    const actual = actualValue instanceof Map ? Object.fromEntries(actualValue) : actualValue;
     const operator = specialOperator(expected);
     if (operator) return this.applyOperator(operator.name, operator.argument, actual, path, root);
     if (isPlainDocument(expected)) return this.compareDocument(expected, actual, path, root);
@@ -83,7 +85,8 @@ class Matcher {
     }
     if (root) return undefined;
     const extra = Object.keys(actual).find((key) => actual[key] !== undefined && !(key in expected));
-    return extra === undefined ? undefined : `at ${path}.${extra}: unexpected field in a nested document`;
+    if (extra === undefined) return undefined;
+    return `at ${path}.${extra}: unexpected field in a nested document (${describeValue(actual[extra])})`;
   }
 
   private compareField(

@@ -17,7 +17,7 @@ void test("a root-level document may carry fields the expectation does not menti
 void test("a nested document may not carry extra fields, and the difference names the path", () => {
   assert.equal(
     findDifference({ x: { y: 1 } }, { x: { y: 1, z: 1 } }, root),
-    "at $.x.z: unexpected field in a nested document",
+    "at $.x.z: unexpected field in a nested document (1)",
   );
 });
 
@@ -140,4 +140,8 @@ void test("a BSON regular expression matches a driver RegExp with the same patte
 
 void test("an unknown $$ operator is reported as an unsupported feature", () => {
   assert.throws(() => findDifference({ $$nope: 1 }, 1, nested), { name: "UnsupportedFeature" });
+});
+
+void test("a Map in the actual value (the driver's sort) is matched as a document", () => {
+  assert.equal(findDifference({ sort: { _id: 1 } }, { sort: new Map([["_id", 1]]) }, nested), undefined);
 });
