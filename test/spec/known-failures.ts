@@ -25,7 +25,13 @@ export class KnownFailures {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return new KnownFailures([]);
       throw error;
     }
-    const parsed = knownFailuresSchema.safeParse(JSON.parse(text));
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new Error(`known-failures file ${path} is not JSON: ${String(error)}`);
+    }
+    const parsed = knownFailuresSchema.safeParse(json);
     if (!parsed.success) throw new Error(`known-failures file ${path} is malformed: ${parsed.error.message}`);
     return new KnownFailures(parsed.data.failures);
   }

@@ -20,6 +20,7 @@ export const databaseOperations: Record<string, OperationHandler<Db>> = {
       "maxTimeMS",
       "readConcern",
       "writeConcern",
+      "rawData",
     ],
     run: async (db, a) => db.aggregate(a.pipeline as Document[], options(a, "pipeline")).toArray(),
   },
