@@ -1,5 +1,6 @@
 // expectedError assertions. Bulk write errors aggregate several server errors: errorContains,
 // errorCode and errorCodeName are satisfied by any of them (format spec, "bulkWrite").
+import { BSONError } from "bson";
 import {
   MongoBulkWriteError,
   MongoClientBulkWriteError,
@@ -78,10 +79,11 @@ export function expectedErrorDifference(
 
 function checkOrigin(expected: ExpectedError, error: Error): string | undefined {
   // Client errors are raised without a server response: validation, network, driver state.
+  // A JS TypeError is the interpreter's own bug, never the driver's client-side validation.
   const fromServer = error instanceof MongoServerError;
-  if (expected.isClientError !== undefined && expected.isClientError === fromServer) {
-    return `expected ${expected.isClientError ? "a client" : "a server"} error`;
-  }
+  const fromDriver = !fromServer && (error instanceof MongoError || error instanceof BSONError);
+  if (expected.isClientError === true && !fromDriver) return `expected a client (driver) error`;
+  if (expected.isClientError === false && !fromServer) return `expected a server error`;
   const isTimeout = error instanceof MongoOperationTimeoutError;
   if (expected.isTimeoutError !== undefined && expected.isTimeoutError !== isTimeout) {
     return `expected ${expected.isTimeoutError ? "a" : "no"} timeout error`;
