@@ -50,8 +50,8 @@ export class ServerState {
   }
 
   /** The reads and writes of one operation, in `transaction` or on its own. */
-  scope(transaction: Transaction | undefined): OperationScope {
-    return new OperationScope(this.catalog, this.locks, transaction);
+  scope(transaction: Transaction | undefined, maxTimeMS?: number): OperationScope {
+    return new OperationScope(this.catalog, this.locks, transaction, maxTimeMS || undefined);
   }
 
   connectionOpened(): number {

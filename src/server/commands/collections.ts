@@ -2,6 +2,7 @@
 import type { Document } from "bson";
 import { matchesFilter } from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
+import { canonicalKey } from "../storage/canonical-key.js";
 import type { StoredCollection } from "../storage/stored-collection.js";
 import { ArrayCursor } from "./array-cursor.js";
 import type { CommandHandler } from "./command-context.js";
@@ -40,6 +41,16 @@ export const create: CommandHandler = (request, server) => {
     }
     if (SUPPORTED_CREATE_OPTIONS.has(field) && field !== "writeConcern" && field !== "comment")
       options[field] = value;
+  }
+  const existing = server.catalog.collection(request.db, name);
+  // mongod 7.0 answers ok to a create that repeats an existing collection's options.
+  if (existing && canonicalKey(existing.options) === canonicalKey(options)) return { ok: 1 };
+  if (existing) {
+    throw new ServerError(
+      ErrorCode.NamespaceExists,
+      "NamespaceExists",
+      `namespace ${existing.ns} already exists, but with different options`,
+    );
   }
   server.catalog.createCollection(request.db, name, options);
   return { ok: 1 };

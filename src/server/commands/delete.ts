@@ -2,14 +2,20 @@
 // its own outside a transaction.
 import type { Document } from "bson";
 import type { CommandHandler } from "./command-context.js";
-import { documentArray, numberValue, optionalDocument, targetCollection } from "./command-args.js";
+import {
+  documentArray,
+  numberValue,
+  optionalCount,
+  optionalDocument,
+  targetCollection,
+} from "./command-args.js";
 import { toWriteError, writeReply, type WriteErrorEntry } from "./write-results.js";
 
 export const deleteCommand: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
   const statements = documentArray(request.body, "deletes");
   const ordered = request.body.ordered !== false;
-  const scope = server.scope(request.transaction);
+  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
   const writeErrors: WriteErrorEntry[] = [];
   let n = 0;
   for (const [index, raw] of statements.entries()) {

@@ -4,7 +4,7 @@ import type { Document } from "bson";
 import { projectDocument, sortDocuments } from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { CommandHandler } from "./command-context.js";
-import { optionalDocument, targetCollection, truthy } from "./command-args.js";
+import { optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
 import { runUpdateStatement } from "./update.js";
 
 export const findAndModify: CommandHandler = async (request, server) => {
@@ -22,7 +22,7 @@ export const findAndModify: CommandHandler = async (request, server) => {
       "Either an update or remove=true must be specified",
     );
   }
-  const scope = server.scope(request.transaction);
+  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
   const pickFirst = (matches: { key: string; doc: Document }[]) => {
     if (!sort || Object.keys(sort).length === 0 || matches.length < 2) return matches.slice(0, 1);
     const first = sortDocuments(

@@ -2,14 +2,14 @@
 import { assertInsertSize, assertValidId } from "../storage/document-limits.js";
 import { documentKey } from "../storage/stored-collection.js";
 import type { CommandHandler } from "./command-context.js";
-import { documentArray, targetCollection } from "./command-args.js";
+import { documentArray, optionalCount, targetCollection } from "./command-args.js";
 import { toWriteError, withIdFirst, writeReply, type WriteErrorEntry } from "./write-results.js";
 
 export const insert: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
   const documents = documentArray(request.body, "documents");
   const ordered = request.body.ordered !== false;
-  const scope = server.scope(request.transaction);
+  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
   const writeErrors: WriteErrorEntry[] = [];
   let n = 0;
   for (const [index, document] of documents.entries()) {

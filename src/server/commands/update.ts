@@ -7,7 +7,7 @@ import type { OperationScope } from "../sessions/operation-scope.js";
 import { assertUpdatedSize, assertValidId } from "../storage/document-limits.js";
 import { documentKey, type StoredCollection } from "../storage/stored-collection.js";
 import type { CommandHandler, CommandRequest } from "./command-context.js";
-import { documentArray, optionalDocument, targetCollection, truthy } from "./command-args.js";
+import { documentArray, optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
 import { toWriteError, withIdFirst, writeReply, type WriteErrorEntry } from "./write-results.js";
 import type { ServerState } from "../server-state.js";
 
@@ -32,7 +32,7 @@ export const update: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
   const statements = documentArray(request.body, "updates");
   const ordered = request.body.ordered !== false;
-  const scope = server.scope(request.transaction);
+  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
   const writeErrors: WriteErrorEntry[] = [];
   const upserted: Document[] = [];
   let n = 0;

@@ -22,6 +22,8 @@ export class OperationScope {
     private readonly catalog: Catalog,
     private readonly locks: LockTable,
     readonly transaction: Transaction | undefined,
+    /** The command's maxTimeMS, bounding how long a write waits for a transaction's lock. */
+    private readonly lockWaitMS = DEFAULT_LOCK_WAIT_MS,
   ) {
     if (transaction && transaction.snapshot === undefined) transaction.snapshot = catalog.openSnapshot();
     this.view = transaction
@@ -36,10 +38,9 @@ export class OperationScope {
   async waitForUnlocked(
     collection: StoredCollection | undefined,
     keysToWrite: () => Iterable<string>,
-    maxTimeMS = DEFAULT_LOCK_WAIT_MS,
   ): Promise<void> {
     if (this.transaction || !collection) return;
-    const deadline = Date.now() + maxTimeMS;
+    const deadline = Date.now() + this.lockWaitMS;
     for (;;) {
       const holder = this.firstLockHolder(collection, keysToWrite());
       if (!holder) return;
