@@ -4,8 +4,8 @@ import type { Document } from "bson";
 import { applyUpdate, runPipeline, valuesEqual } from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { ServerState } from "../server-state.js";
-import { assertValidId } from "../storage/document-limits.js";
-import { documentKey } from "../storage/stored-collection.js";
+import { assertValidId, duplicateKey } from "../storage/document-limits.js";
+import { documentKey, ID_INDEX_NAME } from "../storage/stored-collection.js";
 import { withIdFirst } from "./write-results.js";
 
 function target(db: string, spec: unknown, stage: string): { db: string; coll: string } {
@@ -75,6 +75,8 @@ export async function writeMerge(
       scope.write(collection, documentKey(doc._id), null, doc, "insert");
       continue;
     }
+    if (merge.whenMatched === "fail")
+      throw duplicateKey(collection, ID_INDEX_NAME, { _id: 1 }, { _id: match.doc._id });
     const merged = mergedDocument(match.doc, result, merge.whenMatched);
     if (merged === undefined) continue;
     if (!valuesEqual(merged._id, match.doc._id)) {
@@ -109,12 +111,6 @@ function mergedDocument(
       return undefined;
     case "merge":
       return applyUpdate(existing, { $set: incoming }, { isInsert: false });
-    case "fail":
-      throw new ServerError(
-        ErrorCode.DuplicateKey,
-        "DuplicateKey",
-        "$merge with whenMatched: 'fail' found a matching document",
-      );
     default:
       throw new ServerError(ErrorCode.BadValue, "BadValue", `unknown $merge whenMatched mode '${mode}'`);
   }

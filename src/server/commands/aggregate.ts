@@ -40,6 +40,13 @@ export const aggregate: CommandHandler = async (request, server) => {
   const stages = writesOut ? pipeline.slice(0, -1) : pipeline;
   const results = runStages(request, server, stages);
   if (writesOut) {
+    if ((request.body.readConcern as Document | undefined)?.level === "linearizable") {
+      throw new ServerError(
+        ErrorCode.InvalidOptions,
+        "InvalidOptions",
+        "readConcern level 'linearizable' is not allowed with $out or $merge",
+      );
+    }
     if (request.transaction) {
       throw new ServerError(
         263,

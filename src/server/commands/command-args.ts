@@ -70,3 +70,15 @@ export function documentArray(body: Document, field: string): Document[] {
   }
   return raw as Document[];
 }
+
+/** Collations other than "simple" change comparisons, which this server does not emulate. */
+export function assertSimpleCollation(collation: unknown): void {
+  if (collation === undefined || collation === null) return;
+  const locale = (collation as Document).locale;
+  if (locale === "simple") return;
+  throw new ServerError(
+    ErrorCode.NotImplemented,
+    "NotImplemented",
+    `collation ${JSON.stringify(collation)} is not supported by the embedded server (only 'simple')`,
+  );
+}

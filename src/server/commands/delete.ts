@@ -3,6 +3,7 @@
 import type { Document } from "bson";
 import type { CommandHandler } from "./command-context.js";
 import {
+  assertSimpleCollation,
   documentArray,
   numberValue,
   optionalCount,
@@ -21,6 +22,7 @@ export const deleteCommand: CommandHandler = async (request, server) => {
   for (const [index, raw] of statements.entries()) {
     try {
       const filter = optionalDocument(raw, "q") ?? {};
+      assertSimpleCollation((raw as Document).collation);
       const justOne = numberValue((raw as Document).limit) === 1;
       const collection = server.catalog.collection(request.db, name);
       const select = () => {

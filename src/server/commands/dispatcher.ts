@@ -7,7 +7,7 @@ import { ServerError, ErrorCode } from "../errors.js";
 import type { ServerState } from "../server-state.js";
 import { ArrayCursor } from "./array-cursor.js";
 import type { CommandRequest, ConnectionInfo } from "./command-context.js";
-import { bigintValue } from "./command-args.js";
+import { assertSimpleCollation, bigintValue } from "./command-args.js";
 import { COMMANDS } from "./command-table.js";
 import { errorLabelsFor, writeConcernErrorLabels, type LabelContext } from "./error-labels.js";
 import type { FailCommandData } from "./fail-points.js";
@@ -47,6 +47,7 @@ async function runCommand(
     if (request.name === "") throw new ServerError(ErrorCode.BadValue, "BadValue", "empty command document");
     throw new ServerError(ErrorCode.CommandNotFound, "CommandNotFound", `no such command: '${request.name}'`);
   }
+  assertSimpleCollation(request.body.collation);
   const failure =
     request.name === "configureFailPoint"
       ? undefined

@@ -10,7 +10,8 @@ const RETARGETTING_CODES = new Set([63, 150, 13388]);
 const RETRY_CHANGE_STREAM = 234;
 const FAILED_TO_SATISFY_READ_PREFERENCE = 133;
 const NON_RESUMABLE_CHANGE_STREAM_CODES = new Set([280, 286]);
-const ALWAYS_TRANSIENT_CODES = new Set([112, 24]);
+/** WriteConflict, LockTimeout, PreparedTransactionInProgress and the snapshot errors. */
+const ALWAYS_TRANSIENT_CODES = new Set([112, 24, 267, 239, 246]);
 const NO_SUCH_TRANSACTION = 251;
 const COMMIT_OR_ABORT = new Set(["commitTransaction", "abortTransaction"]);
 

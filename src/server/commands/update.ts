@@ -7,7 +7,14 @@ import type { OperationScope } from "../sessions/operation-scope.js";
 import { assertUpdatedSize, assertValidId } from "../storage/document-limits.js";
 import { documentKey, type StoredCollection } from "../storage/stored-collection.js";
 import type { CommandHandler, CommandRequest } from "./command-context.js";
-import { documentArray, optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
+import {
+  assertSimpleCollation,
+  documentArray,
+  optionalCount,
+  optionalDocument,
+  targetCollection,
+  truthy,
+} from "./command-args.js";
 import { toWriteError, withIdFirst, writeReply, type WriteErrorEntry } from "./write-results.js";
 import type { ServerState } from "../server-state.js";
 
@@ -37,9 +44,11 @@ export const update: CommandHandler = async (request, server) => {
   const upserted: Document[] = [];
   let n = 0;
   let nModified = 0;
-  for (const [index, raw] of statements.entries()) {
+  // mongod parses the whole command first: a malformed statement fails it before any write.
+  const parsed = statements.map(parseStatement);
+  for (const [index, statement] of parsed.entries()) {
     try {
-      const outcome = await runUpdateStatement(server, scope, request, name, parseStatement(raw));
+      const outcome = await runUpdateStatement(server, scope, request, name, statement);
       n += outcome.matched;
       nModified += outcome.modified;
       if (outcome.upsertedId !== undefined) upserted.push({ index, _id: outcome.upsertedId });
@@ -63,6 +72,11 @@ function parseStatement(raw: Document): UpdateStatement {
       "update statement needs 'u', a document or pipeline",
     );
   }
+  // Statement-level sort arrived in 8.0; 7.0's parser rejects it as an unknown field.
+  if (raw.sort !== undefined) {
+    throw new ServerError(40415, "Location40415", "BSON field 'update.updates.sort' is an unknown field.");
+  }
+  assertSimpleCollation(raw.collation);
   return {
     q: optionalDocument(raw, "q") ?? {},
     u,

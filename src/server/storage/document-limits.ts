@@ -42,6 +42,25 @@ export function assertValidId(id: unknown): void {
       `The '_id' value cannot be of type ${kind}`,
     );
   }
+  const dollarField = firstDollarField(id);
+  if (dollarField !== undefined) {
+    throw new ServerError(
+      ErrorCode.DollarPrefixedFieldName,
+      "DollarPrefixedFieldName",
+      `_id fields may not contain '$'-prefixed fields: ${dollarField} is not valid for storage.`,
+    );
+  }
+}
+
+function firstDollarField(value: unknown): string | undefined {
+  if (value === null || typeof value !== "object" || value instanceof Date) return undefined;
+  if ((value as { _bsontype?: string })._bsontype !== undefined) return undefined;
+  for (const [name, field] of Object.entries(value)) {
+    if (name.startsWith("$")) return name;
+    const nested = firstDollarField(field);
+    if (nested !== undefined) return nested;
+  }
+  return undefined;
 }
 
 /** Throws E11000 when `doc` (to be stored under `key`) collides in the _id or a unique index. */
