@@ -6,6 +6,7 @@ import { parseCliArgs, USAGE, type CliArgs } from "./cli-args.js";
 import { connectDeployment } from "./deployment.js";
 import { runDemo } from "./demo.js";
 import { toError, UsageError } from "./errors.js";
+import { startHttpServer, type SidecarStatus } from "./http.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { startEmbeddedServer } from "./server/index.js";
@@ -38,13 +39,22 @@ function newShutdownStack(logger: Logger): ShutdownStack {
   );
 }
 
+/** Before the runner exists (while connecting), the endpoints report "starting". */
+const STARTING: SidecarStatus = { state: "starting", caughtUp: false, leader: false };
+
 async function runSidecar(config: Config, logger: Logger): Promise<number> {
   const shutdown = newShutdownStack(logger);
   const stopRequested = waitForStopSignal(logger);
   try {
-    const deployment = await connectDeployment(config, logger, shutdown);
     const metrics = createMetrics();
+    let status = (): SidecarStatus => STARTING;
+    // Listening first and closing last: liveness answers while MongoDB is still being
+    // reached, and readiness reports "stopped" while the runner winds down.
+    const http = await startHttpServer({ ...config.http, metrics, logger, status: () => status() });
+    shutdown.defer("http endpoints", () => http.close());
+    const deployment = await connectDeployment(config, logger, shutdown);
     const runner = new Runner({ ...deployment, config, metrics, logger });
+    status = () => runner.status();
     runner.start();
     shutdown.defer("runner", () => runner.stop());
     await stopRequested;
