@@ -133,7 +133,7 @@ export interface LoadConfigOptions {
   env: NodeJS.ProcessEnv;
 }
 
-const ENV_OVERRIDES: ReadonlyArray<{ variable: string; path: readonly string[]; numeric: boolean }> = [
+export const ENV_OVERRIDES: ReadonlyArray<{ variable: string; path: readonly string[]; numeric: boolean }> = [
   { variable: "MONGODB_URI", path: ["mongodbUri"], numeric: false },
   { variable: "SIDECAR_DATABASE", path: ["database"], numeric: false },
   { variable: "SIDECAR_HTTP_PORT", path: ["http", "port"], numeric: true },
