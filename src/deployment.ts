@@ -3,7 +3,7 @@
 import { MongoClient, type Db } from "mongodb";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
-import { redactUri } from "./logger.js";
+import { redactUriPasswords } from "./mongodb-uri.js";
 import { startEmbeddedServer } from "./server/index.js";
 import type { ShutdownStack } from "./shutdown.js";
 
@@ -13,18 +13,13 @@ export interface Deployment {
   embedded: boolean;
 }
 
-/** The database named in a connection string's path, if any (`mongodb://h1,h2/shop?x=y` -> shop). */
-export function databaseFromUri(uri: string): string | undefined {
-  const path = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]*)/.exec(uri)?.[1];
-  return path ? decodeURIComponent(path) : undefined;
-}
-
 export async function connectDeployment(
   config: Config,
   logger: Logger,
   shutdown: ShutdownStack,
 ): Promise<Deployment> {
-  let uri = config.mongodbUri ?? process.env.MONGODB_URI;
+  // loadConfig has folded MONGODB_URI into mongodbUri, and the URI's path into database.
+  let uri = config.mongodbUri;
   const embedded = !uri;
   if (!uri) {
     const server = await startEmbeddedServer({ host: "127.0.0.1", port: 0 });
@@ -38,7 +33,6 @@ export async function connectDeployment(
   const client = new MongoClient(uri, { appName: "mongo-pattern-sidecar" });
   shutdown.defer("mongodb client", () => client.close());
   await client.connect();
-  const database = databaseFromUri(uri) ?? config.database;
-  logger.info({ deployment: redactUri(uri), database }, "connected");
-  return { client, db: client.db(database), embedded };
+  logger.info({ deployment: redactUriPasswords(uri), database: config.database }, "connected");
+  return { client, db: client.db(config.database), embedded };
 }

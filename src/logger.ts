@@ -2,19 +2,17 @@
 // Credentials never reach a log line: connection strings are redacted before logging, and
 // the serialised error messages are scrubbed too (a driver error may quote the URI).
 import { pino, stdSerializers, type Logger, type LevelWithSilent } from "pino";
+import { redactUriPasswords } from "./mongodb-uri.js";
 
 export type { Logger };
 
-const URI_CREDENTIALS = /(mongodb(?:\+srv)?:\/\/)[^@/\s]*@/gi;
-
-/** `mongodb://user:secret@host/db` -> `mongodb://***@host/db`; other text is returned as is. */
-export function redactUri(text: string): string {
-  return text.replace(URI_CREDENTIALS, "$1***@");
-}
-
 function serializeError(error: Error) {
   const plain = stdSerializers.err(error);
-  return { ...plain, message: redactUri(plain.message), stack: plain.stack && redactUri(plain.stack) };
+  return {
+    ...plain,
+    message: redactUriPasswords(plain.message),
+    stack: plain.stack && redactUriPasswords(plain.stack),
+  };
 }
 
 export interface LoggerOptions {

@@ -2,7 +2,6 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MongoNetworkError, MongoServerError } from "mongodb";
 import { BadDocumentError, classify, isRetryableTransactionError } from "../../src/errors.js";
-import { redactUri } from "../../src/logger.js";
 
 function serverError(code: number, labels: string[] = []) {
   const error = new MongoServerError({ ok: 0, code, errmsg: `code ${code}`, errorLabels: labels });
@@ -33,11 +32,4 @@ void test("anything else is fatal", () => {
   assert.equal(classify(serverError(13, [])), "fatal");
   assert.equal(classify(new TypeError("bug")), "fatal");
   assert.equal(classify("a string"), "fatal");
-});
-
-void test("credentials are redacted from connection strings", () => {
-  assert.equal(
-    redactUri("failed to connect to mongodb+srv://admin:s3cret@db.example.com/shop"),
-    "failed to connect to mongodb+srv://***@db.example.com/shop",
-  );
 });
