@@ -1,9 +1,8 @@
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Db, Document } from "mongodb";
+import type { Document } from "mongodb";
 import { waitUntil } from "../../../src/wait-until.js";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
-import { startSidecar, testConfig, type TestSidecar } from "./harness.js";
+import { useSidecarOnFreshDatabase } from "./harness.js";
 
 interface Bucket {
   _id: string;
@@ -12,22 +11,7 @@ interface Bucket {
   history: Document[];
 }
 
-let mongo: TestMongo;
-let db: Db;
-let sidecar: TestSidecar;
-
-before(async () => {
-  mongo = await startTestMongo();
-  const name = uniqueDatabaseName("bucket");
-  db = mongo.client.db(name);
-  sidecar = await startSidecar(mongo, testConfig(name));
-});
-
-after(async () => {
-  await sidecar?.stop();
-  await db?.dropDatabase();
-  await mongo?.close();
-});
+const fixture = useSidecarOnFreshDatabase("bucket");
 
 const HOUR = 3_600_000;
 
@@ -41,7 +25,7 @@ function trade(customerStart: number, i: number): Document {
 }
 
 function bucketsOf(customerId: number) {
-  return db
+  return fixture.db
     .collection<Bucket>("trades")
     .find({ _id: new RegExp(`^${customerId}_`) })
     .sort({ _id: 1 })
@@ -64,10 +48,10 @@ void test("a bucket pushed to 25 trades becomes buckets of 10, 10 and 5 in time 
   const start = Date.UTC(2023, 9, 26, 15, 47, 3);
   const trades = Array.from({ length: 25 }, (_, i) => trade(start, i));
   const firstId = `123_${start / 1000}`;
-  await db
+  await fixture.db
     .collection<Bucket>("trades")
     .insertOne({ _id: firstId, customerId: 123, count: 2, history: trades.slice(0, 2) });
-  await db
+  await fixture.db
     .collection<Bucket>("trades")
     .updateOne({ _id: firstId }, { $push: { history: { $each: trades.slice(2) } }, $inc: { count: 23 } });
 
@@ -89,7 +73,7 @@ void test("a bucket pushed to 25 trades becomes buckets of 10, 10 and 5 in time 
 void test("the seed's paging query returns the buckets in time order", async () => {
   const pages: Document[][] = [];
   for (let k = 0; k < 3; k++) {
-    const [page] = await db
+    const [page] = await fixture.db
       .collection<Bucket>("trades")
       .find({ _id: /^123_/ })
       .sort({ _id: 1 })
@@ -108,7 +92,7 @@ void test("the seed's paging query returns the buckets in time order", async () 
 
 void test("the seed's guarded upsert keeps landing in the bucket with room", async () => {
   const date = new Date(Date.UTC(2023, 10, 2, 11, 43, 10));
-  await db.collection<Bucket>("trades").updateOne(
+  await fixture.db.collection<Bucket>("trades").updateOne(
     { _id: /^123_/, count: { $lt: 10 } } as never,
     {
       $push: { history: { type: "buy", ticker: "MSFT", qty: 42, date } },
@@ -127,10 +111,13 @@ void test("the seed's guarded upsert keeps landing in the bucket with room", asy
 void test("a bucket whose count disagrees with its history is repaired", async () => {
   const start = Date.UTC(2024, 0, 1);
   const id = `456_${start / 1000}`;
-  await db
+  await fixture.db
     .collection<Bucket>("trades")
     .insertOne({ _id: id, customerId: 456, count: 7, history: [trade(start, 0), trade(start, 1)] });
-  await waitUntil(async () => (await db.collection<Bucket>("trades").findOne({ _id: id }))?.count === 2, {
-    description: "the count to be repaired",
-  });
+  await waitUntil(
+    async () => (await fixture.db.collection<Bucket>("trades").findOne({ _id: id }))?.count === 2,
+    {
+      description: "the count to be repaired",
+    },
+  );
 });

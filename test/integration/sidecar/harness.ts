@@ -1,12 +1,13 @@
 // Starts sidecar runners against the test deployment (test/support/mongo.ts), with logs
 // captured as parsed JSON lines and metrics readable as numbers.
+import { after, before } from "node:test";
 import type { Db, MongoClient } from "mongodb";
 import { configSchema, type Config } from "../../../src/config.js";
 import { createLogger } from "../../../src/logger.js";
 import { createMetrics, type Metrics } from "../../../src/metrics.js";
 import { Runner } from "../../../src/stream/runner.js";
 import { waitUntil } from "../../../src/wait-until.js";
-import type { TestMongo } from "../../support/mongo.js";
+import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
 
 export type LogLine = Record<string, unknown> & { msg?: string };
 
@@ -86,4 +87,31 @@ export async function allPurchasers(db: Db, bookId: unknown): Promise<string[]> 
     ...((book?.customers_purchased as string[] | undefined) ?? []),
     ...extras.flatMap((doc) => (doc.customers_purchased_extra as string[] | undefined) ?? []),
   ];
+}
+
+export interface SidecarFixture {
+  mongo: TestMongo;
+  /** The fresh database the sidecar watches, through the test's own client. */
+  db: Db;
+  sidecar: TestSidecar;
+}
+
+/**
+ * Registers the test file's before/after hooks: a test deployment, a fresh database and a
+ * sidecar streaming on it, all torn down after the file. Read the fields inside tests.
+ */
+export function useSidecarOnFreshDatabase(label: string): SidecarFixture {
+  const fixture = {} as SidecarFixture;
+  before(async () => {
+    fixture.mongo = await startTestMongo();
+    const name = uniqueDatabaseName(label);
+    fixture.db = fixture.mongo.client.db(name);
+    fixture.sidecar = await startSidecar(fixture.mongo, testConfig(name));
+  });
+  after(async () => {
+    await fixture.sidecar?.stop();
+    await fixture.db?.dropDatabase();
+    await fixture.mongo?.close();
+  });
+  return fixture;
 }

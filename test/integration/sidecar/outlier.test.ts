@@ -1,30 +1,13 @@
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Db } from "mongodb";
 import { waitUntil } from "../../../src/wait-until.js";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
-import { allPurchasers, startSidecar, testConfig, users, type TestSidecar } from "./harness.js";
+import { allPurchasers, useSidecarOnFreshDatabase, users } from "./harness.js";
 
-let mongo: TestMongo;
-let db: Db;
-let sidecar: TestSidecar;
-
-before(async () => {
-  mongo = await startTestMongo();
-  const name = uniqueDatabaseName("outlier");
-  db = mongo.client.db(name);
-  sidecar = await startSidecar(mongo, testConfig(name));
-});
-
-after(async () => {
-  await sidecar?.stop();
-  await db?.dropDatabase();
-  await mongo?.close();
-});
+const fixture = useSidecarOnFreshDatabase("outlier");
 
 async function buyInBatches(bookId: number, buyers: string[], batch: number): Promise<void> {
   for (let i = 0; i < buyers.length; i += batch) {
-    await db
+    await fixture.db
       .collection<{ _id: number; customers_purchased: string[] }>("sales")
       .updateOne({ _id: bookId }, { $push: { customers_purchased: { $each: buyers.slice(i, i + batch) } } });
   }
@@ -33,8 +16,8 @@ async function buyInBatches(bookId: number, buyers: string[], batch: number): Pr
 async function waitForExtras(bookId: number, total: number): Promise<void> {
   await waitUntil(
     async () => {
-      const book = await db.collection("sales").findOne({ _id: bookId as never });
-      const all = await allPurchasers(db, bookId);
+      const book = await fixture.db.collection("sales").findOne({ _id: bookId as never });
+      const all = await allPurchasers(fixture.db, bookId);
       return (book?.customers_purchased as unknown[]).length === 50 && all.length === total;
     },
     { description: `book ${bookId} to hold 50 buyers and ${total - 50} extras` },
@@ -42,20 +25,20 @@ async function waitForExtras(bookId: number, total: number): Promise<void> {
 }
 
 void test("a book bought by user00..user999 keeps user00..user49 and moves the rest in order", async () => {
-  await db
+  await fixture.db
     .collection("sales")
     .insertOne({ _id: 2 as never, title: "The Wooden Amulet", customers_purchased: [] });
   await buyInBatches(2, users(0, 1000), 100);
   await waitForExtras(2, 1000);
 
-  const book = await db.collection("sales").findOne({ _id: 2 as never });
+  const book = await fixture.db.collection("sales").findOne({ _id: 2 as never });
   assert.deepEqual(book?.customers_purchased, users(0, 50));
   assert.equal(book?.has_extras, true);
-  assert.deepEqual(await allPurchasers(db, 2), users(0, 1000));
+  assert.deepEqual(await allPurchasers(fixture.db, 2), users(0, 1000));
 });
 
 void test("later purchases of an outlier book land in order after the earlier extras", async () => {
-  await db
+  await fixture.db
     .collection("sales")
     .insertOne({ _id: 3 as never, title: "Invisible Cities", customers_purchased: [] });
   await buyInBatches(3, users(0, 120), 60);
@@ -63,18 +46,20 @@ void test("later purchases of an outlier book land in order after the earlier ex
   await buyInBatches(3, users(120, 130), 1);
   await waitForExtras(3, 130);
 
-  assert.deepEqual(await allPurchasers(db, 3), users(0, 130));
+  assert.deepEqual(await allPurchasers(fixture.db, 3), users(0, 130));
 });
 
 void test("a book under the threshold is left exactly as the application wrote it", async () => {
-  await db
+  await fixture.db
     .collection("sales")
     .insertOne({ _id: 4 as never, title: "Short Stories", customers_purchased: users(0, 3) });
-  await db.collection("sales").insertOne({ _id: 5 as never, title: "Marker", customers_purchased: [] });
+  await fixture.db
+    .collection("sales")
+    .insertOne({ _id: 5 as never, title: "Marker", customers_purchased: [] });
   await buyInBatches(5, users(0, 60), 60);
   await waitForExtras(5, 60);
 
-  const book = await db.collection("sales").findOne({ _id: 4 as never });
+  const book = await fixture.db.collection("sales").findOne({ _id: 4 as never });
   assert.deepEqual(book, { _id: 4, title: "Short Stories", customers_purchased: users(0, 3) });
-  assert.equal(await db.collection("extra_sales").countDocuments({ book_id: 4 }), 0);
+  assert.equal(await fixture.db.collection("extra_sales").countDocuments({ book_id: 4 }), 0);
 });

@@ -1,9 +1,8 @@
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Db, Document } from "mongodb";
+import type { Document } from "mongodb";
 import { waitUntil } from "../../../src/wait-until.js";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
-import { startSidecar, testConfig, type TestSidecar } from "./harness.js";
+import { useSidecarOnFreshDatabase } from "./harness.js";
 
 interface Product {
   _id: number;
@@ -11,22 +10,7 @@ interface Product {
   reviews: Document[];
 }
 
-let mongo: TestMongo;
-let db: Db;
-let sidecar: TestSidecar;
-
-before(async () => {
-  mongo = await startTestMongo();
-  const name = uniqueDatabaseName("subset");
-  db = mongo.client.db(name);
-  sidecar = await startSidecar(mongo, testConfig(name));
-});
-
-after(async () => {
-  await sidecar?.stop();
-  await db?.dropDatabase();
-  await mongo?.close();
-});
+const fixture = useSidecarOnFreshDatabase("subset");
 
 const DAY = 86_400_000;
 
@@ -46,7 +30,7 @@ function embeddedIds(product: Product | null): number[] {
 async function waitForEmbedded(productId: number, ids: number[]): Promise<void> {
   await waitUntil(
     async () => {
-      const product = await db.collection<Product>("products").findOne({ _id: productId });
+      const product = await fixture.db.collection<Product>("products").findOne({ _id: productId });
       return JSON.stringify(embeddedIds(product)) === JSON.stringify(ids);
     },
     { description: `product ${productId} to embed reviews ${ids.join(",")}` },
@@ -56,30 +40,33 @@ async function waitForEmbedded(productId: number, ids: number[]): Promise<void> 
 const newestTen = (last: number) => Array.from({ length: 10 }, (_, i) => last - i);
 
 void test("a product with 786 reviews keeps the 10 newest embedded and all 786 in reviews once", async () => {
-  await db.collection<Product>("products").insertOne({ _id: 1, name: "Super Widget", reviews: [] });
+  await fixture.db.collection<Product>("products").insertOne({ _id: 1, name: "Super Widget", reviews: [] });
   for (let first = 1; first <= 786; first += 131) {
     const batch = Array.from({ length: Math.min(131, 787 - first) }, (_, i) => review(first + i)).reverse();
-    await db
+    await fixture.db
       .collection<Product>("products")
       .updateOne({ _id: 1 }, { $push: { reviews: { $each: batch, $position: 0 } } });
   }
   await waitForEmbedded(1, newestTen(786));
-  await waitUntil(async () => (await db.collection("reviews").countDocuments({ product_id: 1 })) === 786, {
-    description: "786 reviews in the full set",
-  });
+  await waitUntil(
+    async () => (await fixture.db.collection("reviews").countDocuments({ product_id: 1 })) === 786,
+    {
+      description: "786 reviews in the full set",
+    },
+  );
 
-  const ids = await db.collection("reviews").distinct("review_id", { product_id: 1 });
+  const ids = await fixture.db.collection("reviews").distinct("review_id", { product_id: 1 });
   assert.equal(ids.length, 786);
 });
 
 void test("a newer review inserted directly into reviews enters the embedded array", async () => {
-  await db.collection("reviews").insertOne({ ...review(787), product_id: 1 });
+  await fixture.db.collection("reviews").insertOne({ ...review(787), product_id: 1 });
   await waitForEmbedded(1, newestTen(787));
 });
 
 void test("an older review inserted directly into reviews stays out of the embedded array", async () => {
-  await db.collection("reviews").insertOne({ ...review(0), product_id: 1 });
-  await db.collection("reviews").insertOne({ ...review(788), product_id: 1 });
+  await fixture.db.collection("reviews").insertOne({ ...review(0), product_id: 1 });
+  await fixture.db.collection("reviews").insertOne({ ...review(788), product_id: 1 });
   await waitForEmbedded(1, newestTen(788));
-  assert.equal(await db.collection("reviews").countDocuments({ product_id: 1 }), 789);
+  assert.equal(await fixture.db.collection("reviews").countDocuments({ product_id: 1 }), 789);
 });
