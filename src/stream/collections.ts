@@ -30,7 +30,11 @@ function indexesOf(rule: Rule): IndexWanted[] {
           keys: { [rule.referenceField]: 1, [rule.idField]: 1 },
           options: { unique: true },
         },
-        { collection: rule.fullSetCollection, keys: { [rule.referenceField]: 1, [rule.sortField]: -1 } },
+        {
+          collection: rule.fullSetCollection,
+          // Serves the reader's "newest" query, ties broken by idField as the planner ranks them.
+          keys: { [rule.referenceField]: 1, [rule.sortField]: -1, [rule.idField]: -1 },
+        },
       ];
   }
 }

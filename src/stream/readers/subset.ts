@@ -38,7 +38,7 @@ export async function readSubsetState(
     .toArray();
   const newest = await fullSet
     .find({ [rule.referenceField]: source._id }, { session })
-    .sort({ [rule.sortField]: -1, _id: -1 })
+    .sort({ [rule.sortField]: -1, [rule.idField]: -1 })
     .limit(rule.threshold)
     .toArray();
   return { source, fullSet: uniqueById([...embedded, ...newest]) };
