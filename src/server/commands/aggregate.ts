@@ -3,7 +3,7 @@
 // using indexes, and a final $out or $merge is carried out here as writes.
 import type { Document } from "bson";
 import { openChangeStream } from "../changestream/index.js";
-import { runPipeline } from "../query/index.js";
+import { collatorFor, runPipeline } from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { ServerState } from "../server-state.js";
 import { documentKey } from "../storage/stored-collection.js";
@@ -72,8 +72,10 @@ export const aggregate: CommandHandler = async (request, server) => {
 function runStages(request: CommandRequest, server: ServerState, stages: Document[]): Document[] {
   const view = server.scope(request.transaction).view;
   const collectionName = request.body.aggregate;
+  const strings = collatorFor(request.body.collation, "aggregate.collation");
   const context = {
     collection: (name: string) => view.documents(server.catalog.collection(request.db, name)),
+    strings,
   };
   if (typeof collectionName !== "string") {
     // `aggregate: 1` runs collection-less stages ($documents); nothing else is supported.
@@ -83,7 +85,7 @@ function runStages(request: CommandRequest, server: ServerState, stages: Documen
   const leadingMatch = (stages[0] as Document | undefined)?.$match as Document | undefined;
   if (leadingMatch && typeof leadingMatch === "object") {
     return runPipeline(
-      view.find(collection, leadingMatch).map((v) => v.doc),
+      view.find(collection, leadingMatch, strings).map((v) => v.doc),
       stages.slice(1),
       context,
     );

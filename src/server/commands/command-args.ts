@@ -2,6 +2,7 @@
 // wire layer keeps their types; these functions accept any of them.
 import type { Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
+import { collatorFor } from "../query/index.js";
 import type { CommandRequest } from "./command-context.js";
 
 export function numberValue(value: unknown): number | undefined {
@@ -71,14 +72,15 @@ export function documentArray(body: Document, field: string): Document[] {
   return raw as Document[];
 }
 
-/** Collations other than "simple" change comparisons, which this server does not emulate. */
-export function assertSimpleCollation(collation: unknown): void {
-  if (collation === undefined || collation === null) return;
-  const locale = (collation as Document).locale;
-  if (locale === "simple") return;
+/**
+ * For commands that do not compare strings under a collation (create's default collation,
+ * for one): a collation is validated like mongod's, and accepted only when it is "simple".
+ */
+export function assertSimpleCollation(collation: unknown, field: string): void {
+  if (collatorFor(collation, field) === undefined) return;
   throw new ServerError(
     ErrorCode.NotImplemented,
     "NotImplemented",
-    `collation ${JSON.stringify(collation)} is not supported by the embedded server (only 'simple')`,
+    `${field} ${JSON.stringify(collation)} is not supported by the embedded server (only 'simple')`,
   );
 }

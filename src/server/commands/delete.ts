@@ -1,9 +1,9 @@
 // delete: `limit: 1` removes the first match, `limit: 0` every match; each removal commits on
 // its own outside a transaction.
 import type { Document } from "bson";
+import { collatorFor } from "../query/index.js";
 import type { CommandHandler } from "./command-context.js";
 import {
-  assertSimpleCollation,
   documentArray,
   numberValue,
   optionalCount,
@@ -22,11 +22,12 @@ export const deleteCommand: CommandHandler = async (request, server) => {
   for (const [index, raw] of statements.entries()) {
     try {
       const filter = optionalDocument(raw, "q") ?? {};
-      assertSimpleCollation((raw as Document).collation);
+      // An invalid collation fails its statement (a write error), as in mongod.
+      const strings = collatorFor((raw as Document).collation, "delete.deletes.collation");
       const justOne = numberValue((raw as Document).limit) === 1;
       const collection = server.catalog.collection(request.db, name);
       const select = () => {
-        const matches = scope.view.find(collection, filter);
+        const matches = scope.view.find(collection, filter, strings);
         return justOne ? matches.slice(0, 1) : matches;
       };
       await scope.waitForUnlocked(collection, () => select().map((m) => m.key));

@@ -15,6 +15,9 @@ import { runInSession } from "./session-handling.js";
 
 const ZERO_SIGNATURE = { hash: new Binary(Buffer.alloc(20)), keyId: Long.fromNumber(0) };
 
+/** Commands that compare strings under their `collation`; others accept only "simple". */
+const COLLATING_COMMANDS = new Set(["find", "count", "distinct", "aggregate", "findAndModify"]);
+
 export async function dispatchCommand(
   body: Document,
   db: string,
@@ -47,7 +50,9 @@ async function runCommand(
     if (request.name === "") throw new ServerError(ErrorCode.BadValue, "BadValue", "empty command document");
     throw new ServerError(ErrorCode.CommandNotFound, "CommandNotFound", `no such command: '${request.name}'`);
   }
-  assertSimpleCollation(request.body.collation);
+  if (!COLLATING_COMMANDS.has(request.name)) {
+    assertSimpleCollation(request.body.collation, `${request.name}.collation`);
+  }
   const failure =
     request.name === "configureFailPoint"
       ? undefined

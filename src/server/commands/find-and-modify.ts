@@ -1,11 +1,12 @@
 // findAndModify: one document, chosen by query and sort, updated, replaced or removed; the
 // reply holds it (before, or after with `new: true`), projected by `fields`.
 import type { Document } from "bson";
-import { projectDocument, sortDocuments } from "../query/index.js";
+import { collatorFor, projectDocument, sortDocuments, type StringComparator } from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { CommandHandler } from "./command-context.js";
 import { optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
 import { runUpdateStatement } from "./update.js";
+import type { VisibleDocument } from "../storage/read-view.js";
 
 export const findAndModify: CommandHandler = async (request, server) => {
   const body = request.body;
@@ -23,11 +24,12 @@ export const findAndModify: CommandHandler = async (request, server) => {
     );
   }
   const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
-  const pickFirst = (matches: { key: string; doc: Document }[]) => {
+  const pickFirst = (matches: VisibleDocument[], strings?: StringComparator) => {
     if (!sort || Object.keys(sort).length === 0 || matches.length < 2) return matches.slice(0, 1);
     const first = sortDocuments(
       matches.map((m) => m.doc),
       sort,
+      strings,
     )[0];
     return matches.filter((m) => m.doc === first).slice(0, 1);
   };
@@ -35,8 +37,9 @@ export const findAndModify: CommandHandler = async (request, server) => {
     doc && fields && Object.keys(fields).length > 0 ? projectDocument(doc, fields) : doc;
 
   if (remove) {
+    const strings = collatorFor(body.collation, "findAndModify.collation");
     const collection = server.catalog.collection(request.db, name);
-    const select = () => pickFirst(scope.view.find(collection, query));
+    const select = () => pickFirst(scope.view.find(collection, query, strings), strings);
     await scope.waitForUnlocked(collection, () => select().map((m) => m.key));
     const [target] = select();
     if (target) scope.write(collection!, target.key, target.doc, null, "delete");
@@ -54,6 +57,7 @@ export const findAndModify: CommandHandler = async (request, server) => {
       upsert: truthy(body.upsert),
       multi: false,
       arrayFilters: Array.isArray(body.arrayFilters) ? (body.arrayFilters as Document[]) : undefined,
+      collation: body.collation,
     },
     pickFirst,
   );

@@ -1,7 +1,8 @@
 // find, count and distinct: reads through the operation's view (snapshot in a transaction),
-// using the _id or a secondary index for equality filters instead of a scan.
+// using the _id or a secondary index for equality filters instead of a scan. A collation
+// changes how their filters, sorts and distinct values compare strings.
 import type { Document } from "bson";
-import { compareValues, projectDocument, sortDocuments, valuesEqual } from "../query/index.js";
+import { collatorFor, compareValues, projectDocument, sortDocuments, valuesEqual } from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import { ArrayCursor } from "./array-cursor.js";
 import type { CommandHandler } from "./command-context.js";
@@ -17,11 +18,12 @@ export const find: CommandHandler = (request, server) => {
   if (truthy(body.tailable)) {
     throw new ServerError(ErrorCode.NotImplemented, "NotImplemented", "tailable cursors are not supported");
   }
+  const strings = collatorFor(body.collation, "find.collation");
   const scope = server.scope(request.transaction);
   const collection = server.catalog.collection(request.db, name);
-  let docs = scope.view.find(collection, optionalDocument(body, "filter") ?? {}).map((v) => v.doc);
+  let docs = scope.view.find(collection, optionalDocument(body, "filter") ?? {}, strings).map((v) => v.doc);
   const sort = optionalDocument(body, "sort");
-  if (sort && Object.keys(sort).length > 0) docs = sortDocuments(docs, sort);
+  if (sort && Object.keys(sort).length > 0) docs = sortDocuments(docs, sort, strings);
   const skip = optionalCount(body, "skip") ?? 0;
   let limit = optionalCount(body, "limit") ?? 0;
   let singleBatch = truthy(body.singleBatch);
@@ -44,11 +46,12 @@ export const count: CommandHandler = (request, server) => {
   const name = targetCollection(request);
   const collection = server.catalog.collection(request.db, name);
   const query = optionalDocument(request.body, "query") ?? {};
+  const strings = collatorFor(request.body.collation, "count.collation");
   const scope = server.scope(request.transaction);
   let n =
     Object.keys(query).length === 0 && !request.transaction
       ? (collection?.count ?? 0)
-      : scope.view.find(collection, query).length;
+      : scope.view.find(collection, query, strings).length;
   const skip = optionalCount(request.body, "skip") ?? 0;
   const limit = Math.abs(optionalCount(request.body, "limit") ?? 0);
   n = Math.max(0, n - skip);
@@ -61,17 +64,19 @@ export const distinct: CommandHandler = (request, server) => {
   const key = request.body.key;
   if (typeof key !== "string")
     throw new ServerError(ErrorCode.TypeMismatch, "TypeMismatch", "'key' must be a string");
+  const strings = collatorFor(request.body.collation, "distinct.collation");
   const collection = server.catalog.collection(request.db, name);
   const matches = server
     .scope(request.transaction)
-    .view.find(collection, optionalDocument(request.body, "query") ?? {});
+    .view.find(collection, optionalDocument(request.body, "query") ?? {}, strings);
+  // Values equal under the collation are one value, reported as the first one met (mongod's).
   const values: unknown[] = [];
   for (const { doc } of matches) {
     for (const value of valuesAtPath(doc, key.split("."))) {
-      if (!values.some((seen) => valuesEqual(seen, value))) values.push(value);
+      if (!values.some((seen) => valuesEqual(seen, value, strings))) values.push(value);
     }
   }
-  values.sort(compareValues);
+  values.sort((a, b) => compareValues(a, b, strings));
   return { values, ok: 1 };
 };
 

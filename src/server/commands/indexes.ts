@@ -7,7 +7,13 @@ import type { IndexSpec } from "../storage/secondary-index.js";
 import { ID_INDEX_NAME, type StoredCollection } from "../storage/stored-collection.js";
 import { ArrayCursor } from "./array-cursor.js";
 import type { CommandHandler } from "./command-context.js";
-import { documentArray, numberValue, targetCollection, truthy } from "./command-args.js";
+import {
+  assertSimpleCollation,
+  documentArray,
+  numberValue,
+  targetCollection,
+  truthy,
+} from "./command-args.js";
 import { existingCollection } from "./collections.js";
 import { firstBatchReply } from "./cursor-replies.js";
 import { canonicalKey } from "../storage/canonical-key.js";
@@ -60,6 +66,8 @@ function parseIndexSpec(raw: Document): IndexSpec {
       );
     }
   }
+  // Index keys here are binary; a collated index would need collation-ordered keys.
+  assertSimpleCollation(raw.collation, "createIndexes.indexes.collation");
   const name = typeof raw.name === "string" ? raw.name : defaultIndexName(key);
   const options: Document = {};
   for (const [option, value] of Object.entries(raw))

@@ -2,19 +2,19 @@
 // and no match, the new document starts from upsertSeed(q) and the update runs as an insert.
 import { serialize, type Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
-import { applyUpdate, isReplacement, upsertSeed } from "../query/index.js";
+import {
+  applyUpdate,
+  collatorFor,
+  isReplacement,
+  upsertSeed,
+  type StringComparator,
+} from "../query/index.js";
 import type { OperationScope } from "../sessions/operation-scope.js";
+import type { VisibleDocument } from "../storage/read-view.js";
 import { assertUpdatedSize, assertValidId } from "../storage/document-limits.js";
 import { documentKey, type StoredCollection } from "../storage/stored-collection.js";
 import type { CommandHandler, CommandRequest } from "./command-context.js";
-import {
-  assertSimpleCollation,
-  documentArray,
-  optionalCount,
-  optionalDocument,
-  targetCollection,
-  truthy,
-} from "./command-args.js";
+import { documentArray, optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
 import { toWriteError, withIdFirst, writeReply, type WriteErrorEntry } from "./write-results.js";
 import type { ServerState } from "../server-state.js";
 
@@ -24,6 +24,8 @@ export interface UpdateStatement {
   upsert: boolean;
   multi: boolean;
   arrayFilters?: Document[];
+  /** The statement's collation document, as sent (validated when the statement runs). */
+  collation?: unknown;
 }
 
 export interface UpdateOutcome {
@@ -76,13 +78,13 @@ function parseStatement(raw: Document): UpdateStatement {
   if (raw.sort !== undefined) {
     throw new ServerError(40415, "Location40415", "BSON field 'update.updates.sort' is an unknown field.");
   }
-  assertSimpleCollation(raw.collation);
   return {
     q: optionalDocument(raw, "q") ?? {},
     u,
     upsert: truthy(raw.upsert),
     multi: truthy(raw.multi),
     arrayFilters: Array.isArray(raw.arrayFilters) ? (raw.arrayFilters as Document[]) : undefined,
+    collation: raw.collation,
   };
 }
 
@@ -92,18 +94,21 @@ export async function runUpdateStatement(
   request: CommandRequest,
   name: string,
   statement: UpdateStatement,
-  pick: (matches: { key: string; doc: Document }[]) => { key: string; doc: Document }[] = (m) => m,
+  pick: (matches: VisibleDocument[], strings?: StringComparator) => VisibleDocument[] = (m) => m,
 ): Promise<UpdateOutcome> {
+  // An invalid collation fails its statement (a write error), as in mongod.
+  const field = request.name === "update" ? "update.updates.collation" : `${request.name}.collation`;
+  const strings = collatorFor(statement.collation, field);
   const existing = server.catalog.collection(request.db, name);
   const select = () => {
-    const matches = pick(scope.view.find(existing, statement.q));
+    const matches = pick(scope.view.find(existing, statement.q, strings), strings);
     return statement.multi ? matches : matches.slice(0, 1);
   };
   await scope.waitForUnlocked(existing, () => select().map((m) => m.key));
   const matches = select();
   if (matches.length === 0) {
     if (!statement.upsert) return { matched: 0, modified: 0, before: [], after: [] };
-    return upsertDocument(server, scope, request.db, name, statement);
+    return upsertDocument(server, scope, request.db, name, statement, strings);
   }
   const outcome: UpdateOutcome = { matched: matches.length, modified: 0, before: [], after: [] };
   for (const { key, doc } of matches) {
@@ -111,6 +116,7 @@ export async function runUpdateStatement(
       isInsert: false,
       arrayFilters: statement.arrayFilters,
       filter: statement.q,
+      strings,
     });
     outcome.before.push(doc);
     outcome.after.push(updated);
@@ -128,9 +134,14 @@ function upsertDocument(
   db: string,
   name: string,
   statement: UpdateStatement,
+  strings: StringComparator | undefined,
 ): UpdateOutcome {
   const seed = upsertSeed(statement.q);
-  const updated = applyUpdate(seed, statement.u, { isInsert: true, arrayFilters: statement.arrayFilters });
+  const updated = applyUpdate(seed, statement.u, {
+    isInsert: true,
+    arrayFilters: statement.arrayFilters,
+    strings,
+  });
   const doc = withIdFirst(
     isReplacement(statement.u) && seed._id !== undefined && updated._id === undefined
       ? { _id: seed._id, ...updated }

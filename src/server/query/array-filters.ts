@@ -1,12 +1,14 @@
 // arrayFilters: `[{ "elem.grade": { $gte: 85 } }, { x: 5 }]`. Each filter names one identifier
 // (the first path component of all its keys) and is matched against `{ <identifier>: element }`.
 import type { Document } from "bson";
+import type { StringComparator } from "./bson-order.js";
 import { isPlainDocument } from "./bson-types.js";
 import { compileFilter } from "./filter.js";
 import { queryError } from "./query-error.js";
 
 export function compileArrayFilters(
   arrayFilters: Document[] | undefined,
+  strings?: StringComparator,
 ): Map<string, (element: unknown) => boolean> {
   const compiled = new Map<string, (element: unknown) => boolean>();
   for (const filter of arrayFilters ?? []) {
@@ -19,7 +21,7 @@ export function compileArrayFilters(
         `Found multiple array filters with the same top-level field name ${identifier}`,
       );
     }
-    const matches = compileFilter(filter);
+    const matches = compileFilter(filter, { strings });
     compiled.set(identifier, (element) => matches({ [identifier]: element }));
   }
   return compiled;

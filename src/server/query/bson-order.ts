@@ -1,6 +1,8 @@
 // MongoDB's total order over BSON values (the "BSON comparison order" of the manual): values
 // of different types compare by a canonical type rank; numbers compare by value whatever
 // their representation; documents compare field by field (type, then name, then value).
+// String values (not field names, regexes or code) compare through a StringComparator, so a
+// collation changes how strings order and which are equal, and nothing else.
 import type { Binary, BSONRegExp, Long, ObjectId, Timestamp } from "bson";
 import { bsonTag, bsonTypeOf, isNumeric, toNumber } from "./bson-types.js";
 
@@ -41,8 +43,18 @@ export function canonicalRank(value: unknown): number {
 
 const sign = (n: number): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
 
+/** Orders two strings: <0, 0 or >0. A collation's comparator, or the simple binary one. */
+export type StringComparator = (a: string, b: string) => number;
+
+/** The "simple" collation: strings compare by their code units. */
+export const compareBinaryStrings: StringComparator = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Compares two values in MongoDB's BSON order; <0, 0 or >0. */
-export function compareValues(a: unknown, b: unknown): number {
+export function compareValues(
+  a: unknown,
+  b: unknown,
+  strings: StringComparator = compareBinaryStrings,
+): number {
   const rankA = canonicalRank(a);
   const rankB = canonicalRank(b);
   if (rankA !== rankB) return rankA < rankB ? -1 : 1;
@@ -54,11 +66,11 @@ export function compareValues(a: unknown, b: unknown): number {
     case 10:
       return compareNumbers(a, b);
     case 15:
-      return compareStrings(String(a), String(b));
+      return sign(strings(String(a), String(b)));
     case 20:
-      return compareDocuments(a as Record<string, unknown>, b as Record<string, unknown>);
+      return compareDocuments(a as Record<string, unknown>, b as Record<string, unknown>, strings);
     case 25:
-      return compareArrays(a as unknown[], b as unknown[]);
+      return compareArrays(a as unknown[], b as unknown[], strings);
     case 30:
       return compareBinary(a, b);
     case 35:
@@ -77,13 +89,11 @@ export function compareValues(a: unknown, b: unknown): number {
 }
 
 /** Equality as `$eq` sees it: numeric across representations, field order significant. */
-export function valuesEqual(a: unknown, b: unknown): boolean {
-  return compareValues(a, b) === 0;
+export function valuesEqual(a: unknown, b: unknown, strings?: StringComparator): boolean {
+  return compareValues(a, b, strings) === 0;
 }
 
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+const compareStrings = compareBinaryStrings;
 
 function asBigInt(value: unknown): bigint | undefined {
   if (typeof value === "bigint") return value;
@@ -119,7 +129,11 @@ function compareDoubleToBigInt(x: number, big: bigint): number {
   return x > Math.floor(x) ? 1 : 0;
 }
 
-function compareDocuments(a: Record<string, unknown>, b: Record<string, unknown>): number {
+function compareDocuments(
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+  strings: StringComparator,
+): number {
   const keysA = Object.keys(a);
   const keysB = Object.keys(b);
   const shared = Math.min(keysA.length, keysB.length);
@@ -130,16 +144,16 @@ function compareDocuments(a: Record<string, unknown>, b: Record<string, unknown>
     if (byType !== 0) return sign(byType);
     const byName = compareStrings(keysA[i], keysB[i]);
     if (byName !== 0) return byName;
-    const byValue = compareValues(valueA, valueB);
+    const byValue = compareValues(valueA, valueB, strings);
     if (byValue !== 0) return byValue;
   }
   return sign(keysA.length - keysB.length);
 }
 
-function compareArrays(a: unknown[], b: unknown[]): number {
+function compareArrays(a: unknown[], b: unknown[], strings: StringComparator): number {
   const shared = Math.min(a.length, b.length);
   for (let i = 0; i < shared; i++) {
-    const order = compareValues(a[i], b[i]);
+    const order = compareValues(a[i], b[i], strings);
     if (order !== 0) return order;
   }
   return sign(a.length - b.length);

@@ -3,7 +3,7 @@
 // an array's elements as well as to the array itself, and only compares values of the same
 // canonical type ("type bracketing": `{$gt: 5}` never matches a string).
 import type { Document } from "bson";
-import { canonicalRank, compareValues, valuesEqual } from "./bson-order.js";
+import { canonicalRank, compareValues, valuesEqual, type StringComparator } from "./bson-order.js";
 import { isNumeric, isPlainDocument, isRegex, toNumber } from "./bson-types.js";
 import type { LeafPredicate } from "./filter-path.js";
 import { queryError } from "./query-error.js";
@@ -22,24 +22,38 @@ export interface CompiledOperator {
 
 export type SubFilterCompiler = (filter: Document) => (doc: Document) => boolean;
 
+/** What operators compile with: nested filters ($elemMatch, $all) and the collation's order. */
+export interface OperatorContext {
+  readonly subFilter: SubFilterCompiler;
+  /** A non-simple collation's string order; undefined compares strings as binary. */
+  readonly strings?: StringComparator;
+}
+
 const scalar = (test: LeafPredicate): CompiledOperator => ({ test, expandsArrays: true, negated: false });
 const whole = (test: LeafPredicate): CompiledOperator => ({ test, expandsArrays: false, negated: false });
 const negation = (inner: CompiledOperator): CompiledOperator => ({ ...inner, negated: !inner.negated });
 
-/** The test an operator's argument stands for: regexes match strings, anything else is equality. */
-export function equalityTest(expected: unknown): LeafPredicate {
+/**
+ * The test an operator's argument stands for: regexes match strings (a collation never
+ * applies to regexes, as in mongod), anything else is equality under the collation.
+ */
+export function equalityTest(expected: unknown, strings?: StringComparator): LeafPredicate {
   if (isRegex(expected)) {
     const regex = compileRegex(expected);
     return (value) => regexMatches(regex, value) || (isRegex(value) && valuesEqual(value, expected));
   }
-  return (value) => valuesEqual(value, expected);
+  return (value) => valuesEqual(value, expected, strings);
 }
 
-function comparisonTest(expected: unknown, accept: (order: number) => boolean): LeafPredicate {
+function comparisonTest(
+  expected: unknown,
+  strings: StringComparator | undefined,
+  accept: (order: number) => boolean,
+): LeafPredicate {
   return (value) => {
     if (value === undefined) value = null;
     if (!sameCanonicalType(value, expected)) return false;
-    return accept(compareValues(value, expected));
+    return accept(compareValues(value, expected, strings));
   };
 }
 
@@ -48,13 +62,13 @@ function sameCanonicalType(a: unknown, b: unknown): boolean {
   return canonicalRank(a) === canonicalRank(b);
 }
 
-function inTest(argument: unknown): LeafPredicate {
+function inTest(argument: unknown, strings: StringComparator | undefined): LeafPredicate {
   if (!Array.isArray(argument)) throw queryError("BadValue", "$in needs an array");
   const tests = argument.map((item) => {
     if (isPlainDocument(item) && Object.keys(item)[0]?.startsWith("$")) {
       throw queryError("BadValue", "cannot nest $ under $in");
     }
-    return equalityTest(item);
+    return equalityTest(item, strings);
   });
   return (value) => tests.some((test) => test(value === undefined ? null : value));
 }
@@ -76,37 +90,36 @@ function sizeTest(argument: unknown): LeafPredicate {
   return (value) => Array.isArray(value) && value.length === size;
 }
 
-function elemMatchTest(argument: unknown, compileSubFilter: SubFilterCompiler): LeafPredicate {
+function elemMatchTest(argument: unknown, context: OperatorContext): LeafPredicate {
   if (!isPlainDocument(argument)) throw queryError("BadValue", "$elemMatch needs an Object");
   const firstKey = Object.keys(argument)[0] ?? "";
   const isValueForm = firstKey.startsWith("$") && !["$and", "$or", "$nor", "$expr"].includes(firstKey);
   if (isValueForm) {
-    const element = compileOperatorSet(argument, compileSubFilter);
+    const element = compileOperatorSet(argument, context);
     return (value) => Array.isArray(value) && value.some(element);
   }
-  const matches = compileSubFilter(argument);
+  const matches = context.subFilter(argument);
   return (value) =>
     Array.isArray(value) &&
     value.some((e) => (isPlainDocument(e) || Array.isArray(e)) && matches(e as Document));
 }
 
-function allTest(argument: unknown, compileSubFilter: SubFilterCompiler): LeafPredicate {
+function allTest(argument: unknown, context: OperatorContext): LeafPredicate {
   if (!Array.isArray(argument)) throw queryError("BadValue", "$all needs an array");
   if (argument.length === 0) return () => false;
   const tests = argument.map((item) => {
-    if (isPlainDocument(item) && "$elemMatch" in item)
-      return elemMatchTest(item.$elemMatch, compileSubFilter);
-    const test = equalityTest(item);
+    if (isPlainDocument(item) && "$elemMatch" in item) return elemMatchTest(item.$elemMatch, context);
+    const test = equalityTest(item, context.strings);
     return (value: unknown) => test(value) || (Array.isArray(value) && value.some(test));
   });
   return (value) => tests.every((test) => test(value));
 }
 
 /** Applies every operator of `{ $gt: 1, $lt: 5 }` to one value, without array expansion. */
-export function compileOperatorSet(operators: Document, compileSubFilter: SubFilterCompiler): LeafPredicate {
+export function compileOperatorSet(operators: Document, context: OperatorContext): LeafPredicate {
   const compiled = Object.entries(operators)
     .filter(([name]) => name !== "$options")
-    .map(([name, argument]) => compileOperator(name, argument, operators, compileSubFilter));
+    .map(([name, argument]) => compileOperator(name, argument, operators, context));
   return (value) => compiled.every((op) => op.test(value) !== op.negated);
 }
 
@@ -114,25 +127,26 @@ export function compileOperator(
   name: string,
   argument: unknown,
   siblings: Document,
-  compileSubFilter: SubFilterCompiler,
+  context: OperatorContext,
 ): CompiledOperator {
+  const strings = context.strings;
   switch (name) {
     case "$eq":
-      return scalar((value) => valuesEqual(value === undefined ? null : value, argument));
+      return scalar((value) => valuesEqual(value === undefined ? null : value, argument, strings));
     case "$ne":
-      return negation(compileOperator("$eq", argument, siblings, compileSubFilter));
+      return negation(compileOperator("$eq", argument, siblings, context));
     case "$gt":
-      return scalar(comparisonTest(argument, (order) => order > 0));
+      return scalar(comparisonTest(argument, strings, (order) => order > 0));
     case "$gte":
-      return scalar(comparisonTest(argument, (order) => order >= 0));
+      return scalar(comparisonTest(argument, strings, (order) => order >= 0));
     case "$lt":
-      return scalar(comparisonTest(argument, (order) => order < 0));
+      return scalar(comparisonTest(argument, strings, (order) => order < 0));
     case "$lte":
-      return scalar(comparisonTest(argument, (order) => order <= 0));
+      return scalar(comparisonTest(argument, strings, (order) => order <= 0));
     case "$in":
-      return scalar(inTest(argument));
+      return scalar(inTest(argument, strings));
     case "$nin":
-      return negation(scalar(inTest(argument)));
+      return negation(scalar(inTest(argument, strings)));
     case "$exists":
       return { test: (value) => value !== undefined, expandsArrays: false, negated: !argument };
     case "$type":
@@ -146,11 +160,11 @@ export function compileOperator(
       return scalar((value) => regexMatches(regex, value));
     }
     case "$all":
-      return whole(allTest(argument, compileSubFilter));
+      return whole(allTest(argument, context));
     case "$elemMatch":
-      return whole(elemMatchTest(argument, compileSubFilter));
+      return whole(elemMatchTest(argument, context));
     case "$not":
-      return negation(whole(notTest(argument, compileSubFilter)));
+      return negation(whole(notTest(argument, context)));
     case "$comment":
       return whole(() => true);
     default:
@@ -159,7 +173,7 @@ export function compileOperator(
 }
 
 /** `$not` negates a regex or an operator document, applied with array expansion as usual. */
-function notTest(argument: unknown, compileSubFilter: SubFilterCompiler): LeafPredicate {
+function notTest(argument: unknown, context: OperatorContext): LeafPredicate {
   if (isRegex(argument)) {
     const test = equalityTest(argument);
     return (value) => test(value) || (Array.isArray(value) && value.some(test));
@@ -171,7 +185,7 @@ function notTest(argument: unknown, compileSubFilter: SubFilterCompiler): LeafPr
     .filter(([name]) => name !== "$options")
     .map(([name, value]) => {
       if (!name.startsWith("$")) throw queryError("BadValue", `unknown operator: ${name}`);
-      return expandLeaf(compileOperator(name, value, argument, compileSubFilter));
+      return expandLeaf(compileOperator(name, value, argument, context));
     });
   return (value) => operators.every((test) => test(value));
 }

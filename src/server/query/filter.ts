@@ -1,39 +1,56 @@
 // Query filters compiled once into a predicate: `compileFilter(filter)(doc)`. Top-level
 // logical operators and `$expr` are handled here; field operators in filter-operators.ts.
 import type { Document } from "bson";
+import type { StringComparator } from "./bson-order.js";
 import { isPlainDocument } from "./bson-types.js";
 import { anyValueAtPath, splitPath } from "./filter-path.js";
-import { compileOperator, equalityTest, expandLeaf, type CompiledOperator } from "./filter-operators.js";
+import {
+  compileOperator,
+  equalityTest,
+  expandLeaf,
+  type CompiledOperator,
+  type OperatorContext,
+} from "./filter-operators.js";
 import { compileExprPredicate } from "./expression.js";
 import { queryError } from "./query-error.js";
 
 export type DocumentPredicate = (doc: Document) => boolean;
 
+export interface FilterOptions {
+  /** `let` variables and `$$` values visible to `$expr`. */
+  readonly variables?: Document;
+  /** A non-simple collation's string order; undefined compares strings as binary. */
+  readonly strings?: StringComparator;
+}
+
 const NOT_IMPLEMENTED_TOP_LEVEL = new Set(["$where", "$text", "$jsonSchema", "$near", "$geoWithin"]);
 
 /** Compiles a filter once, for matching many documents (throws BadValue on an invalid filter). */
-export function compileFilter(filter: Document, variables?: Document): DocumentPredicate {
+export function compileFilter(filter: Document, options: FilterOptions = {}): DocumentPredicate {
   if (!isPlainDocument(filter)) throw queryError("BadValue", "query filter must be an object");
-  const clauses = Object.entries(filter).map(([key, value]) => compileClause(key, value, variables));
+  const clauses = Object.entries(filter).map(([key, value]) => compileClause(key, value, options));
   if (clauses.length === 1) return clauses[0];
   return (doc) => clauses.every((clause) => clause(doc));
 }
 
-export function matchesFilter(doc: Document, filter: Document, variables?: Document): boolean {
-  return compileFilter(filter, variables)(doc);
+export function matchesFilter(doc: Document, filter: Document, options?: FilterOptions): boolean {
+  return compileFilter(filter, options)(doc);
 }
 
-function compileClause(key: string, value: unknown, variables?: Document): DocumentPredicate {
-  if (!key.startsWith("$")) return compileFieldClause(key, value, variables);
+function compileClause(key: string, value: unknown, options: FilterOptions): DocumentPredicate {
+  if (!key.startsWith("$")) return compileFieldClause(key, value, options);
   switch (key) {
     case "$and":
-      return compileLogical(key, value, variables, (parts) => (doc) => parts.every((p) => p(doc)));
+      return compileLogical(key, value, options, (parts) => (doc) => parts.every((p) => p(doc)));
     case "$or":
-      return compileLogical(key, value, variables, (parts) => (doc) => parts.some((p) => p(doc)));
+      return compileLogical(key, value, options, (parts) => (doc) => parts.some((p) => p(doc)));
     case "$nor":
-      return compileLogical(key, value, variables, (parts) => (doc) => !parts.some((p) => p(doc)));
+      return compileLogical(key, value, options, (parts) => (doc) => !parts.some((p) => p(doc)));
     case "$expr":
-      return compileExprPredicate(value, variables);
+      // mingo's expression operators compare strings as binary; mongod would use the collation.
+      if (options.strings)
+        throw queryError("NotImplemented", "$expr with a non-simple collation is not supported");
+      return compileExprPredicate(value, options.variables);
     case "$comment":
       return () => true;
     default:
@@ -45,7 +62,7 @@ function compileClause(key: string, value: unknown, variables?: Document): Docum
 function compileLogical(
   operator: string,
   value: unknown,
-  variables: Document | undefined,
+  options: FilterOptions,
   combine: (parts: DocumentPredicate[]) => DocumentPredicate,
 ): DocumentPredicate {
   if (!Array.isArray(value) || value.length === 0) {
@@ -54,7 +71,7 @@ function compileLogical(
   const parts = value.map((item) => {
     if (!isPlainDocument(item))
       throw queryError("BadValue", `${operator} argument's entries must be objects`);
-    return compileFilter(item, variables);
+    return compileFilter(item, options);
   });
   return combine(parts);
 }
@@ -66,17 +83,20 @@ function isOperatorDocument(value: unknown): value is Document {
   return first !== undefined && first.startsWith("$") && first !== "$ref" && first !== "$id";
 }
 
-function compileFieldClause(path: string, condition: unknown, variables?: Document): DocumentPredicate {
+function compileFieldClause(path: string, condition: unknown, options: FilterOptions): DocumentPredicate {
   const parts = splitPath(path);
   if (!isOperatorDocument(condition)) {
-    const test = equalityTest(condition === undefined ? null : condition);
+    const test = equalityTest(condition === undefined ? null : condition, options.strings);
     return (doc) =>
       anyValueAtPath(doc, parts, (value) => test(value) || (Array.isArray(value) && value.some(test)));
   }
-  const subFilter = (filter: Document) => compileFilter(filter, variables);
+  const context: OperatorContext = {
+    subFilter: (filter: Document) => compileFilter(filter, options),
+    strings: options.strings,
+  };
   const predicates = Object.entries(condition)
     .filter(([name]) => name !== "$options" || !("$regex" in condition))
-    .map(([name, argument]) => pathPredicate(parts, compileOperator(name, argument, condition, subFilter)));
+    .map(([name, argument]) => pathPredicate(parts, compileOperator(name, argument, condition, context)));
   if (predicates.length === 1) return predicates[0];
   return (doc) => predicates.every((predicate) => predicate(doc));
 }

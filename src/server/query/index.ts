@@ -1,7 +1,8 @@
 // The query engine of the embedded server: filters, updates, projection, sort and
 // aggregation, with MongoDB's BSON semantics. Everything the other server modules use is here.
-export { compareValues, valuesEqual } from "./bson-order.js";
-export { compileFilter, matchesFilter, type DocumentPredicate } from "./filter.js";
+export { compareValues, valuesEqual, type StringComparator } from "./bson-order.js";
+export { collatorFor, parseCollation, stringComparatorFor, type CollationSpec } from "./collation.js";
+export { compileFilter, matchesFilter, type DocumentPredicate, type FilterOptions } from "./filter.js";
 export { applyUpdate, isReplacement, type UpdateOptions } from "./update.js";
 export { upsertSeed } from "./upsert-seed.js";
 export { projectDocument } from "./projection.js";

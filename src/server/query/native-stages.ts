@@ -3,11 +3,12 @@
 // stay fast over large collections and keep every BSON type untouched.
 import type { Document } from "bson";
 import { isNumeric, toNumber } from "./bson-types.js";
-import { compileFilter } from "./filter.js";
+import { compileFilter, type FilterOptions } from "./filter.js";
 import { queryError } from "./query-error.js";
 import { sortDocuments } from "./sort.js";
 
-type NativeStage = (docs: Document[], argument: unknown, variables?: Document) => Document[];
+/** A stage's argument, with the command's variables and collation. */
+type NativeStage = (docs: Document[], argument: unknown, options: FilterOptions) => Document[];
 
 function count(argument: unknown, stage: string, minimum: number): number {
   const value = isNumeric(argument) ? toNumber(argument) : NaN;
@@ -18,8 +19,8 @@ function count(argument: unknown, stage: string, minimum: number): number {
 }
 
 const NATIVE_STAGES: Record<string, NativeStage> = {
-  $match: (docs, filter, variables) => docs.filter(compileFilter(filter as Document, variables)),
-  $sort: (docs, spec) => sortDocuments(docs, spec as Document),
+  $match: (docs, filter, options) => docs.filter(compileFilter(filter as Document, options)),
+  $sort: (docs, spec, options) => sortDocuments(docs, spec as Document, options.strings),
   $skip: (docs, n) => docs.slice(count(n, "$skip", 0)),
   $limit: (docs, n) => docs.slice(0, count(n, "$limit", 1)),
 };
@@ -28,7 +29,7 @@ const NATIVE_STAGES: Record<string, NativeStage> = {
 export function runLeadingNativeStages(
   docs: Iterable<Document>,
   stages: Document[],
-  variables?: Document,
+  options: FilterOptions = {},
 ): { docs: Document[]; consumed: number } {
   let current = Array.isArray(docs) ? (docs as Document[]) : Array.from(docs);
   let consumed = 0;
@@ -36,7 +37,7 @@ export function runLeadingNativeStages(
     const [name] = Object.keys(stage);
     const run = NATIVE_STAGES[name];
     if (run === undefined) break;
-    current = run(current, stage[name], variables);
+    current = run(current, stage[name], options);
     consumed++;
   }
   return { docs: current, consumed };

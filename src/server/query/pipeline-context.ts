@@ -1,6 +1,7 @@
 // The mingo context aggregation runs in: all of mingo's operators, except the stages whose
-// BSON semantics we implement ourselves ($match, $sort) and the writing stages the command
-// layer owns ($out, $merge).
+// BSON semantics we implement ourselves ($match, $sort, and $group under a collation) and the
+// writing stages the command layer owns ($out, $merge). A collation reaches the stages as a
+// comparator the context closes over, one context per comparator.
 import type { Document } from "bson";
 import { Context } from "mingo/core";
 import * as accumulatorOperators from "mingo/operators/accumulator";
@@ -11,19 +12,31 @@ import * as queryOperators from "mingo/operators/query";
 import * as windowOperators from "mingo/operators/window";
 import { Lazy } from "mingo/lazy";
 import type { Options, PipelineOperator } from "mingo/types";
+import type { StringComparator } from "./bson-order.js";
+import { collatedGroup, type Stream } from "./collated-group.js";
 import { compileFilter } from "./filter.js";
 import { queryError } from "./query-error.js";
 import { sortDocuments } from "./sort.js";
 
-type Stream = ReturnType<typeof pipelineOperators.$match>;
-
-function matchStage(collection: Stream, filter: Document, options: Options): Stream {
-  const predicate = compileFilter(filter, options.variables as Document | undefined);
-  return collection.filter((doc) => predicate(doc as Document));
+function matchStage(strings: StringComparator | undefined) {
+  return (collection: Stream, filter: Document, options: Options): Stream => {
+    const predicate = compileFilter(filter, {
+      variables: options.variables as Document | undefined,
+      strings,
+    });
+    return collection.filter((doc) => predicate(doc as Document));
+  };
 }
 
-function sortStage(collection: Stream, spec: Document): Stream {
-  return collection.transform((docs) => Lazy(sortDocuments(docs as Document[], spec)));
+function sortStage(strings: StringComparator | undefined) {
+  return (collection: Stream, spec: Document): Stream =>
+    collection.transform((docs) => Lazy(sortDocuments(docs as Document[], spec, strings)));
+}
+
+function groupStage(strings: StringComparator | undefined) {
+  if (strings === undefined) return pipelineOperators.$group;
+  return (collection: Stream, spec: Document, options: Options): Stream =>
+    collatedGroup(collection, spec, options, strings);
 }
 
 function writingStage(name: string) {
@@ -32,17 +45,34 @@ function writingStage(name: string) {
   };
 }
 
-export const PIPELINE_CONTEXT = Context.init({
-  accumulator: accumulatorOperators,
-  expression: expressionOperators,
-  pipeline: {
-    ...pipelineOperators,
-    $match: matchStage,
-    $sort: sortStage,
-    $out: writingStage("$out"),
-    $merge: writingStage("$merge"),
-  } as unknown as Record<string, PipelineOperator>,
-  projection: projectionOperators,
-  query: queryOperators,
-  window: windowOperators,
-});
+function buildContext(strings: StringComparator | undefined): Context {
+  return Context.init({
+    accumulator: accumulatorOperators,
+    expression: expressionOperators,
+    pipeline: {
+      ...pipelineOperators,
+      $match: matchStage(strings),
+      $sort: sortStage(strings),
+      $group: groupStage(strings),
+      $out: writingStage("$out"),
+      $merge: writingStage("$merge"),
+    } as unknown as Record<string, PipelineOperator>,
+    projection: projectionOperators,
+    query: queryOperators,
+    window: windowOperators,
+  });
+}
+
+const SIMPLE_CONTEXT = buildContext(undefined);
+const collatedContexts = new WeakMap<StringComparator, Context>();
+
+/** The context for a collation's string order (undefined: the simple collation). */
+export function pipelineContextFor(strings: StringComparator | undefined): Context {
+  if (strings === undefined) return SIMPLE_CONTEXT;
+  let context = collatedContexts.get(strings);
+  if (context === undefined) {
+    context = buildContext(strings);
+    collatedContexts.set(strings, context);
+  }
+  return context;
+}

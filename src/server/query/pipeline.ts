@@ -2,16 +2,20 @@
 // stage is the change-stream module's; $out and $merge are the command layer's.
 import type { Document } from "bson";
 import { Aggregator } from "mingo/aggregator";
+import type { StringComparator } from "./bson-order.js";
+import { assertCollationHonoured } from "./collation-support.js";
 import { withMingoErrors } from "./mingo-errors.js";
 import { runLeadingNativeStages } from "./native-stages.js";
 import { toMingoDocument, toMingoValue } from "./mingo-view.js";
-import { PIPELINE_CONTEXT } from "./pipeline-context.js";
+import { pipelineContextFor } from "./pipeline-context.js";
 import { queryError } from "./query-error.js";
 
 export interface PipelineContext {
   /** The current documents of another collection of the same database ($lookup, $unionWith, $graphLookup). */
   collection(name: string): Document[];
   variables?: Document;
+  /** The command's collation as a string order; undefined is the simple collation. */
+  strings?: StringComparator;
 }
 
 /**
@@ -30,10 +34,11 @@ export function runPipeline(docs: Iterable<Document>, stages: Document[], ctx: P
       );
     }
   }
-  const native = runLeadingNativeStages(docs, stages, ctx.variables);
+  if (ctx.strings) assertCollationHonoured(stages);
+  const native = runLeadingNativeStages(docs, stages, { variables: ctx.variables, strings: ctx.strings });
   if (native.consumed === stages.length) return native.docs.slice();
   const aggregator = new Aggregator(toMingoValue(stages.slice(native.consumed)) as Document[], {
-    context: PIPELINE_CONTEXT,
+    context: pipelineContextFor(ctx.strings),
     variables: toMingoValue(ctx.variables ?? {}) as Document,
     collectionResolver: (name) => ctx.collection(name).map(toMingoDocument),
   });

@@ -1,13 +1,19 @@
 // The positional `$` stands for the first element of the array the query matched. We find it
 // by re-running the query's clauses about that array against each element alone.
 import type { Document } from "bson";
+import type { StringComparator } from "./bson-order.js";
 import { compileFilter } from "./filter.js";
 import { valueAtPath } from "./filter-path.js";
 import { queryError } from "./query-error.js";
 
 const NO_MATCH = "The positional operator did not find the match needed from the query.";
 
-export function positionalIndex(doc: Document, updatePath: string, filter: Document | undefined): number {
+export function positionalIndex(
+  doc: Document,
+  updatePath: string,
+  filter: Document | undefined,
+  strings?: StringComparator,
+): number {
   const parts = updatePath.split(".");
   if (parts.filter((part) => part === "$").length > 1) {
     throw queryError("BadValue", `Too many positional (i.e. '$') elements found in path '${updatePath}'`);
@@ -17,7 +23,7 @@ export function positionalIndex(doc: Document, updatePath: string, filter: Docum
   if (filter === undefined || !Array.isArray(array)) throw queryError("BadValue", NO_MATCH);
   const clauses = clausesAbout(filter, arrayPath);
   if (Object.keys(clauses).length === 0) throw queryError("BadValue", NO_MATCH);
-  const matches = compileFilter(clauses);
+  const matches = compileFilter(clauses, { strings });
   const index = array.findIndex((element) => matches(withArrayReplaced(doc, arrayPath, [element])));
   if (index < 0) throw queryError("BadValue", NO_MATCH);
   return index;

@@ -1,7 +1,8 @@
 // Sorting by a sort specification in BSON order. A field holding an array sorts by its
-// smallest element ascending and its largest descending, as mongod's sort keys do.
+// smallest element ascending and its largest descending, as mongod's sort keys do. Under a
+// collation, strings order (and pick the array's min/max) by the collation's comparator.
 import type { Document } from "bson";
-import { compareValues } from "./bson-order.js";
+import { compareValues, type StringComparator } from "./bson-order.js";
 import { isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
 import { anyValueAtPath, splitPath } from "./filter-path.js";
 import { queryError } from "./query-error.js";
@@ -26,12 +27,12 @@ export function parseSortSpec(spec: Document): SortKey[] {
 }
 
 /** The value a document sorts by for one key: missing is null; arrays give their min/max element. */
-function sortKeyValue(doc: Document, key: SortKey): unknown {
+function sortKeyValue(doc: Document, key: SortKey, strings?: StringComparator): unknown {
   let chosen: unknown;
   let found = false;
   const consider = (value: unknown): void => {
     const candidate = value === undefined ? null : value;
-    if (!found || compareValues(candidate, chosen) * key.direction < 0) chosen = candidate;
+    if (!found || compareValues(candidate, chosen, strings) * key.direction < 0) chosen = candidate;
     found = true;
   };
   anyValueAtPath(doc, key.parts, (value) => {
@@ -47,17 +48,17 @@ function sortKeyValue(doc: Document, key: SortKey): unknown {
 }
 
 /** A stable sort (equal keys keep their input order); returns a new array. */
-export function sortDocuments(docs: Document[], sort: Document): Document[] {
+export function sortDocuments(docs: Document[], sort: Document, strings?: StringComparator): Document[] {
   const keys = parseSortSpec(sort);
   if (keys.length === 0) return docs.slice();
   const decorated = docs.map((doc, index) => ({
     doc,
     index,
-    values: keys.map((key) => sortKeyValue(doc, key)),
+    values: keys.map((key) => sortKeyValue(doc, key, strings)),
   }));
   decorated.sort((a, b) => {
     for (let i = 0; i < keys.length; i++) {
-      const order = compareValues(a.values[i], b.values[i]);
+      const order = compareValues(a.values[i], b.values[i], strings);
       if (order !== 0) return order * keys[i].direction;
     }
     return a.index - b.index;

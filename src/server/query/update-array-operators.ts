@@ -2,7 +2,7 @@
 // $each), $pop, $pull and $pullAll. A missing field becomes an array for $push/$addToSet and
 // is left alone by the removing operators; any other non-array value is an error.
 import type { Document } from "bson";
-import { valuesEqual } from "./bson-order.js";
+import { valuesEqual, type StringComparator } from "./bson-order.js";
 import { bsonTypeOf, isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
 import { deepCopy } from "./document-copy.js";
 import { compileFilter } from "./filter.js";
@@ -44,12 +44,13 @@ function integerModifier(value: unknown, name: string): number {
   return toNumber(value);
 }
 
-function sortElements(elements: unknown[], spec: unknown): unknown[] {
+function sortElements(elements: unknown[], spec: unknown, strings?: StringComparator): unknown[] {
   if (isNumeric(spec) && Math.abs(toNumber(spec)) === 1) {
     // A whole-value sort: wrap each element so that the document sort compares them directly.
     return sortDocuments(
       elements.map((value) => ({ value })),
       { value: toNumber(spec) },
+      strings,
     ).map((wrapper) => wrapper.value);
   }
   if (!isPlainDocument(spec) || Object.keys(spec).length === 0) {
@@ -58,10 +59,10 @@ function sortElements(elements: unknown[], spec: unknown): unknown[] {
       "The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields",
     );
   }
-  return sortDocuments(elements as Document[], spec as Document);
+  return sortDocuments(elements as Document[], spec as Document, strings);
 }
 
-const push: FieldOperator = (target, argument) => {
+const push: FieldOperator = (target, argument, strings) => {
   const array = (existingArray(target, "$push") ?? []).slice();
   const additions = eachList(argument, "$push");
   const modifiers = isPlainDocument(argument) && "$each" in argument ? argument : {};
@@ -78,7 +79,7 @@ const push: FieldOperator = (target, argument) => {
   } else {
     result.push(...additions);
   }
-  if (modifiers.$sort !== undefined) result = sortElements(result, modifiers.$sort);
+  if (modifiers.$sort !== undefined) result = sortElements(result, modifiers.$sort, strings);
   if (modifiers.$slice !== undefined) {
     const slice = integerModifier(modifiers.$slice, "$slice");
     result = slice >= 0 ? result.slice(0, slice) : result.slice(Math.max(0, result.length + slice));
@@ -86,10 +87,10 @@ const push: FieldOperator = (target, argument) => {
   writeTarget(target, result);
 };
 
-const addToSet: FieldOperator = (target, argument) => {
+const addToSet: FieldOperator = (target, argument, strings) => {
   const result = (existingArray(target, "$addToSet") ?? []).slice();
   for (const candidate of eachList(argument, "$addToSet")) {
-    if (!result.some((element) => valuesEqual(element, candidate))) result.push(candidate);
+    if (!result.some((element) => valuesEqual(element, candidate, strings))) result.push(candidate);
   }
   writeTarget(target, result);
 };
@@ -111,26 +112,29 @@ const pop: FieldOperator = (target, argument) => {
 };
 
 /** $pull's condition: a query on document elements, operators on scalar elements, or a value. */
-function pullCondition(argument: unknown): (element: unknown) => boolean {
-  if (!isPlainDocument(argument)) return (element) => valuesEqual(element, argument);
+function pullCondition(argument: unknown, strings?: StringComparator): (element: unknown) => boolean {
+  if (!isPlainDocument(argument)) return (element) => valuesEqual(element, argument, strings);
   const firstKey = Object.keys(argument)[0] ?? "";
   if (firstKey.startsWith("$") && !["$and", "$or", "$nor"].includes(firstKey)) {
-    return compileOperatorSet(argument, (filter) => compileFilter(filter));
+    return compileOperatorSet(argument, {
+      subFilter: (filter) => compileFilter(filter, { strings }),
+      strings,
+    });
   }
-  const matches = compileFilter(argument);
+  const matches = compileFilter(argument, { strings });
   return (element) => isPlainDocument(element) && matches(element);
 }
 
 function removing(
   operator: string,
-  compile: (argument: unknown) => (element: unknown) => boolean,
+  compile: (argument: unknown, strings?: StringComparator) => (element: unknown) => boolean,
 ): FieldOperator {
-  return (target, argument) => {
+  return (target, argument, strings) => {
     const current = readTarget(target);
     if (current === undefined) return;
     if (!Array.isArray(current))
       throw queryError("BadValue", `Cannot apply ${operator} to a non-array value`);
-    const remove = compile(argument);
+    const remove = compile(argument, strings);
     writeTarget(
       target,
       current.filter((element) => !remove(element)),
@@ -138,9 +142,9 @@ function removing(
   };
 }
 
-function pullAllCondition(argument: unknown): (element: unknown) => boolean {
+function pullAllCondition(argument: unknown, strings?: StringComparator): (element: unknown) => boolean {
   if (!Array.isArray(argument)) throw queryError("BadValue", "$pullAll requires an array argument");
-  return (element) => argument.some((value) => valuesEqual(element, value));
+  return (element) => argument.some((value) => valuesEqual(element, value, strings));
 }
 
 export const ARRAY_OPERATORS: Record<string, FieldOperator> = {

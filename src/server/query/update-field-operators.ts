@@ -1,14 +1,15 @@
 // The field update operators that do not treat their target as an array: $set, $unset,
-// $inc, $mul, $min, $max, $currentDate. Each gets the resolved target and its argument.
+// $inc, $mul, $min, $max, $currentDate. Each gets the resolved target, its argument and the
+// statement's collation ($min/$max, and the array operators' matching, compare with it).
 import { Timestamp } from "bson";
-import { compareValues } from "./bson-order.js";
+import { compareValues, type StringComparator } from "./bson-order.js";
 import { bsonTypeOf, isNumeric, isPlainDocument } from "./bson-types.js";
 import { deepCopy } from "./document-copy.js";
 import { combineNumbers, zeroLike } from "./numeric-arithmetic.js";
 import { queryError } from "./query-error.js";
 import { readTarget, removeTarget, writeTarget, type Target } from "./update-path.js";
 
-export type FieldOperator = (target: Target, argument: unknown) => void;
+export type FieldOperator = (target: Target, argument: unknown, strings?: StringComparator) => void;
 
 const setField: FieldOperator = (target, argument) => writeTarget(target, deepCopy(argument));
 
@@ -39,9 +40,9 @@ function arithmetic(name: "$inc" | "$mul", operation: "add" | "multiply"): Field
 }
 
 function extreme(keepWhen: (order: number) => boolean): FieldOperator {
-  return (target, argument) => {
+  return (target, argument, strings) => {
     const current = readTarget(target);
-    if (current === undefined || keepWhen(compareValues(argument, current)))
+    if (current === undefined || keepWhen(compareValues(argument, current, strings)))
       writeTarget(target, deepCopy(argument));
   };
 }

@@ -2,7 +2,7 @@
 // validation first (unknown operators, conflicting paths, unused array filters), then each
 // field in path order, then the _id immutability check.
 import type { Document } from "bson";
-import { valuesEqual } from "./bson-order.js";
+import { valuesEqual, type StringComparator } from "./bson-order.js";
 import { bsonTypeOf, isPlainDocument } from "./bson-types.js";
 import { deepCopy } from "./document-copy.js";
 import { compileArrayFilters, identifiersInPath } from "./array-filters.js";
@@ -21,6 +21,8 @@ export interface UpdateOptions {
   arrayFilters?: Document[];
   /** The query that selected the document; needed only to resolve the positional `$`. */
   filter?: Document;
+  /** The statement's collation: array filters, `$`, $pull, $addToSet, $min/$max use it. */
+  strings?: StringComparator;
 }
 
 const OPERATORS: Record<string, FieldOperator> = { ...FIELD_OPERATORS, ...ARRAY_OPERATORS };
@@ -86,19 +88,19 @@ function targetPaths(updates: FieldUpdate[]): string[] {
 function applyOperators(doc: Document, update: Document, options: UpdateOptions): Document {
   const updates = parseFieldUpdates(update).sort((a, b) => compareUpdatePaths(a.path, b.path));
   assertNoConflictingPaths(targetPaths(updates));
-  const arrayFilters = compileArrayFilters(options.arrayFilters);
+  const arrayFilters = compileArrayFilters(options.arrayFilters, options.strings);
   assertArrayFiltersUsed(arrayFilters, updates);
   const result = deepCopy(doc);
   for (const fieldUpdate of updates) {
     if (fieldUpdate.operator === "$setOnInsert" && !options.isInsert) continue;
-    const resolution = resolutionFor(doc, fieldUpdate, arrayFilters, options.filter);
+    const resolution = resolutionFor(doc, fieldUpdate, arrayFilters, options);
     if (fieldUpdate.operator === "$rename") {
       applyRename(result, fieldUpdate.path, fieldUpdate.argument);
       continue;
     }
     const apply = OPERATORS[fieldUpdate.operator];
     for (const target of resolveTargets(result, fieldUpdate.path, resolution))
-      apply(target, fieldUpdate.argument);
+      apply(target, fieldUpdate.argument, options.strings);
   }
   return result;
 }
@@ -109,13 +111,15 @@ function resolutionFor(
   doc: Document,
   fieldUpdate: FieldUpdate,
   arrayFilters: PathResolution["arrayFilters"],
-  filter: Document | undefined,
+  options: UpdateOptions,
 ): PathResolution {
   const usesPositional = fieldUpdate.path.split(".").includes("$");
   return {
     arrayFilters,
     create: !REMOVING_OPERATORS.has(fieldUpdate.operator),
-    positionalIndex: usesPositional ? positionalIndex(doc, fieldUpdate.path, filter) : undefined,
+    positionalIndex: usesPositional
+      ? positionalIndex(doc, fieldUpdate.path, options.filter, options.strings)
+      : undefined,
   };
 }
 

@@ -1,17 +1,26 @@
 // Which documents a filter can possibly match, from the _id index or a secondary index's first
 // field, so that equality and $in lookups do not scan the collection (mongod's IXSCAN).
 // Undefined means "no usable index: scan". Candidates are always re-checked against the filter.
+// Every index here is keyed by binary comparison (the simple collation). Like mongod, which
+// only uses an index whose collation matches the query's, a collated query looks strings up by
+// scanning; values without strings compare the same under any collation and still use indexes.
 import type { Document } from "bson";
 import { canonicalKey } from "./canonical-key.js";
 import type { StoredCollection } from "./stored-collection.js";
 
-export function candidateKeys(collection: StoredCollection, filter: Document): Set<string> | undefined {
+export function candidateKeys(
+  collection: StoredCollection,
+  filter: Document,
+  collated = false,
+): Set<string> | undefined {
+  const usable = (values: unknown[] | undefined) =>
+    values !== undefined && !(collated && values.some(containsString));
   const idValues = equalityValues(filter, "_id");
-  if (idValues) return new Set(idValues.map(canonicalKey));
+  if (usable(idValues)) return new Set(idValues!.map(canonicalKey));
   for (const index of collection.indexes()) {
     if (index.spec.options.sparse === true || index.spec.options.partialFilterExpression) continue;
     const values = equalityValues(filter, index.fields[0]!);
-    if (!values) continue;
+    if (!values || !usable(values)) continue;
     const keys = new Set<string>();
     for (const value of values) for (const key of index.lookup(value)) keys.add(key);
     return keys;
@@ -47,6 +56,18 @@ function isOperatorObject(value: unknown): boolean {
   if ((value as { _bsontype?: string })._bsontype !== undefined || value instanceof Date) return false;
   const first = Object.keys(value)[0];
   return first !== undefined && first.startsWith("$");
+}
+
+/** Strings anywhere inside a value (an embedded document's or array's strings compare
+ * under the collation too). */
+function containsString(value: unknown): boolean {
+  if (typeof value === "string") return true;
+  if (Array.isArray(value)) return value.some(containsString);
+  if (value === null || typeof value !== "object") return false;
+  const tag = (value as { _bsontype?: string })._bsontype;
+  if (tag === "BSONSymbol") return true;
+  if (tag !== undefined || value instanceof Date) return false;
+  return Object.values(value).some(containsString);
 }
 
 function isRegex(value: unknown): boolean {

@@ -1,7 +1,7 @@
 // What one reader sees: the latest committed state, or a transaction's snapshot with its own
 // uncommitted writes laid over it.
 import type { Document } from "bson";
-import { compileFilter } from "../query/index.js";
+import { compileFilter, type StringComparator } from "../query/index.js";
 import { candidateKeys } from "./candidate-keys.js";
 import type { StoredCollection } from "./stored-collection.js";
 
@@ -26,12 +26,17 @@ export class ReadView {
     return collection.read(key, this.snapshot);
   }
 
-  /** Documents matching `filter`, in natural order for scans. */
-  find(collection: StoredCollection | undefined, filter: Document = {}): VisibleDocument[] {
+  /** Documents matching `filter` (strings compared by `strings`, a collation's order), in
+   * natural order for scans. */
+  find(
+    collection: StoredCollection | undefined,
+    filter: Document = {},
+    strings?: StringComparator,
+  ): VisibleDocument[] {
     if (!collection) return [];
-    const matches = compileFilter(filter);
+    const matches = compileFilter(filter, { strings });
     const found: VisibleDocument[] = [];
-    for (const key of this.keysToVisit(collection, filter)) {
+    for (const key of this.keysToVisit(collection, filter, strings)) {
       const doc = this.get(collection, key);
       if (doc && matches(doc)) found.push({ key, doc });
     }
@@ -47,9 +52,13 @@ export class ReadView {
     return this.find(collection).map((v) => v.doc);
   }
 
-  private keysToVisit(collection: StoredCollection, filter: Document): Iterable<string> {
+  private keysToVisit(
+    collection: StoredCollection,
+    filter: Document,
+    strings: StringComparator | undefined,
+  ): Iterable<string> {
     const overlay = this.overlayOf(collection);
-    const candidates = candidateKeys(collection, filter);
+    const candidates = candidateKeys(collection, filter, strings !== undefined);
     if (!candidates) {
       if (!overlay || overlay.size === 0) return collection.keys();
       return new Set([...collection.keys(), ...overlay.keys()]);

@@ -120,7 +120,7 @@ void describe("matchesFilter: logical operators and $expr", () => {
   });
 
   void it("resolves $$variables in $expr from the given variables", () => {
-    assert.ok(matchesFilter({ a: 3 }, { $expr: { $eq: ["$a", "$$limit"] } }, { limit: 3 }));
+    assert.ok(matchesFilter({ a: 3 }, { $expr: { $eq: ["$a", "$$limit"] } }, { variables: { limit: 3 } }));
   });
 
   void it("compiles a filter once and reuses it across documents", () => {
