@@ -79,7 +79,7 @@ class EventConsumer {
     if (seconds !== undefined) metrics.streamLag.set(Math.max(0, Date.now() / 1000 - seconds));
     const position = this.tracker.begin(event._id);
     const corrections = targets.map((target) =>
-      this.queue.run(targetKey(target), async () => {
+      this.queue.runOrJoin(targetKey(target), async () => {
         const plan = await this.options.correct(target);
         if (plan.outcome === "writes") metrics.eventsActedOn.inc(targetLabels(target));
       }),

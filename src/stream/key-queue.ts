@@ -1,6 +1,9 @@
 // Runs tasks with bounded concurrency, but strictly one after another for the same key:
 // two events about one document must be corrected in the order the stream delivered them,
-// events about different documents need not wait for each other.
+// events about different documents need not wait for each other. A correction re-reads its
+// document, so one that has not started yet also covers any later event of that document:
+// `runOrJoin` shares it instead of queuing another (a burst of events, such as the echoes of
+// the sidecar's own copies into a full-set collection, costs one more correction, not one each).
 
 type Task = () => Promise<void>;
 
@@ -9,6 +12,8 @@ export class KeyedTaskQueue {
   /** Keys whose next task may start, in the order they became ready. */
   private readonly readyKeys: string[] = [];
   private readonly busyKeys = new Set<string>();
+  /** Per key, a task queued by runOrJoin that has not started, and its outcome. */
+  private readonly joinableByKey = new Map<string, { task: Task; outcome: Promise<unknown> }>();
   private running = 0;
   private size = 0;
   private sizeWatchers: { limit: number; resolve: () => void }[] = [];
@@ -26,17 +31,35 @@ export class KeyedTaskQueue {
 
   /** Queues `task` behind every earlier task of `key`; settles with the task's outcome. */
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const wrapped: Task = () => task().then(resolve, reject);
-      const waiting = this.waitingByKey.get(key);
-      if (waiting) waiting.push(wrapped);
-      else {
-        this.waitingByKey.set(key, [wrapped]);
-        if (!this.busyKeys.has(key)) this.readyKeys.push(key);
-      }
-      this.size += 1;
-      this.startReadyTasks();
+    return this.enqueue(key, task, false);
+  }
+
+  /**
+   * Like run, but while a task of `key` queued by runOrJoin waits to start, settles with that
+   * task's outcome instead of queuing `task`: for tasks that each redo all the work of their key.
+   */
+  runOrJoin<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const waiting = this.joinableByKey.get(key);
+    if (waiting) return waiting.outcome as Promise<T>;
+    return this.enqueue(key, task, true);
+  }
+
+  private enqueue<T>(key: string, task: () => Promise<T>, joinable: boolean): Promise<T> {
+    let wrapped!: Task;
+    const outcome = new Promise<T>((resolve, reject) => {
+      wrapped = () => task().then(resolve, reject);
     });
+    // Registered before anything starts: a task that starts at once must not stay joinable.
+    if (joinable) this.joinableByKey.set(key, { task: wrapped, outcome });
+    const waiting = this.waitingByKey.get(key);
+    if (waiting) waiting.push(wrapped);
+    else {
+      this.waitingByKey.set(key, [wrapped]);
+      if (!this.busyKeys.has(key)) this.readyKeys.push(key);
+    }
+    this.size += 1;
+    this.startReadyTasks();
+    return outcome;
   }
 
   /** Resolves once fewer than `limit` tasks are queued or running (back-pressure for the reader). */
@@ -61,6 +84,7 @@ export class KeyedTaskQueue {
     const waiting = this.waitingByKey.get(key)!;
     const task = waiting.shift()!;
     if (waiting.length === 0) this.waitingByKey.delete(key);
+    if (this.joinableByKey.get(key)?.task === task) this.joinableByKey.delete(key);
     this.busyKeys.add(key);
     this.running += 1;
     void task().finally(() => this.finish(key));

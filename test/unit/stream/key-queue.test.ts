@@ -82,3 +82,46 @@ void test("whenBelow resolves once the queue has drained under the limit", async
   await below;
   assert.equal(queue.pending, 0);
 });
+
+void test("a task queued while another of its key waits to start shares that task's outcome", async () => {
+  const queue = new KeyedTaskQueue(4);
+  const running = deferred();
+  const ran: string[] = [];
+  const first = queue.runOrJoin("doc1", async () => {
+    await running.promise;
+    ran.push("first");
+    return "first";
+  });
+  const waiting = queue.runOrJoin("doc1", async () => (ran.push("second"), "second"));
+  const joined = queue.runOrJoin("doc1", async () => (ran.push("third"), "third"));
+  assert.equal(queue.pending, 2, "the joining task adds nothing to the queue");
+  running.resolve();
+  assert.deepEqual(await Promise.all([first, waiting, joined]), ["first", "second", "second"]);
+  assert.deepEqual(ran, ["first", "second"]);
+});
+
+void test("a task of a key whose only task has started queues behind it instead of joining", async () => {
+  const queue = new KeyedTaskQueue(4);
+  const running = deferred();
+  const ran: string[] = [];
+  const first = queue.runOrJoin("doc1", async () => {
+    await running.promise;
+    ran.push("first");
+  });
+  const second = queue.runOrJoin("doc1", async () => void ran.push("second"));
+  running.resolve();
+  await Promise.all([first, second]);
+  assert.deepEqual(ran, ["first", "second"]);
+});
+
+void test("tasks of other keys never join each other", async () => {
+  const queue = new KeyedTaskQueue(1);
+  const running = deferred();
+  const ran: string[] = [];
+  const blocker = queue.run("doc0", () => running.promise);
+  const a = queue.runOrJoin("doc1", async () => void ran.push("doc1"));
+  const b = queue.runOrJoin("doc2", async () => void ran.push("doc2"));
+  running.resolve();
+  await Promise.all([blocker, a, b]);
+  assert.deepEqual(ran, ["doc1", "doc2"]);
+});
