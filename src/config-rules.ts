@@ -1,6 +1,7 @@
 // Checks across rules that no single rule's schema can make: every rule has a unique name
-// (logs, metrics and stored resume state are keyed by it), and no two rules enforce a
-// pattern on the same array, which would make them fight over its documents.
+// (logs, metrics and stored resume state are keyed by it), no two rules enforce a pattern on
+// the same array, and no rule's overflow or full-set collection is used by another rule:
+// either would make them fight over the same documents.
 import type { z } from "zod";
 
 interface RuleIdentity {
@@ -42,15 +43,36 @@ function checkRule(rule: RuleIdentity, index: number, ctx: z.RefinementCtx, seen
     });
   }
   seen.targets.set(target, index);
-  if (secondaryCollection(rule) === rule.collection) {
+}
+
+function secondaryCollectionKey(rule: RuleIdentity): string {
+  return rule.overflowCollection === undefined ? "fullSetCollection" : "overflowCollection";
+}
+
+// The sidecar writes a rule's overflow or full-set collection and reacts to writes there; a
+// second rule watching the same collection would correct the same documents its own way.
+function checkSecondaryCollection(rules: readonly RuleIdentity[], index: number, ctx: z.RefinementCtx): void {
+  const rule = rules[index]!;
+  const secondary = secondaryCollection(rule);
+  if (secondary === undefined) return;
+  const path = ["rules", index, secondaryCollectionKey(rule)];
+  if (secondary === rule.collection) {
     ctx.addIssue({
       code: "custom",
-      path: [
-        "rules",
-        index,
-        rule.overflowCollection === undefined ? "fullSetCollection" : "overflowCollection",
-      ],
+      path,
       message: `expected a collection other than the rule's own collection ${JSON.stringify(rule.collection)}`,
+    });
+    return;
+  }
+  const other = rules.findIndex(
+    (candidate, i) =>
+      i !== index && [candidate.collection, secondaryCollection(candidate)].includes(secondary),
+  );
+  if (other !== -1) {
+    ctx.addIssue({
+      code: "custom",
+      path,
+      message: `expected a collection no other rule uses; rules[${other}] uses ${JSON.stringify(secondary)}`,
     });
   }
 }
@@ -65,7 +87,10 @@ export function checkRuleSet(
   ctx: z.RefinementCtx,
 ): void {
   const seen: SeenRules = { names: new Map(), targets: new Map() };
-  config.rules.forEach((rule, index) => checkRule(rule, index, ctx, seen));
+  config.rules.forEach((rule, index) => {
+    checkRule(rule, index, ctx, seen);
+    checkSecondaryCollection(config.rules, index, ctx);
+  });
   const stateClash = config.rules.findIndex((rule) =>
     [rule.collection, secondaryCollection(rule)].includes(config.stateCollection),
   );

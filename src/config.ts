@@ -94,7 +94,11 @@ export const configSchema = z
     /** Connection string; its path names the database. Unset: the embedded server is started. */
     mongodbUri: z
       .string()
-      .refine(isMongoUri, "expected a mongodb:// or mongodb+srv:// connection string")
+      .refine(isMongoUri, {
+        // A refinement's issue carries no "got": say it here (ConfigError masks the password).
+        error: (issue) =>
+          `expected a mongodb:// or mongodb+srv:// connection string, got ${JSON.stringify(issue.input)}`,
+      })
       .optional(),
     /** Database watched when the URI names none. */
     database: z.string().min(1).default("test"),

@@ -150,6 +150,35 @@ void test("two rules on the same collection and array field are rejected", () =>
   );
 });
 
+void test("a rule's overflow collection that another rule watches is rejected", () => {
+  const path = file(
+    "shared-secondary.yaml",
+    "rules:\n  - pattern: bucket\n  - pattern: outlier\n    overflowCollection: trades\n",
+  );
+  assert.equal(
+    errorOf(() => loadConfig({ file: path, env: {} })),
+    `${path}: rules[1].overflowCollection: expected a collection no other rule uses; rules[0] uses "trades"`,
+  );
+});
+
+void test("two rules sharing one full-set collection are rejected", () => {
+  const path = file(
+    "shared-full-set.yaml",
+    "rules:\n  - pattern: subset\n  - pattern: subset\n    collection: stores\n",
+  );
+  assert.match(
+    errorOf(() => loadConfig({ file: path, env: {} })),
+    /rules\[1\]\.fullSetCollection: expected a collection no other rule uses; rules\[0\] uses "reviews"/,
+  );
+});
+
+void test("an invalid connection string is reported with its value, password masked", () => {
+  assert.equal(
+    errorOf(() => loadConfig({ env: { MONGODB_URI: "mysql://admin:s3cret@host/db" } })),
+    'MONGODB_URI: mongodbUri: expected a mongodb:// or mongodb+srv:// connection string, got "mysql://admin:****@host/db"',
+  );
+});
+
 void test("a dotted field name is rejected because the planners address top-level fields", () => {
   const path = file("dotted.yaml", "rules:\n  - pattern: bucket\n    arrayField: a.b\n");
   assert.match(
