@@ -98,15 +98,19 @@ export interface SidecarFixture {
 
 /**
  * Registers the test file's before/after hooks: a test deployment, a fresh database and a
- * sidecar streaming on it, all torn down after the file. Read the fields inside tests.
+ * sidecar streaming on it (testConfig with `overrides`), all torn down after the file. Read
+ * the fields inside tests.
  */
-export function useSidecarOnFreshDatabase(label: string): SidecarFixture {
+export function useSidecarOnFreshDatabase(
+  label: string,
+  overrides: Record<string, unknown> = {},
+): SidecarFixture {
   const fixture = {} as SidecarFixture;
   before(async () => {
     fixture.mongo = await startTestMongo();
     const name = uniqueDatabaseName(label);
     fixture.db = fixture.mongo.client.db(name);
-    fixture.sidecar = await startSidecar(fixture.mongo, testConfig(name));
+    fixture.sidecar = await startSidecar(fixture.mongo, testConfig(name, overrides));
   });
   after(async () => {
     await fixture.sidecar?.stop();
