@@ -1,0 +1,83 @@
+// Timing and memory for the benchmarks: wall time from process.hrtime.bigint, heap from
+// process.memoryUsage after a full collection when `--expose-gc` allows one (npm run bench
+// passes it), so that heap figures are live data rather than garbage not yet collected.
+
+export interface Timing {
+  calls: number;
+  totalMs: number;
+  meanMs: number;
+  /** Per-call percentiles; only when each call was timed on its own. */
+  p50Ms?: number;
+  p99Ms?: number;
+}
+
+function elapsedMs(since: bigint): number {
+  return Number(process.hrtime.bigint() - since) / 1e6;
+}
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
+}
+
+/** Times `calls` awaited calls one by one (latency percentiles included). */
+export async function timeEachAsync(calls: number, fn: (call: number) => Promise<unknown>): Promise<Timing> {
+  const samples: number[] = [];
+  const start = process.hrtime.bigint();
+  for (let call = 0; call < calls; call++) {
+    const before = process.hrtime.bigint();
+    await fn(call);
+    samples.push(elapsedMs(before));
+  }
+  const totalMs = elapsedMs(start);
+  samples.sort((a, b) => a - b);
+  return {
+    calls,
+    totalMs,
+    meanMs: totalMs / calls,
+    p50Ms: percentile(samples, 0.5),
+    p99Ms: percentile(samples, 0.99),
+  };
+}
+
+/**
+ * Calls a synchronous `fn` repeatedly for about `budgetMs` (at least `minCalls` times) and
+ * times whole batches: a clock read per call would dwarf sub-microsecond calls. The caller
+ * warms `fn` up first.
+ */
+export function timeSyncFor(budgetMs: number, minCalls: number, fn: () => unknown): Timing {
+  let calls = 0;
+  let batch = 1;
+  const start = process.hrtime.bigint();
+  while (calls < minCalls || elapsedMs(start) < budgetMs) {
+    const before = process.hrtime.bigint();
+    for (let i = 0; i < batch; i++) fn();
+    calls += batch;
+    // Batches grow only while a call is too short to time on its own.
+    if (elapsedMs(before) / batch < 0.1) batch = Math.min(batch * 2, 4096);
+  }
+  const totalMs = elapsedMs(start);
+  return { calls, totalMs, meanMs: totalMs / calls };
+}
+
+/** Runs `fn` once and returns its result with the wall time it took. */
+export async function timeOnce<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number }> {
+  const start = process.hrtime.bigint();
+  const result = await fn();
+  return { result, ms: elapsedMs(start) };
+}
+
+export function startClock(): () => number {
+  const start = process.hrtime.bigint();
+  return () => elapsedMs(start);
+}
+
+/** Heap in use, after a full collection when the process runs with --expose-gc. */
+export function heapUsedBytes(): number {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  collect?.();
+  return process.memoryUsage().heapUsed;
+}
+
+export function gcExposed(): boolean {
+  return typeof (globalThis as { gc?: unknown }).gc === "function";
+}
