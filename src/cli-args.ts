@@ -23,6 +23,7 @@ Commands:
   check-config         validate the configuration and print the rules
   dev-server --port N  start the embedded MongoDB-compatible server alone
   demo                 show the sidecar fixing the seeds' examples on the embedded server
+                       (with the seeds' default rules, whatever --config says)
 
 Options:
   --config FILE        YAML or JSON configuration file

@@ -59,25 +59,37 @@ export async function loadSeedExamples(db: Db): Promise<void> {
   });
 }
 
-/** What the seeds warn against: pushing to the source documents with no threshold logic. */
-export async function pushPastThresholds(db: Db): Promise<void> {
-  const buyers = Array.from({ length: 117 }, (_, i) => user(i + 3));
+const BUYERS_PER_ROUND = 117;
+const TRADES_PER_ROUND = 23;
+const REVIEWS_PER_ROUND = 13;
+const SEED_REVIEWS = 2;
+
+/**
+ * What the seeds warn against: pushing to the source documents with no threshold logic.
+ * Each round (0, 1, ...) pushes new buyers, trades and reviews after those of earlier rounds.
+ */
+export async function pushPastThresholds(db: Db, round: number): Promise<void> {
+  const buyers = Array.from({ length: BUYERS_PER_ROUND }, (_, i) => user(3 + round * BUYERS_PER_ROUND + i));
   await db
     .collection<Book>("sales")
     .updateOne({ _id: BOOK_ID }, { $push: { customers_purchased: { $each: buyers } } });
-  const trades = Array.from({ length: 23 }, (_, i) => ({
+  const firstTrade = round * TRADES_PER_ROUND;
+  const trades = Array.from({ length: TRADES_PER_ROUND }, (_, i) => ({
     type: i % 2 ? "sell" : "buy",
     ticker: "MSFT",
     qty: 10 + i,
-    date: new Date(Date.UTC(2023, 10, 2, 11, 43, 10) + i * 3_600_000),
+    date: new Date(Date.UTC(2023, 10, 2, 11, 43, 10) + (firstTrade + i) * 3_600_000),
   }));
+  // Into the newest bucket, as a naive application that knows no bucket size would.
+  const [newest] = await db.collection<Bucket>("trades").find({}).sort({ _id: -1 }).limit(1).toArray();
   await db
     .collection<Bucket>("trades")
     .updateOne(
-      { _id: FIRST_BUCKET },
+      { _id: newest?._id ?? FIRST_BUCKET },
       { $push: { history: { $each: trades } }, $inc: { count: trades.length } },
     );
-  const reviews = Array.from({ length: 13 }, (_, i) => review(i + 3));
+  const firstReview = SEED_REVIEWS + 1 + round * REVIEWS_PER_ROUND;
+  const reviews = Array.from({ length: REVIEWS_PER_ROUND }, (_, i) => review(firstReview + i)).reverse();
   await db
     .collection<Product>("products")
     .updateOne({ _id: PRODUCT_ID }, { $push: { reviews: { $each: reviews, $position: 0 } } });
@@ -92,7 +104,8 @@ function length(value: unknown): number {
   return Array.isArray(value) ? value.length : 0;
 }
 
-export async function summarize(db: Db): Promise<DemoSummary> {
+/** The documents as the seeds' readers see them; in shape once `rounds` rounds of pushes are corrected. */
+export async function summarize(db: Db, rounds: number): Promise<DemoSummary> {
   const book = await db.collection("sales").findOne({ _id: BOOK_ID as never });
   const extras = await db.collection("extra_sales").find({ book_id: BOOK_ID }).toArray();
   const extraCount = extras.reduce((sum, doc) => sum + length(doc.customers_purchased_extra), 0);
@@ -107,7 +120,7 @@ export async function summarize(db: Db): Promise<DemoSummary> {
   const bucketsOk = buckets.every(
     (bucket) => length(bucket.history) <= 10 && bucket.count === length(bucket.history),
   );
-  const productOk = length(product?.reviews) <= 10 && fullSet === 15;
+  const productOk = length(product?.reviews) <= 10 && fullSet === SEED_REVIEWS + rounds * REVIEWS_PER_ROUND;
   const lines = [
     `  sales ${BOOK_ID}: ${length(book?.customers_purchased)} buyers embedded, has_extras ${book?.has_extras === true}; ` +
       `extra_sales: ${extraCount} buyers in ${extras.length} document(s)`,

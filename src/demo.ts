@@ -1,9 +1,11 @@
 // `mongo-pattern-sidecar demo`: on a throw-away embedded server, load the seeds' example
 // documents, push them past their thresholds the way a naive application would, and show
-// the documents before and after the sidecar has put them back into shape.
+// the documents before and after the sidecar has put them back into shape: first by the
+// sweep of its first start, then from the change stream while the application goes on.
+// It uses the seeds' default rules whatever the configuration says: the data is the seeds'.
 import type { Db } from "mongodb";
 import { MongoClient } from "mongodb";
-import type { Config } from "./config.js";
+import { configSchema, type Config } from "./config.js";
 import type { Logger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { startEmbeddedServer } from "./server/index.js";
@@ -25,7 +27,18 @@ async function startSidecar(db: Db, client: MongoClient, config: Config, logger:
   return runner;
 }
 
-export async function runDemo(baseConfig: Config, logger: Logger): Promise<number> {
+async function printOnceInShape(db: Db, rounds: number): Promise<void> {
+  const summary = await waitUntil(
+    async () => {
+      const current = await summarize(db, rounds);
+      return current.inShape ? current : undefined;
+    },
+    { timeoutMs: 30_000, description: "every example to be back in shape" },
+  );
+  print(summary.text);
+}
+
+export async function runDemo(logger: Logger): Promise<number> {
   const shutdown = createShutdownStack(({ name, error }) =>
     logger.error({ err: error, resource: name }, "cleanup failed"),
   );
@@ -35,26 +48,22 @@ export async function runDemo(baseConfig: Config, logger: Logger): Promise<numbe
     const client = new MongoClient(server.uri);
     shutdown.defer("client", () => client.close());
     const db = client.db("demo");
-    const config: Config = { ...baseConfig, database: "demo", mongodbUri: server.uri };
+    const config = configSchema.parse({ database: "demo", mongodbUri: server.uri }) as Config;
 
     print("Loading the seeds' example documents (sales, trades, products) into an in-memory server.");
     await loadSeedExamples(db);
+    print("\nA naive application pushes everything into the source documents:");
+    await pushPastThresholds(db, 0);
+    print((await summarize(db, 1)).text);
+
+    print("\nThe sidecar starts; with no resume token yet, it sweeps, each correction in one transaction:");
     const runner = await startSidecar(db, client, config, logger);
     shutdown.defer("sidecar", () => runner.stop());
+    await printOnceInShape(db, 1);
 
-    print("\nA naive application pushes everything into the source documents:");
-    await pushPastThresholds(db);
-    print((await summarize(db)).text);
-
-    print("\nThe sidecar corrects them, each correction in one transaction:");
-    const after = await waitUntil(
-      async () => {
-        const summary = await summarize(db);
-        return summary.inShape ? summary : undefined;
-      },
-      { timeoutMs: 30_000, description: "every example to be back in shape" },
-    );
-    print(after.text);
+    print("\nThe application goes on pushing naively; the sidecar corrects from the change stream:");
+    await pushPastThresholds(db, 1);
+    await printOnceInShape(db, 2);
     return 0;
   } finally {
     await shutdown.close();

@@ -98,7 +98,7 @@ async function runCommand(args: CliArgs): Promise<number> {
     case "dev-server":
       return runDevServer(args.port, logger);
     case "demo":
-      return runDemo(config, createLogger({ level: "warn" }));
+      return runDemo(createLogger({ level: "warn" }));
   }
 }
 

@@ -1,6 +1,9 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Db } from "mongodb";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
@@ -55,4 +58,20 @@ void test("a dry-run sweep reports per rule what it would change and writes noth
   assert.match(result.stdout, /sales.*examined 1, would change 1 \(moved 1\), elements moved 10/);
   const book = await db.collection("sales").findOne({ _id: 1 as never });
   assert.equal((book?.customers_purchased as unknown[]).length, 60);
+});
+
+void test("the demo shows the seeds' examples corrected by the first sweep and then from the stream, whatever rules are configured", async () => {
+  const config = join(await mkdtemp(join(tmpdir(), "demo-")), "config.yaml");
+  await writeFile(config, "rules:\n  - pattern: outlier\n    collection: orders\n    arrayField: lines\n");
+  const result = await cli(["demo", "--config", config]);
+
+  assert.equal(result.code, 0, result.stderr);
+  const [before, swept, streamed] = result.stdout.split("\n\n").slice(1);
+  assert.match(before ?? "", /sales 1: 120 buyers embedded, has_extras false; extra_sales: 0 buyers/);
+  assert.match(swept ?? "", /sales 1: 50 buyers embedded, has_extras true; extra_sales: 70 buyers/);
+  assert.match(swept ?? "", /123_1698349623 \(10\), 123_1698954190 \(10\), 123_1698990190 \(5\)/);
+  assert.match(swept ?? "", /products 1: 10 reviews embedded; reviews collection: 15/);
+  assert.match(streamed ?? "", /sales 1: 50 buyers embedded, has_extras true; extra_sales: 187 buyers/);
+  assert.match(streamed ?? "", /\(10\), 123_1699062190 \(8\)$/m);
+  assert.match(streamed ?? "", /products 1: 10 reviews embedded; reviews collection: 28/);
 });
