@@ -1,7 +1,7 @@
 // findAndModify: one document, chosen by query and sort, updated, replaced or removed; the
 // reply holds it (before, or after with `new: true`), projected by `fields`.
 import type { Document } from "bson";
-import { collatorFor, projectDocument, sortDocuments, type StringComparator } from "../query/index.js";
+import { collatorFor, projectDocument, sortDocuments } from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { CommandHandler } from "./command-context.js";
 import { optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
@@ -23,8 +23,9 @@ export const findAndModify: CommandHandler = async (request, server) => {
       "Either an update or remove=true must be specified",
     );
   }
+  const strings = collatorFor(body.collation, "findAndModify.collation");
   const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
-  const pickFirst = (matches: VisibleDocument[], strings?: StringComparator) => {
+  const pickFirst = (matches: VisibleDocument[]) => {
     if (!sort || Object.keys(sort).length === 0 || matches.length < 2) return matches.slice(0, 1);
     const first = sortDocuments(
       matches.map((m) => m.doc),
@@ -34,12 +35,11 @@ export const findAndModify: CommandHandler = async (request, server) => {
     return matches.filter((m) => m.doc === first).slice(0, 1);
   };
   const project = (doc: Document | null) =>
-    doc && fields && Object.keys(fields).length > 0 ? projectDocument(doc, fields) : doc;
+    doc && fields && Object.keys(fields).length > 0 ? projectDocument(doc, fields, strings) : doc;
 
   if (remove) {
-    const strings = collatorFor(body.collation, "findAndModify.collation");
     const collection = server.catalog.collection(request.db, name);
-    const select = () => pickFirst(scope.view.find(collection, query, strings), strings);
+    const select = () => pickFirst(scope.view.find(collection, query, strings));
     await scope.waitForUnlocked(collection, () => select().map((m) => m.key));
     const [target] = select();
     if (target) scope.write(collection!, target.key, target.doc, null, "delete");

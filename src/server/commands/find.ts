@@ -31,7 +31,7 @@ export const find: CommandHandler = (request, server) => {
   docs = docs.slice(skip, limit > 0 ? skip + limit : undefined);
   const projection = optionalDocument(body, "projection");
   if (projection && Object.keys(projection).length > 0)
-    docs = docs.map((d) => projectDocument(d, projection));
+    docs = docs.map((d) => projectDocument(d, projection, strings));
   const cursor = new ArrayCursor(`${request.db}.${name}`, docs);
   const batchSize = optionalCount(body, "batchSize");
   const batch =

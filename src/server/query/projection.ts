@@ -5,6 +5,7 @@
 import type { Document } from "bson";
 import { isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
 import { deepCopy } from "./document-copy.js";
+import type { StringComparator } from "./bson-order.js";
 import { compileFilter } from "./filter.js";
 import { runPipeline } from "./pipeline.js";
 import { queryError } from "./query-error.js";
@@ -20,10 +21,11 @@ interface ParsedProjection {
   readonly usesExpressions: boolean;
 }
 
-export function projectDocument(doc: Document, projection: Document): Document {
-  const parsed = parseProjection(projection);
+/** Projects `doc`; `strings` is the command's collation, for `$elemMatch` and expressions. */
+export function projectDocument(doc: Document, projection: Document, strings?: StringComparator): Document {
+  const parsed = parseProjection(projection, strings);
   if (parsed.usesExpressions)
-    return runPipeline([doc], [{ $project: projection }], { collection: () => [] })[0];
+    return runPipeline([doc], [{ $project: projection }], { collection: () => [], strings })[0];
   let result = parsed.mode === "inclusion" ? include(doc, parsed.fields) : exclude(doc, parsed.fields);
   if (parsed.mode === "inclusion" && !parsed.excludeId && doc._id !== undefined)
     result = { _id: doc._id, ...result };
@@ -38,7 +40,7 @@ export function projectDocument(doc: Document, projection: Document): Document {
   return result;
 }
 
-function parseProjection(projection: Document): ParsedProjection {
+function parseProjection(projection: Document, strings: StringComparator | undefined): ParsedProjection {
   const included: FieldTree = {};
   const excluded: FieldTree = {};
   const slices: [string, unknown][] = [];
@@ -50,7 +52,7 @@ function parseProjection(projection: Document): ParsedProjection {
       throw queryError("NotImplemented", `positional projection '${path}' is not supported`);
     if (isPlainDocument(spec) && "$slice" in spec) slices.push([path, spec.$slice]);
     else if (isPlainDocument(spec) && "$elemMatch" in spec)
-      elemMatches.push([path, elementMatcher(spec.$elemMatch)]);
+      elemMatches.push([path, elementMatcher(spec.$elemMatch, strings)]);
     else if (typeof spec === "boolean" || isNumeric(spec)) {
       const on = typeof spec === "boolean" ? spec : toNumber(spec) !== 0;
       if (path === "_id") excludeId = !on;
@@ -79,9 +81,12 @@ function parseProjection(projection: Document): ParsedProjection {
   };
 }
 
-function elementMatcher(filter: unknown): (element: unknown) => boolean {
+function elementMatcher(
+  filter: unknown,
+  strings: StringComparator | undefined,
+): (element: unknown) => boolean {
   if (!isPlainDocument(filter)) throw queryError("BadValue", "elemMatch: Invalid argument, object required.");
-  const matches = compileFilter(filter);
+  const matches = compileFilter(filter, { strings });
   return (element) => isPlainDocument(element) && matches(element);
 }
 
