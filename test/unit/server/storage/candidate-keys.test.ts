@@ -59,3 +59,16 @@ void test("a filter on an unindexed field scans", () => {
   const collection = collectionOf([{ _id: 1, z: 1 }]);
   assert.equal(candidateKeys(collection, { z: 1 }), undefined);
 });
+
+void test("a collated string equality does not use the binary-keyed _id or secondary index", () => {
+  const collection = collectionOf([{ _id: "a", k: "x" }]);
+  collection.addIndex({ name: "k_1", key: { k: 1 }, unique: false, options: {} });
+  assert.equal(candidateKeys(collection, { _id: "A" }, true), undefined);
+  assert.equal(candidateKeys(collection, { k: { $in: ["X", 1] } }, true), undefined);
+  assert.equal(candidateKeys(collection, { _id: { sub: "A" } }, true), undefined);
+});
+
+void test("a collated equality on values without strings still uses the index", () => {
+  const collection = collectionOf([{ _id: 1 }, { _id: 2 }]);
+  assert.deepEqual(candidateKeys(collection, { _id: 2 }, true), new Set([documentKey(2)]));
+});

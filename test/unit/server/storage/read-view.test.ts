@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { collatorFor } from "../../../../src/server/query/index.js";
 import { ReadView } from "../../../../src/server/storage/read-view.js";
 import { StoredCollection, documentKey } from "../../../../src/server/storage/stored-collection.js";
 
@@ -46,4 +47,17 @@ void test("old versions are dropped once no snapshot needs them", () => {
   collection.write(documentKey(1), { _id: 1, v: 1 }, 10n, undefined);
   collection.write(documentKey(1), { _id: 1, v: 2 }, 20n, undefined);
   assert.equal(collection.read(documentKey(1), 15n), null);
+});
+
+void test("a collated lookup on an indexed field finds values that differ only in case", () => {
+  const collection = new StoredCollection("db", "c");
+  collection.addIndex({ name: "k_1", key: { k: 1 }, unique: false, options: {} });
+  collection.write(documentKey(1), { _id: 1, k: "Ping" }, 10n, undefined);
+  collection.write(documentKey(2), { _id: 2, k: "pong" }, 11n, undefined);
+  const caseInsensitive = collatorFor({ locale: "en", strength: 2 });
+  assert.deepEqual(
+    new ReadView().find(collection, { k: "PING" }, caseInsensitive).map((v) => v.doc._id),
+    [1],
+  );
+  assert.equal(new ReadView().find(collection, { k: "PING" }).length, 0);
 });
