@@ -86,7 +86,11 @@ async function runDevServer(port: number | undefined, logger: Logger): Promise<n
 
 async function runCommand(args: CliArgs): Promise<number> {
   const config = await loadConfig({ file: args.configFile, env: process.env });
-  const logger = createLogger({ level: config.logLevel });
+  // `sweep` prints its report on stdout; its log lines (progress among them) go to stderr.
+  const logger = createLogger({
+    level: config.logLevel,
+    destination: args.command === "sweep" ? process.stderr : undefined,
+  });
   switch (args.command) {
     case "check-config":
       process.stdout.write(`${describeRules(config)}\n`);

@@ -52,9 +52,11 @@ void test("bad usage names the argument and exits 2", async () => {
 void test("a dry-run sweep reports per rule what it would change and writes nothing", async () => {
   await db.collection("sales").insertOne({ _id: 1 as never, customers_purchased: users(0, 60) });
   const uri = mongo.uri.replace(/\/?(\?|$)/, `/${db.databaseName}$1`);
-  const result = await cli(["sweep", "--dry-run"], { MONGODB_URI: uri, SIDECAR_LOG_LEVEL: "silent" });
+  const result = await cli(["sweep", "--dry-run"], { MONGODB_URI: uri });
 
   assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /"msg":"connected"/, "log lines go to stderr");
+  assert.doesNotMatch(result.stdout, /"msg"/, "stdout holds the report alone");
   assert.match(result.stdout, /sales.*examined 1, would change 1 \(moved 1\), elements moved 10/);
   const book = await db.collection("sales").findOne({ _id: 1 as never });
   assert.equal((book?.customers_purchased as unknown[]).length, 60);
