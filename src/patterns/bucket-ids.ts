@@ -3,7 +3,8 @@
 // in time order. `_id`s compare as strings: a taken id gets a suffix `_000001`, `_000002`...
 // zero-padded so that suffixes sort numerically ("_000010" after "_000009") and so that
 // "123_1698349623" < "123_1698349623_000001" < "123_1698349624" ("_" sorts after the
-// digits' common prefix ends, the next second differs in an earlier digit).
+// digits' common prefix ends, the next second differs in an earlier digit). A new bucket
+// takes the suffix after the largest taken one, never a gap, so it sorts after the others.
 import { ObjectId } from "bson";
 
 const SUFFIX_DIGITS = 6;
@@ -21,12 +22,32 @@ export function baseBucketId(keyText: string, firstEntryDate: Date): string {
   return `${keyText}_${Math.floor(firstEntryDate.getTime() / 1000)}`;
 }
 
-/** The first of `base`, `base_000001`, `base_000002`... not in `taken`; null when all are. */
-export function freeBucketId(base: string, taken: ReadonlySet<string>): string | null {
-  if (!taken.has(base)) return base;
-  for (let suffix = 1; suffix <= MAX_SUFFIX; suffix += 1) {
-    const candidate = `${base}_${String(suffix).padStart(SUFFIX_DIGITS, "0")}`;
-    if (!taken.has(candidate)) return candidate;
+const SUFFIXED = new RegExp(`^(.*)_(\\d{${SUFFIX_DIGITS}})$`);
+
+function withSuffix(base: string, suffix: number): string {
+  return suffix === 0 ? base : `${base}_${String(suffix).padStart(SUFFIX_DIGITS, "0")}`;
+}
+
+/**
+ * Hands out the `_id`s of one plan's new buckets: `base` while no bucket takes it or a
+ * suffixed form of it, otherwise the suffix after the largest taken, so that a new bucket
+ * sorts after every bucket of its second. `taken` is indexed once, so a split into k
+ * buckets of one second costs O(k), not O(k²). Returns null once the suffixes run out.
+ */
+export function bucketIdAllocator(taken: Iterable<string>): (base: string) => string | null {
+  const lastSuffix = new Map<string, number>();
+  const record = (base: string, suffix: number) =>
+    lastSuffix.set(base, Math.max(suffix, lastSuffix.get(base) ?? 0));
+  for (const id of taken) {
+    record(id, 0);
+    const suffixed = SUFFIXED.exec(id);
+    if (suffixed) record(suffixed[1] as string, Number(suffixed[2]));
   }
-  return null;
+  return (base) => {
+    const last = lastSuffix.get(base);
+    const next = last === undefined ? 0 : last + 1;
+    if (next > MAX_SUFFIX) return null;
+    lastSuffix.set(base, next);
+    return withSuffix(base, next);
+  };
 }

@@ -10,7 +10,7 @@
 //   replayed insert fails on the `_id` index instead of duplicating entries).
 import type { Document } from "mongodb";
 import type { BucketRule } from "../config.js";
-import { baseBucketId, bucketKeyText, freeBucketId } from "./bucket-ids.js";
+import { baseBucketId, bucketIdAllocator, bucketKeyText } from "./bucket-ids.js";
 import { describeValue, isPlainDocument, isValidDate } from "./bson-value.js";
 import { arraySize, fullDocumentPath, presentButNotArray } from "./event-filters.js";
 import { inGroupsOf } from "./groups.js";
@@ -60,13 +60,12 @@ function planSplit(rule: BucketRule, state: BucketState, entries: unknown[]): Pl
     };
   }
   const moved = entries.slice(rule.threshold);
-  const taken = new Set(state.takenIds);
+  const allocateId = bucketIdAllocator(state.takenIds);
   const inserts: Write[] = [];
   for (const [index, group] of inGroupsOf(moved, rule.threshold).entries()) {
     const position = rule.threshold * (index + 1);
-    const id = newBucketId(rule, keyText, group[0], position, taken);
+    const id = newBucketId(rule, keyText, group[0], position, allocateId);
     if (!id.ok) return { outcome: "skip", reason: id.reason };
-    taken.add(id.value);
     inserts.push(newBucket(rule, id.value, key, group));
   }
   const trim: Write = {
@@ -87,7 +86,7 @@ function newBucketId(
   keyText: string,
   firstEntry: unknown,
   position: number,
-  taken: ReadonlySet<string>,
+  allocateId: (base: string) => string | null,
 ): IdResult {
   const where = `${rule.arrayField}[${position}]`;
   if (!isPlainDocument(firstEntry)) {
@@ -97,7 +96,7 @@ function newBucketId(
   if (!isValidDate(date)) {
     return { ok: false, reason: `${where}.${rule.dateField} is ${describeValue(date)}, expected a date` };
   }
-  const id = freeBucketId(baseBucketId(keyText, date), taken);
+  const id = allocateId(baseBucketId(keyText, date));
   if (id === null)
     return { ok: false, reason: `${where}: every suffix of ${baseBucketId(keyText, date)} is taken` };
   return { ok: true, value: id };

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
 import { planBucketSplit } from "../../../src/patterns/bucket.js";
-import { freeBucketId } from "../../../src/patterns/bucket-ids.js";
+import { bucketIdAllocator } from "../../../src/patterns/bucket-ids.js";
 import type { Plan } from "../../../src/patterns/types.js";
 import { MemoryDb } from "./support/memory-db.js";
 import { readBucketState } from "./support/readers.js";
@@ -73,9 +73,16 @@ void test("suffixes past nine keep string order equal to numeric order", () => {
     "k_1",
     ...Array.from({ length: 9 }, (_, i) => `k_1_${String(i + 1).padStart(6, "0")}`),
   ]);
-  const tenth = freeBucketId("k_1", taken);
+  const tenth = bucketIdAllocator(taken)("k_1");
   assert.equal(tenth, "k_1_000010");
   assert.ok(`k_1_000009` < (tenth as string) && (tenth as string) < "k_2");
+});
+
+void test("a new bucket's suffix follows the largest taken one, never a gap, so it sorts after them", () => {
+  const allocate = bucketIdAllocator(["k_1", "k_1_000003"]);
+  assert.equal(allocate("k_1"), "k_1_000004");
+  assert.equal(allocate("k_1"), "k_1_000005");
+  assert.equal(allocate("k_2"), "k_2");
 });
 
 void test("new bucket _ids avoid those other buckets of the customer already take", () => {
