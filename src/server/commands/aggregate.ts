@@ -9,7 +9,7 @@ import type { ServerState } from "../server-state.js";
 import { documentKey } from "../storage/stored-collection.js";
 import { ArrayCursor } from "./array-cursor.js";
 import type { CommandHandler, CommandRequest } from "./command-context.js";
-import { documentArray, optionalCount, optionalDocument } from "./command-args.js";
+import { assertSimpleCollation, documentArray, optionalCount, optionalDocument } from "./command-args.js";
 import { firstBatchReply } from "./cursor-replies.js";
 import { DEFAULT_FIRST_BATCH_SIZE } from "./find.js";
 import { writeMerge, writeOut } from "./aggregate-writes.js";
@@ -33,7 +33,11 @@ export const aggregate: CommandHandler = async (request, server) => {
   }
   const batchSize = optionalCount(cursorOptions, "batchSize");
   const first = pipeline[0] as Document | undefined;
-  if (first && "$changeStream" in first) return openChangeStreamCursor(request, server, pipeline, batchSize);
+  if (first && "$changeStream" in first) {
+    // The change-stream module filters events with binary string comparison only.
+    assertSimpleCollation(request.body.collation, "aggregate.collation");
+    return openChangeStreamCursor(request, server, pipeline, batchSize);
+  }
 
   const last = pipeline[pipeline.length - 1] as Document | undefined;
   const writesOut = last && ("$out" in last || "$merge" in last);
