@@ -10,7 +10,6 @@ import type { ShutdownStack } from "./shutdown.js";
 export interface Deployment {
   client: MongoClient;
   db: Db;
-  embedded: boolean;
 }
 
 export async function connectDeployment(
@@ -20,7 +19,6 @@ export async function connectDeployment(
 ): Promise<Deployment> {
   // loadConfig has folded MONGODB_URI into mongodbUri, and the URI's path into database.
   let uri = config.mongodbUri;
-  const embedded = !uri;
   if (!uri) {
     const server = await startEmbeddedServer({ host: "127.0.0.1", port: 0 });
     shutdown.defer("embedded server", () => server.close());
@@ -34,5 +32,5 @@ export async function connectDeployment(
   shutdown.defer("mongodb client", () => client.close());
   await client.connect();
   logger.info({ deployment: redactUriPasswords(uri), database: config.database }, "connected");
-  return { client, db: client.db(config.database), embedded };
+  return { client, db: client.db(config.database) };
 }

@@ -3,10 +3,11 @@
 // re-reading the state the plan was made from.
 import type { Document } from "mongodb";
 
+// Inserts and updates only: no pattern deletes anything, and the sidecar's role (deploy/)
+// grants no remove.
 export type Write =
   | { op: "insertOne"; collection: string; document: Document }
-  | { op: "updateOne"; collection: string; filter: Document; update: Document }
-  | { op: "deleteOne"; collection: string; filter: Document };
+  | { op: "updateOne"; collection: string; filter: Document; update: Document };
 
 /** Kind of correction, a closed set (it is a metric label). */
 export type CorrectionKind = "moved" | "split" | "trimmed" | "repaired" | "copied";
