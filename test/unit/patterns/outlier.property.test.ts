@@ -3,6 +3,7 @@
 // book plans to nothing.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { EJSON } from "bson";
 import fc from "fast-check";
 import type { Document } from "mongodb";
 import { planOutlierMove, planOverflowChunkSplit } from "../../../src/patterns/outlier.js";
@@ -12,6 +13,7 @@ import { outlierRule } from "./support/rules.js";
 import { asMultiset, isSubsequence } from "./support/subsequence.js";
 
 const rule = { ...outlierRule, threshold: 5, chunkSize: 4 };
+const SETTLED = "planning again right after applying one plan yields nothing";
 
 type Step =
   | { kind: "naive"; count: number }
@@ -58,18 +60,30 @@ function seedPush(world: World, entries: string[]): void {
   else world.db.insertOne("extra_sales", { book_id: 1, customers_purchased_extra: entries });
 }
 
+// Each correction applies one plan, then plans again at once: a planner that needs two
+// rounds fails here.
 function correctSource(db: MemoryDb): boolean {
   const plan = planOutlierMove(rule, readOutlierState(db, rule, 1));
   assert.notEqual(plan.outcome, "skip");
-  if (plan.outcome === "writes") db.apply(plan.writes);
-  return plan.outcome === "writes";
+  if (plan.outcome !== "writes") return false;
+  db.apply(plan.writes);
+  assert.deepEqual(planOutlierMove(rule, readOutlierState(db, rule, 1)), { outcome: "none" }, SETTLED);
+  return true;
 }
 
 function correctChunk(db: MemoryDb, chunk: Document): boolean {
   const plan = planOverflowChunkSplit(rule, readOverflowChunkState(db, rule, chunk));
   assert.notEqual(plan.outcome, "skip");
-  if (plan.outcome === "writes") db.apply(plan.writes);
-  return plan.outcome === "writes";
+  if (plan.outcome !== "writes") return false;
+  db.apply(plan.writes);
+  const [again] = db.find("extra_sales", (doc) => EJSON.stringify(doc._id) === EJSON.stringify(chunk._id));
+  assert.ok(again, "the split chunk is still there");
+  assert.deepEqual(
+    planOverflowChunkSplit(rule, readOverflowChunkState(db, rule, again)),
+    { outcome: "none" },
+    SETTLED,
+  );
+  return true;
 }
 
 function correctUntilNone(db: MemoryDb): void {

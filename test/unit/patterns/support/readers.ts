@@ -1,5 +1,10 @@
-// The states the planners plan from, read from a MemoryDb the way src/stream/readers read
-// them from MongoDB (same selections and sort orders).
+// The states the planners plan from, read from a MemoryDb with the selections and sort
+// orders the planners' contracts ask of src/stream/readers. Where production differs:
+// - outlier: the last chunk is the highest seq (missing sorts first), as in production;
+//   ties on seq go to the last inserted here, to the highest _id there.
+// - subset: the newest entries are ranked by sortField then idField, descending, as
+//   src/patterns/subset.ts requires; src/stream/readers/subset.ts still breaks date ties
+//   by _id, which can hide a review that belongs among the newest (being fixed).
 import type { Document } from "mongodb";
 import type { BucketRule, OutlierRule, SubsetRule } from "../../../../src/config.js";
 import type { BucketState } from "../../../../src/patterns/bucket.js";
