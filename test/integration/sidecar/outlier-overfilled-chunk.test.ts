@@ -8,6 +8,11 @@ import { allPurchasers, useSidecarOnFreshDatabase, users } from "./harness.js";
 
 const CHUNK_SIZE = 5;
 
+interface ExtraSales {
+  book_id: number;
+  customers_purchased_extra: string[];
+}
+
 const fixture = useSidecarOnFreshDatabase("outlier_chunks", {
   rules: [{ pattern: "outlier", chunkSize: CHUNK_SIZE }, { pattern: "bucket" }, { pattern: "subset" }],
 });
@@ -65,7 +70,7 @@ void test("an extra_sales document an application pushes past chunkSize in many 
   // Pushed by _id, so that every purchase lands in this one document, full or not.
   for (const buyer of users(50, 80)) {
     await fixture.db
-      .collection("extra_sales")
+      .collection<ExtraSales>("extra_sales")
       .updateOne({ _id: insertedId }, { $push: { customers_purchased_extra: buyer } });
   }
 
@@ -88,7 +93,7 @@ void test(
       // The seed's push: the application knows only book_id, so it lands in the first chunk
       // the {book_id, seq} index returns, which the sidecar filled before opening the next.
       await fixture.db
-        .collection("extra_sales")
+        .collection<ExtraSales>("extra_sales")
         .updateOne({ book_id: 3 }, { $push: { customers_purchased_extra: buyer } }, { upsert: true });
     }
 
