@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { waitUntil } from "../../src/wait-until.js";
 import { freePort } from "./free-port.js";
+import { promtoolCheckMetrics } from "./prometheus-tools.js";
 import { containerEnv, prepareRuntimeInstall, removeRuntimeInstall, startNode } from "./runtime-install.js";
 import { stopWithSigterm } from "./stop-process.js";
 
@@ -67,6 +68,7 @@ void describe("the image's runtime contents", () => {
       assert.equal(status, 200);
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       assert.match(metrics, /^pattern_sidecar_runner_state\{state="\w+"\} 1$/m);
+      assert.deepEqual(promtoolCheckMetrics(metrics), { status: 0, problems: "" });
     } finally {
       assert.equal(await stopWithSigterm(child), 0);
     }

@@ -18,3 +18,13 @@ export function requireExecutable(name: string): string {
   }
   return path;
 }
+
+/** `promtool check metrics` over an exposition: its exit status and everything it printed. */
+export function promtoolCheckMetrics(exposition: string): { status: number | null; problems: string } {
+  const checked = spawnSync(requireExecutable("promtool"), ["check", "metrics"], {
+    input: exposition,
+    encoding: "utf8",
+    timeout: 10_000,
+  });
+  return { status: checked.status, problems: `${checked.stdout}${checked.stderr}`.trim() };
+}

@@ -1,19 +1,9 @@
 // The /metrics exposition checked by Prometheus's own linter, not by our reading of the format.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { test } from "node:test";
 import { startHttpServer } from "../../src/http.js";
-import { requireExecutable } from "./prometheus-tools.js";
+import { promtoolCheckMetrics } from "./prometheus-tools.js";
 import { createRealisticMetrics } from "./realistic-metrics.js";
-
-function promtoolCheckMetrics(exposition: string) {
-  const checked = spawnSync(requireExecutable("promtool"), ["check", "metrics"], {
-    input: exposition,
-    encoding: "utf8",
-    timeout: 10_000,
-  });
-  return { status: checked.status, problems: `${checked.stdout}${checked.stderr}`.trim() };
-}
 
 void test("promtool check metrics finds no problem in a scrape of /metrics", async () => {
   const server = await startHttpServer({
