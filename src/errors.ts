@@ -1,6 +1,13 @@
 // The sidecar's error classes and the one place that decides what an error means for the
 // runner: retry the transaction, let the stream resume, sweep, skip the document, or stop.
-import { MongoError, MongoErrorLabel, MongoNetworkError, MongoServerSelectionError } from "mongodb";
+import {
+  MongoError,
+  MongoErrorLabel,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoWriteConcernError,
+} from "mongodb";
 import type { ErrorKind } from "./metrics.js";
 
 /** Base of every error the sidecar raises itself; `context` says which rule and document. */
@@ -42,6 +49,27 @@ const HISTORY_LOST_CODES = new Set([
 // usually also carry the TransientTransactionError label; the codes cover servers that omit it.
 const TRANSIENT_CODES = new Set([112, 24, 251]);
 
+// Codes with which the server refuses a write because of what the document holds or would
+// hold: the same write fails the same way however often it is retried (error_codes.yml).
+const REFUSED_DOCUMENT_CODES = new Set([
+  2, // BadValue
+  14, // TypeMismatch, e.g. $push to a field that is not an array
+  28, // PathNotViable
+  52, // DollarPrefixedFieldName
+  55, // InvalidDBRef
+  56, // EmptyFieldName
+  57, // DottedFieldName
+  66, // ImmutableField
+  121, // DocumentValidationFailure
+  10334, // BSONObjectTooLarge
+  11000, // DuplicateKey
+  11001, // DuplicateKey, as older servers report it
+  12582, // DuplicateKey on update, older servers
+  17280, // KeyTooLong, servers before 4.2
+  17419, // document after update larger than 16 MiB
+  17420, // document after update larger than 16 MiB (update with upsert)
+]);
+
 // Codes the driver treats as resumable for change-stream getMores (change-streams spec).
 const RESUMABLE_CODES = new Set([
   6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436, 63, 150, 13388, 234, 133, 43,
@@ -64,9 +92,19 @@ export function classify(error: unknown): ErrorKind {
   if (error instanceof CorrectionFailedError || error instanceof StalePlanError) return "transient";
   if (hasLabel(error, MongoErrorLabel.TransientTransactionError)) return "transient";
   if (hasLabel(error, MongoErrorLabel.UnknownTransactionCommitResult)) return "transient";
+  if (hasLabel(error, MongoErrorLabel.RetryableWriteError)) return "transient";
   if (code !== undefined && TRANSIENT_CODES.has(code)) return "transient";
   if (isResumable(error)) return "resumable";
+  if (isRefusedDocument(error)) return "bad_document";
   return "fatal";
+}
+
+// Only a server's answer to a write says anything about the document; a write concern
+// error says the write was not replicated in time, whatever its code.
+function isRefusedDocument(error: unknown): boolean {
+  if (!(error instanceof MongoServerError) || error instanceof MongoWriteConcernError) return false;
+  const code = codeOf(error);
+  return code !== undefined && REFUSED_DOCUMENT_CODES.has(code);
 }
 
 /** Errors a change stream (or a reconnecting client) gets past by itself. */

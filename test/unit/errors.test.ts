@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MongoNetworkError, MongoServerError } from "mongodb";
+import { MongoNetworkError, MongoServerError, MongoWriteConcernError } from "mongodb";
 import { BadDocumentError, classify, isRetryableTransactionError } from "../../src/errors.js";
 
 function serverError(code: number, labels: string[] = []) {
@@ -26,6 +26,24 @@ void test("network errors and resumable change-stream errors are resumable", () 
 
 void test("a document the rule cannot plan for is a bad document", () => {
   assert.equal(classify(new BadDocumentError("date is a string", { key: 1 })), "bad_document");
+});
+
+void test("a write the server refuses for what the document holds is a bad document", () => {
+  // DocumentValidationFailure, DuplicateKey, BSONObjectTooLarge, BadValue, TypeMismatch,
+  // DollarPrefixedFieldName, and a document grown past 16 MiB by an update
+  for (const code of [121, 11000, 10334, 2, 14, 52, 17419, 17420])
+    assert.equal(classify(serverError(code)), "bad_document", `code ${code}`);
+});
+
+void test("a refused write labelled transient or retryable stays transient", () => {
+  assert.equal(classify(serverError(11000, ["TransientTransactionError"])), "transient");
+  assert.equal(classify(serverError(121, ["RetryableWriteError"])), "transient");
+  assert.equal(classify(serverError(112)), "transient", "WriteConflict without its label");
+});
+
+void test("a write concern error is never blamed on the document", () => {
+  const error = new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 121, errmsg: "validation" } });
+  assert.notEqual(classify(error), "bad_document");
 });
 
 void test("anything else is fatal", () => {
