@@ -3,8 +3,7 @@
 // - outlier: the last chunk is the highest seq (missing sorts first), as in production;
 //   ties on seq go to the last inserted here, to the highest _id there.
 // - subset: the newest entries are ranked by sortField then idField, descending, as
-//   src/patterns/subset.ts requires; src/stream/readers/subset.ts still breaks date ties
-//   by _id, which can hide a review that belongs among the newest (being fixed).
+//   src/patterns/subset.ts requires and production sorts (ties by _id would hide reviews).
 import type { Document } from "mongodb";
 import type { BucketRule, OutlierRule, SubsetRule } from "../../../../src/config.js";
 import type { BucketState } from "../../../../src/patterns/bucket.js";
