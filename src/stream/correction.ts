@@ -1,8 +1,9 @@
 // One correction: inside one transaction, check the writer lease, re-read the document,
 // plan, write, commit. The event that caused it is never trusted for planning: by the time
-// we act, the applications may have changed the document again.
+// we act, the applications may have changed the document again. A document the rule cannot
+// plan for, or that the server refuses to write, is logged, counted and left as it is.
 import type { Db, MongoClient } from "mongodb";
-import { BadDocumentError } from "../errors.js";
+import { BadDocumentError, classify, toError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { Plan } from "../patterns/types.js";
@@ -25,27 +26,53 @@ export function targetLabels(target: CorrectionTarget) {
   return { rule: ruleName(target.rule), collection: target.collection };
 }
 
-/** Corrects a target; returns the plan that was committed (or skipped, or none). */
+/**
+ * Corrects a target; returns the plan that was committed, or skipped, or none. Throws only
+ * what a later attempt may get past (transient errors, a lost lease); a write the server
+ * refuses for what the document holds (classify: "bad_document") is skipped, as retrying
+ * it would block the document's key and hold the resume token back for ever.
+ */
 export async function correctTarget(context: CorrectionContext, target: CorrectionTarget): Promise<Plan> {
   const labels = targetLabels(target);
   const startedAt = process.hrtime.bigint();
-  const plan = await runTransaction(
-    context.client,
-    {
-      maxAttempts: context.maxTransactionAttempts,
-      context: { ...labels, key: target.id },
-      onRetry: () => context.metrics.transactionRetries.inc(labels),
-    },
-    async (session) => {
-      await context.lease.fence(session);
-      const planned = await planTarget(context.db, target, session);
-      if (planned.outcome === "writes") await applyWrites(context.db, planned.writes, session);
-      return planned;
-    },
-  );
+  let plan: Plan;
+  try {
+    plan = await runTransaction(
+      context.client,
+      {
+        maxAttempts: context.maxTransactionAttempts,
+        context: { ...labels, key: target.id },
+        onRetry: () => context.metrics.transactionRetries.inc(labels),
+      },
+      async (session) => {
+        await context.lease.fence(session);
+        const planned = await planTarget(context.db, target, session);
+        if (planned.outcome === "writes") await applyWrites(context.db, planned.writes, session);
+        return planned;
+      },
+    );
+  } catch (thrown) {
+    if (classify(thrown) !== "bad_document") throw thrown;
+    return skipRefusedDocument(context, target, toError(thrown));
+  }
   const durationMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
   recordOutcome(context, target, plan, durationMs);
   return plan;
+}
+
+function skipRefusedDocument(context: CorrectionContext, target: CorrectionTarget, err: Error): Plan {
+  const labels = targetLabels(target);
+  countSkipped(context.metrics, labels);
+  context.logger.error(
+    { ...labels, key: target.id, err },
+    "skipped document the server refuses to write; left as it is",
+  );
+  return { outcome: "skip", reason: err.message };
+}
+
+function countSkipped(metrics: Metrics, labels: ReturnType<typeof targetLabels>): void {
+  metrics.corrections.inc({ ...labels, kind: "skipped_bad_document" });
+  metrics.errors.inc({ kind: "bad_document" });
 }
 
 function recordOutcome(
@@ -65,8 +92,7 @@ function recordOutcome(
       "corrected document",
     );
   } else if (plan.outcome === "skip") {
-    metrics.corrections.inc({ ...labels, kind: "skipped_bad_document" });
-    metrics.errors.inc({ kind: "bad_document" });
+    countSkipped(metrics, labels);
     const err = new BadDocumentError(plan.reason, { ...labels, key: target.id });
     logger.warn(
       { ...labels, key: target.id, reason: plan.reason, err },

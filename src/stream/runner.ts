@@ -198,7 +198,7 @@ export class Runner {
       rules: this.rules,
       logger: this.options.logger,
       metrics: this.options.metrics,
-      correct: (target) => correctTarget(this.correction, target),
+      correct: (target) => this.correctUntilDone(target),
       shouldStop: () => !this.mayContinue(),
     });
     if (!this.mayContinue()) return undefined;
@@ -234,8 +234,10 @@ export class Runner {
   }
 
   /**
-   * Retries a failing correction with backoff for as long as we lead: skipping it would
-   * leave the document broken, and its event stays unfinished so the token does not pass it.
+   * Retries a failing correction with backoff for as long as we lead: a transient error
+   * passes (write conflicts, a stepping-down primary), and while it lasts the event stays
+   * unfinished so the token does not pass it. A document the server refuses for good does
+   * not get here: correctTarget skips it.
    */
   private async correctUntilDone(target: CorrectionTarget): Promise<Plan> {
     for (let attempt = 1; ; attempt++) {

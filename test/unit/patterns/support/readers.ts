@@ -1,5 +1,5 @@
 // The states the planners plan from, read from a MemoryDb with the selections and sort
-// orders the planners' contracts ask of src/stream/readers. Where production differs:
+// orders the planners' contracts ask of src/stream/readers. In detail:
 // - outlier: the last chunk is the highest seq (missing sorts first), as in production;
 //   ties on seq go to the last inserted here, to the highest _id there.
 // - subset: the newest entries are ranked by sortField then idField, descending, as
