@@ -11,15 +11,16 @@
 //   and such a push overfills it; the split then moves the excess after the last chunk,
 //   which is after every earlier extra. Arrival order thus holds for app-written extras too,
 //   except for pushes that land in a chunk an application emptied or created itself.
-// - A chunk without `seq` (the seed's upsert) is adopted as chunk 0 (see overflow-chunks.ts).
+// - A chunk without `seq` (the seed's upsert) is adopted as chunk 0, and what the source
+//   holds past the threshold goes before its entries: the seed's application sets the flag
+//   with its last push to the source and only then writes extra_sales (overflow-chunks.ts).
 // - Guards: the source by `_id` + exact array size; chunks by `_id` + exact size; new
 //   chunks by their deterministic `_id`.
 import type { Document } from "mongodb";
 import type { OutlierRule } from "../config.js";
 import { describeValue, isSequenceNumber, sameBsonValue } from "./bson-value.js";
 import { arraySize, fullDocumentPath, presentButNotArray } from "./event-filters.js";
-import { inGroupsOf } from "./groups.js";
-import { chunkGuard, newChunk, overflowEntriesProblem, placeExtras } from "./overflow-chunks.js";
+import { chunkGuard, chunksFrom, overflowEntriesProblem, placeExtras } from "./overflow-chunks.js";
 import type { Plan, Write } from "./types.js";
 
 export interface OutlierState {
@@ -46,7 +47,7 @@ export function planOutlierMove(rule: OutlierRule, state: OutlierState): Plan {
   }
   if (entries.length <= rule.threshold) return NONE;
   const extras = entries.slice(rule.threshold);
-  const placement = placeExtras(rule, source._id, lastChunk, extras);
+  const placement = placeExtras(rule, source._id, lastChunk, extras, true);
   if (!placement.ok) return { outcome: "skip", reason: placement.reason };
   const trimSource: Write = {
     op: "updateOne",
@@ -79,7 +80,7 @@ export function planOverflowChunkSplit(rule: OutlierRule, state: OverflowChunkSt
   const isLast = sameBsonValue(chunk._id, lastChunk._id);
   const trim = trimChunk(rule, chunk, isLast);
   const rest = isLast
-    ? { ok: true as const, writes: chunksAfter(rule, sourceId, nextSequenceAfter(rule, chunk), excess) }
+    ? { ok: true as const, writes: chunksFrom(rule, sourceId, nextSequenceAfter(rule, chunk), excess) }
     : placeExtras(rule, sourceId, lastChunk, excess);
   if (!rest.ok) return { outcome: "skip", reason: rest.reason };
   return { outcome: "writes", kind: "split", writes: [trim, ...rest.writes], elementsMoved: excess.length };
@@ -106,17 +107,6 @@ function trimChunk(rule: OutlierRule, chunk: Document, isLast: boolean): Write {
 function nextSequenceAfter(rule: OutlierRule, chunk: Document): number {
   const sequence: unknown = chunk[rule.sequenceField];
   return isSequenceNumber(sequence) ? sequence + 1 : 1;
-}
-
-function chunksAfter(
-  rule: OutlierRule,
-  sourceId: unknown,
-  firstSequence: number,
-  extras: unknown[],
-): Write[] {
-  return inGroupsOf(extras, rule.chunkSize).map((group, index) =>
-    newChunk(rule, sourceId, firstSequence + index, group),
-  );
 }
 
 /** `$match` over a change event with `fullDocument`: true iff the source may break the rule. */

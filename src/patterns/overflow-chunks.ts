@@ -83,18 +83,56 @@ export function newChunk(rule: OutlierRule, sourceId: unknown, sequence: number,
   };
 }
 
-/** Writes that append `extras` after every extra the source already has, in order. */
+/** New chunks numbered from `firstSequence` holding `extras` in order, chunkSize at most each. */
+export function chunksFrom(
+  rule: OutlierRule,
+  sourceId: unknown,
+  firstSequence: number,
+  extras: unknown[],
+): Write[] {
+  return inGroupsOf(extras, rule.chunkSize).map((group, index) =>
+    newChunk(rule, sourceId, firstSequence + index, group),
+  );
+}
+
+/**
+ * Writes that put `extras` in order after every extra the source already has, with one
+ * exception when `olderThanUnnumbered`: a chunk without a sequence is one the seed's
+ * application upserted, and it writes to extra_sales only after setting the flag, that is
+ * after its last push to the source; what it left in the source goes before that chunk's
+ * entries. The chunk is adopted as chunk 0 and what no longer fits moves to new chunks.
+ */
 export function placeExtras(
   rule: OutlierRule,
   sourceId: unknown,
   lastChunk: Document | null,
   extras: readonly unknown[],
+  olderThanUnnumbered = false,
 ): Placement {
   const slot = lastChunkSlot(rule, lastChunk);
   if (typeof slot === "string") return { ok: false, reason: slot };
+  if (olderThanUnnumbered && lastChunk !== null && lastChunk[rule.sequenceField] === undefined) {
+    return { ok: true, writes: prependToUnnumbered(rule, sourceId, lastChunk, extras) };
+  }
   const appended = extras.slice(0, slot.room);
-  const created = inGroupsOf(extras.slice(slot.room), rule.chunkSize).map((entries, index) =>
-    newChunk(rule, sourceId, slot.nextSequence + index, entries),
-  );
+  const created = chunksFrom(rule, sourceId, slot.nextSequence, extras.slice(slot.room));
   return { ok: true, writes: [...slot.append(appended), ...created] };
+}
+
+function prependToUnnumbered(
+  rule: OutlierRule,
+  sourceId: unknown,
+  chunk: Document,
+  extras: readonly unknown[],
+): Write[] {
+  const entries = [...extras, ...(chunk[rule.overflowArrayField] as unknown[])];
+  const adopt: Write = {
+    op: "updateOne",
+    collection: rule.overflowCollection,
+    filter: { ...chunkGuard(rule, chunk), [rule.sequenceField]: { $exists: false } },
+    update: {
+      $set: { [rule.overflowArrayField]: entries.slice(0, rule.chunkSize), [rule.sequenceField]: 0 },
+    },
+  };
+  return [adopt, ...chunksFrom(rule, sourceId, 1, entries.slice(rule.chunkSize))];
 }

@@ -105,14 +105,30 @@ void test("a plan made before the application pushed again matches nothing and c
   assert.deepEqual(extras(db), []);
 });
 
-void test("a chunk the seed's upsert created without seq is adopted as chunk 0 and filled first", () => {
+void test("a chunk the seed's upsert created without seq is adopted as chunk 0, after what the book still held past 50", () => {
   const db = bookDb(users(0, 55), { has_extras: true });
   db.insertOne("extra_sales", { book_id: 1, customers_purchased_extra: ["app1", "app2"] });
   correct(db);
   const chunks = chunksInOrder(db, rule, 1);
   assert.equal(chunks.length, 1);
   assert.equal(chunks[0]?.seq, 0);
-  assert.deepEqual(extras(db), ["app1", "app2", ...users(50, 55)]);
+  assert.deepEqual(extras(db), [...users(50, 55), "app1", "app2"]);
+});
+
+void test("what no longer fits in an adopted chunk moves on to new chunks, in order", () => {
+  const smallChunks = { ...rule, chunkSize: 3 };
+  const db = bookDb(users(0, 55), { has_extras: true });
+  db.insertOne("extra_sales", { book_id: 1, customers_purchased_extra: ["app1", "app2"] });
+  correct(db, smallChunks);
+  const chunks = chunksInOrder(db, smallChunks, 1);
+  assert.deepEqual(
+    chunks.map((chunk) => [chunk.seq, chunk.customers_purchased_extra]),
+    [
+      [0, ["user50", "user51", "user52"]],
+      [1, ["user53", "user54", "app1"]],
+      [2, ["app2"]],
+    ],
+  );
 });
 
 void test("a purchasers field that is not an array is skipped with a reason naming the field", () => {
