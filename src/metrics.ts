@@ -2,6 +2,9 @@
 // global default). Labels come from small closed sets: rule names and collection names
 // from the configuration, never document keys.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { Rule } from "./config.js";
+import type { CorrectionKind } from "./patterns/types.js";
+import { ruleName } from "./stream/targets.js";
 
 const PREFIX = "pattern_sidecar_";
 
@@ -12,6 +15,17 @@ export type RunnerState = (typeof RUNNER_STATES)[number];
 /** Error classes counted in `errors_total`; see src/errors.ts for the classification. */
 export const ERROR_KINDS = ["transient", "resumable", "history_lost", "bad_document", "fatal"] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/**
+ * What the scrape-time gauges read, from the runner that owns the stream. A reading of
+ * undefined leaves the gauge without a value (no series) rather than a stale number.
+ */
+export interface StreamPositionProbe {
+  streamLagSeconds(): number | undefined;
+  resumeTokenAgeSeconds(): number | undefined;
+}
+
+type Reading = keyof StreamPositionProbe;
 
 const DEFAULT_GAUGES_NAMED_LIKE_COUNTERS = [
   "nodejs_active_handles_total",
@@ -27,6 +41,15 @@ export function createMetrics() {
   // stay, and `sum without (type)` over those gives the same totals.
   for (const name of DEFAULT_GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(`${PREFIX}${name}`);
   const ruleLabels = ["rule", "collection"] as const;
+  let probe: StreamPositionProbe | undefined;
+  // Until a runner attaches its probe, the gauge keeps what was set on it.
+  const readAtScrape = (reading: Reading) =>
+    function collect(this: Gauge) {
+      if (!probe) return;
+      const value = probe[reading]();
+      if (value === undefined) this.remove();
+      else this.set(value);
+    };
 
   const metrics = {
     registry,
@@ -75,13 +98,19 @@ export function createMetrics() {
     }),
     streamLag: new Gauge({
       name: `${PREFIX}stream_lag_seconds`,
-      help: "Now minus the cluster time of the last processed change event.",
+      help:
+        "Now minus the cluster time of the last change event whose corrections committed; 0 while caught up. " +
+        "Only the leader has a value, and only while it streams.",
       registers: [registry],
+      collect: readAtScrape("streamLagSeconds"),
     }),
     resumeTokenAge: new Gauge({
       name: `${PREFIX}resume_token_age_seconds`,
-      help: "Now minus the time the resume token was last persisted.",
+      help:
+        "Now minus the time the stored resume token was last written (by this process, or before it started). " +
+        "Only the leader has a value, and only once a token is stored; none during a first sweep.",
       registers: [registry],
+      collect: readAtScrape("resumeTokenAgeSeconds"),
     }),
     sweepDocumentsScanned: new Counter({
       name: `${PREFIX}sweep_documents_scanned_total`,
@@ -113,8 +142,14 @@ export function createMetrics() {
       help: "1 while this replica holds the writer lease, else 0.",
       registers: [registry],
     }),
+    /** Makes the scrape-time gauges read from `source` (the runner calls it once). */
+    readStreamPositionFrom(source: StreamPositionProbe): void {
+      probe = source;
+    },
   };
   setRunnerState(metrics, "starting");
+  // Alerts on a counter's increase need its series before the first increment.
+  for (const kind of ERROR_KINDS) metrics.errors.inc({ kind }, 0);
   return metrics;
 }
 
@@ -123,4 +158,33 @@ export type Metrics = ReturnType<typeof createMetrics>;
 export function setRunnerState(metrics: Pick<Metrics, "runnerState">, state: RunnerState): void {
   for (const candidate of RUNNER_STATES)
     metrics.runnerState.set({ state: candidate }, candidate === state ? 1 : 0);
+}
+
+type CountedCorrection = CorrectionKind | "skipped_bad_document";
+
+// The corrections each pattern's planner makes, per collection a correction starts from
+// (src/patterns, src/stream/targets.ts).
+function correctionSeries(rule: Rule): { collection: string; kinds: CountedCorrection[] }[] {
+  switch (rule.pattern) {
+    case "outlier":
+      return [
+        { collection: rule.collection, kinds: ["moved", "skipped_bad_document"] },
+        { collection: rule.overflowCollection, kinds: ["split", "skipped_bad_document"] },
+      ];
+    case "bucket":
+      return [{ collection: rule.collection, kinds: ["split", "repaired", "skipped_bad_document"] }];
+    case "subset":
+      return [
+        { collection: rule.collection, kinds: ["copied", "trimmed", "repaired", "skipped_bad_document"] },
+      ];
+  }
+}
+
+/** Creates every rule's `corrections_total` series at 0, so that alerts see them before the first correction. */
+export function initialiseRuleMetrics(metrics: Pick<Metrics, "corrections">, rules: readonly Rule[]): void {
+  for (const rule of rules) {
+    for (const { collection, kinds } of correctionSeries(rule)) {
+      for (const kind of kinds) metrics.corrections.inc({ rule: ruleName(rule), collection, kind }, 0);
+    }
+  }
 }

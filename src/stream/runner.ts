@@ -6,7 +6,7 @@ import type { ChangeStreamOptions, Db, Document, MongoClient } from "mongodb";
 import type { Config, Rule } from "../config.js";
 import { classify, LeaseLostError, toError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { setRunnerState, type Metrics, type RunnerState } from "../metrics.js";
+import { initialiseRuleMetrics, setRunnerState, type Metrics, type RunnerState } from "../metrics.js";
 import type { Plan } from "../patterns/types.js";
 import { currentClusterTime } from "./cluster-time.js";
 import { ensureCollectionsAndIndexes } from "./collections.js";
@@ -41,6 +41,8 @@ export class Runner {
   private caughtUp = false;
   private stopping = false;
   private historyLost = false;
+  /** Cluster time (seconds) of the newest event whose corrections all committed, this stream. */
+  private lastEventClusterSeconds: number | undefined;
   private readonly stopSignal = new AbortController();
   private readonly rules: Rule[];
   private readonly lease: WriterLease;
@@ -70,6 +72,12 @@ export class Runner {
       maxTransactionAttempts: config.maxTransactionAttempts,
     };
     setRunnerState(options.metrics, "starting");
+    initialiseRuleMetrics(options.metrics, this.rules);
+    // Only the leader owns the stream's position; a standby's own numbers would be stale.
+    options.metrics.readStreamPositionFrom({
+      streamLagSeconds: () => this.streamLagSeconds(),
+      resumeTokenAgeSeconds: () => (this.lease.held ? this.tokens.secondsSinceLastPersist : undefined),
+    });
   }
 
   status(): RunnerStatus {
@@ -175,8 +183,6 @@ export class Runner {
   private async renewLease(): Promise<void> {
     const held = await this.tryLease();
     if (!held) this.options.logger.warn("writer lease not renewed; stopping corrections");
-    const age = this.tokens.secondsSinceLastPersist;
-    if (age !== undefined) this.options.metrics.resumeTokenAge.set(age);
   }
 
   private mayContinue(): boolean {
@@ -213,6 +219,7 @@ export class Runner {
       fullDocument: "updateLookup",
       maxAwaitTimeMS: this.options.maxAwaitTimeMS ?? 1000,
     });
+    this.lastEventClusterSeconds = undefined;
     this.setState("streaming");
     try {
       await consumeEvents({
@@ -224,13 +231,32 @@ export class Runner {
         logger,
         correct: (target) => this.correctUntilDone(target),
         shouldContinue: () => this.mayContinue(),
-        onCaughtUp: (caughtUp) => (this.caughtUp = caughtUp),
         persistIntervalMs: this.options.persistIntervalMs ?? 1000,
+        ...this.progressCallbacks(),
       });
     } finally {
       this.caughtUp = false;
       await stream.close().catch((err: unknown) => logger.debug({ err }, "closing the change stream failed"));
     }
+  }
+
+  /** Seconds the committed corrections lag behind the stream: 0 while caught up; undefined when not streaming. */
+  private streamLagSeconds(): number | undefined {
+    if (this.state !== "streaming" || !this.lease.held) return undefined;
+    if (this.caughtUp) return 0;
+    if (this.lastEventClusterSeconds === undefined) return undefined;
+    return Math.max(0, Date.now() / 1000 - this.lastEventClusterSeconds);
+  }
+
+  // Spread into consumeEvents' options. onEventProcessed(clusterTimeSeconds) is the one it
+  // calls once an event's corrections have all committed, for the scrape-time stream lag.
+  private progressCallbacks() {
+    return {
+      onCaughtUp: (caughtUp: boolean) => (this.caughtUp = caughtUp),
+      onEventProcessed: (clusterTimeSeconds: number) => {
+        this.lastEventClusterSeconds = Math.max(this.lastEventClusterSeconds ?? 0, clusterTimeSeconds);
+      },
+    };
   }
 
   /**

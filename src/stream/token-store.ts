@@ -1,14 +1,13 @@
 // Where the change stream stands, persisted in the state collection, one document per
-// stream: `{_id: <stream name>, resumeToken, clusterTime, rulesFingerprint, updatedAt}`.
+// stream: `{_id: <stream name>, resumeToken, rulesFingerprint, updatedAt}`.
 // A token is written only once every event before it has committed (position-tracker.ts).
 import { createHash } from "node:crypto";
-import type { Collection, Db, Document, Timestamp } from "mongodb";
+import type { Collection, Db, Document } from "mongodb";
 import type { Rule } from "../config.js";
 
 export interface StoredPosition {
   _id: string;
   resumeToken: Document;
-  clusterTime?: Timestamp;
   /** Which rules the token's stream watched; other rules need a sweep, not a resume. */
   rulesFingerprint: string;
   updatedAt: Date;
@@ -26,7 +25,7 @@ export function streamName(databaseName: string): string {
 
 export class TokenStore {
   private readonly positions: Collection<StoredPosition>;
-  private lastPersistedAt: number | undefined;
+  private writtenAt: number | undefined;
 
   constructor(
     db: Db,
@@ -41,27 +40,25 @@ export class TokenStore {
   async load(): Promise<StoredPosition | null> {
     const stored = await this.positions.findOne({ _id: this.name });
     if (!stored || stored.rulesFingerprint !== this.fingerprint) return null;
+    if (stored.updatedAt instanceof Date) this.writtenAt = stored.updatedAt.getTime();
     return stored;
   }
 
-  async persistResumeToken(resumeToken: Document, clusterTime?: Timestamp): Promise<void> {
+  async persistResumeToken(resumeToken: Document): Promise<void> {
+    const updatedAt = new Date();
     await this.positions.updateOne(
       { _id: this.name },
-      {
-        $set: {
-          resumeToken,
-          ...(clusterTime ? { clusterTime } : {}),
-          rulesFingerprint: this.fingerprint,
-          updatedAt: new Date(),
-        },
-      },
+      { $set: { resumeToken, rulesFingerprint: this.fingerprint, updatedAt } },
       { upsert: true },
     );
-    this.lastPersistedAt = Date.now();
+    this.writtenAt = updatedAt.getTime();
   }
 
-  /** Seconds since this process last persisted a token; undefined before the first. */
+  /**
+   * Seconds since the stored position was last written: by this process, or, as `load()`
+   * found it, before; undefined while neither happened.
+   */
   get secondsSinceLastPersist(): number | undefined {
-    return this.lastPersistedAt === undefined ? undefined : (Date.now() - this.lastPersistedAt) / 1000;
+    return this.writtenAt === undefined ? undefined : (Date.now() - this.writtenAt) / 1000;
   }
 }
