@@ -3,7 +3,9 @@
 // servers, sharded clusters), and indexes cannot be built inside a transaction at all.
 import { MongoServerError, type Db, type IndexSpecification, type CreateIndexesOptions } from "mongodb";
 import type { Rule } from "../config.js";
+import { classify } from "../errors.js";
 import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
 import { watchedCollections } from "./targets.js";
 
 const NAMESPACE_EXISTS = 48;
@@ -44,6 +46,7 @@ export async function ensureCollectionsAndIndexes(
   rules: readonly Rule[],
   stateCollection: string,
   logger: Logger,
+  metrics?: Pick<Metrics, "errors">,
 ): Promise<void> {
   for (const name of [...watchedCollections(rules), stateCollection]) {
     try {
@@ -57,6 +60,7 @@ export async function ensureCollectionsAndIndexes(
       await db.collection(index.collection).createIndex(index.keys, index.options ?? {});
     } catch (err) {
       // Existing duplicates, say, must not keep the sidecar from correcting the rest.
+      metrics?.errors.inc({ kind: classify(err) });
       logger.error({ err, collection: index.collection, keys: index.keys }, "could not create index");
     }
   }

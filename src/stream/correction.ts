@@ -43,6 +43,10 @@ export async function correctTarget(context: CorrectionContext, target: Correcti
         maxAttempts: context.maxTransactionAttempts,
         context: { ...labels, key: target.id },
         onRetry: () => context.metrics.transactionRetries.inc(labels),
+        onAbortFailed: (err) => {
+          context.metrics.errors.inc({ kind: classify(err) });
+          context.logger.warn({ err, ...labels, key: target.id }, "could not abort a failed correction");
+        },
       },
       async (session) => {
         await context.lease.fence(session);

@@ -135,8 +135,8 @@ export class Runner {
   }
 
   private async prepareCollections(): Promise<true> {
-    const { db, config, logger } = this.options;
-    await ensureCollectionsAndIndexes(db, this.rules, config.stateCollection, logger);
+    const { db, config, logger, metrics } = this.options;
+    await ensureCollectionsAndIndexes(db, this.rules, config.stateCollection, logger, metrics);
     return true;
   }
 
@@ -236,6 +236,8 @@ export class Runner {
       });
     } finally {
       this.caughtUp = false;
+      // The driver already ignores a failed killCursors here, and the server times an
+      // abandoned cursor out by itself; nothing the stream did is undone by this failing.
       await stream.close().catch((err: unknown) => logger.debug({ err }, "closing the change stream failed"));
     }
   }

@@ -12,6 +12,8 @@ export interface TransactionOptions {
   onRetry?: (attempt: number, error: unknown) => void;
   /** Describes the correction in the error raised when attempts run out. */
   context?: Record<string, unknown>;
+  /** Told when aborting a failed attempt itself failed; the attempt's own error is still thrown. */
+  onAbortFailed?: (error: unknown) => void;
 }
 
 const COMMIT_ATTEMPTS = 3;
@@ -25,7 +27,7 @@ export async function runTransaction<T>(
   try {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await runAttempt(session, body);
+        return await runAttempt(session, body, options.onAbortFailed);
       } catch (error) {
         if (!isRetryableTransactionError(error)) throw error;
         if (attempt >= options.maxAttempts) {
@@ -48,6 +50,7 @@ export async function runTransaction<T>(
 async function runAttempt<T>(
   session: ClientSession,
   body: (session: ClientSession) => Promise<T>,
+  onAbortFailed: ((error: unknown) => void) | undefined,
 ): Promise<T> {
   session.startTransaction({
     readConcern: { level: "snapshot" },
@@ -58,7 +61,7 @@ async function runAttempt<T>(
   try {
     result = await body(session);
   } catch (error) {
-    await abortQuietly(session);
+    await abortTransaction(session, onAbortFailed);
     throw error;
   }
   await commit(session);
@@ -78,12 +81,18 @@ async function commit(session: ClientSession): Promise<void> {
   }
 }
 
-async function abortQuietly(session: ClientSession): Promise<void> {
+// The driver already ignores the server's errors on abortTransaction (transactions spec),
+// and the server aborts an abandoned transaction itself (transactionLifetimeLimitSeconds);
+// what still gets here is the driver's own failure (a closed client, say), worth reporting,
+// but the error that made us abort is the one to throw.
+async function abortTransaction(
+  session: ClientSession,
+  onAbortFailed: ((error: unknown) => void) | undefined,
+): Promise<void> {
   if (!session.inTransaction()) return;
   try {
     await session.abortTransaction();
-  } catch {
-    // The server aborts an abandoned transaction itself (transactionLifetimeLimitSeconds);
-    // the error that made us abort is the one worth reporting.
+  } catch (error) {
+    onAbortFailed?.(error);
   }
 }
