@@ -1,7 +1,9 @@
 // One collection's documents, multi-versioned for snapshot reads. Each document key maps to
 // its versions, oldest first; a version is the committed document (or null once deleted) and
 // the commit time. Documents are never mutated once stored (writers store new objects), so a
-// reader holding a version needs no copy. Map order is insertion order: the natural order.
+// reader holding a version needs no copy. Each stored document also has a RecordId, as in
+// mongod: assigned when it is inserted, kept by updates, new when a deleted _id is inserted
+// again. Map order follows it (a re-insert moves the key to the end): the natural order.
 import { UUID, type Document } from "bson";
 import { canonicalKey } from "./canonical-key.js";
 import { SecondaryIndex, type IndexSpec } from "./secondary-index.js";
@@ -9,6 +11,8 @@ import { SecondaryIndex, type IndexSpec } from "./secondary-index.js";
 export interface DocumentVersion {
   ts: bigint;
   doc: Document | null;
+  /** The RecordId of a stored document (0 for a deletion). */
+  recordId: number;
 }
 
 export const ID_INDEX_NAME = "_id_";
@@ -22,6 +26,7 @@ export class StoredCollection {
    * must look at them even when the (latest-state) indexes no longer point to them. */
   private recentWrites: { ts: bigint; key: string }[] = [];
   private liveCount = 0;
+  private lastRecordId = 0;
 
   constructor(
     public db: string,
@@ -41,11 +46,13 @@ export class StoredCollection {
 
   /** The document as of `ts` (latest when omitted), or null. */
   read(key: string, ts?: bigint): Document | null {
-    const chain = this.versions.get(key);
-    if (!chain) return null;
-    if (ts === undefined) return chain[chain.length - 1]!.doc;
-    for (let i = chain.length - 1; i >= 0; i--) if (chain[i]!.ts <= ts) return chain[i]!.doc;
-    return null;
+    return this.visible(key, ts)?.doc ?? null;
+  }
+
+  /** The RecordId of the document as of `ts` (latest when omitted); undefined if none. */
+  recordId(key: string, ts?: bigint): number | undefined {
+    const version = this.visible(key, ts);
+    return version?.doc ? version.recordId : undefined;
   }
 
   /** Commit time of the latest version of a key (0 if it never existed). */
@@ -71,8 +78,14 @@ export class StoredCollection {
     if (doc) this.index(key, doc);
     this.liveCount += (doc ? 1 : 0) - (before ? 1 : 0);
     const chain = this.versions.get(key) ?? [];
-    if (chain.length === 0 && doc) this.versions.set(key, chain);
-    chain.push({ ts, doc });
+    const recordId = !doc ? 0 : before ? chain[chain.length - 1]!.recordId : ++this.lastRecordId;
+    // A (re-)insert goes to the end of the natural order, even while snapshots still keep the
+    // deleted versions of its _id.
+    if (doc && !before) {
+      this.versions.delete(key);
+      this.versions.set(key, chain);
+    }
+    chain.push({ ts, doc, recordId });
     if (oldestSnapshot !== undefined) this.recentWrites.push({ ts, key });
     this.prune(key, chain, oldestSnapshot);
   }
@@ -127,6 +140,14 @@ export class StoredCollection {
 
   dropIndex(name: string): boolean {
     return this.secondary.delete(name);
+  }
+
+  private visible(key: string, ts: bigint | undefined): DocumentVersion | undefined {
+    const chain = this.versions.get(key);
+    if (!chain) return undefined;
+    if (ts === undefined) return chain[chain.length - 1];
+    for (let i = chain.length - 1; i >= 0; i--) if (chain[i]!.ts <= ts) return chain[i];
+    return undefined;
   }
 
   private index(key: string, doc: Document): void {
