@@ -6,24 +6,45 @@
 // scanning; values without strings compare the same under any collation and still use indexes.
 import type { Document } from "bson";
 import { canonicalKey } from "./canonical-key.js";
+import type { IndexOrder } from "./index-order.js";
 import type { StoredCollection } from "./stored-collection.js";
+
+/** An index lookup: the documents it may yield, and the index whose key order they come in. */
+export interface IndexLookup {
+  keys: Set<string>;
+  order: IndexOrder;
+}
+
+const ID_PATTERN = { _id: 1 };
 
 export function candidateKeys(
   collection: StoredCollection,
   filter: Document,
   collated = false,
 ): Set<string> | undefined {
+  return planLookup(collection, filter, collated)?.keys;
+}
+
+/** The index (_id first, then secondary indexes in creation order) that answers `filter`. */
+export function planLookup(
+  collection: StoredCollection,
+  filter: Document,
+  collated = false,
+): IndexLookup | undefined {
   const usable = (values: unknown[] | undefined) =>
     values !== undefined && !(collated && values.some(containsString));
   const idValues = equalityValues(filter, "_id");
-  if (usable(idValues)) return new Set(idValues!.map(canonicalKey));
+  if (usable(idValues)) {
+    const order = { pattern: ID_PATTERN, firstFieldValues: idValues! };
+    return { keys: new Set(idValues!.map(canonicalKey)), order };
+  }
   for (const index of collection.indexes()) {
     if (index.spec.options.sparse === true || index.spec.options.partialFilterExpression) continue;
     const values = equalityValues(filter, index.fields[0]!);
     if (!values || !usable(values)) continue;
     const keys = new Set<string>();
     for (const value of values) for (const key of index.lookup(value)) keys.add(key);
-    return keys;
+    return { keys, order: { pattern: index.spec.key, firstFieldValues: values } };
   }
   return undefined;
 }

@@ -2,7 +2,8 @@
 // uncommitted writes laid over it.
 import type { Document } from "bson";
 import { compileFilter, type StringComparator } from "../query/index.js";
-import { candidateKeys } from "./candidate-keys.js";
+import { planLookup, type IndexLookup } from "./candidate-keys.js";
+import { orderByIndex } from "./index-order.js";
 import type { StoredCollection } from "./stored-collection.js";
 
 export interface VisibleDocument {
@@ -27,7 +28,8 @@ export class ReadView {
   }
 
   /** Documents matching `filter` (strings compared by `strings`, a collation's order), in
-   * natural order for scans. */
+   * the order mongod yields them without a sort: natural order for scans, the index's key
+   * order for index lookups. */
   find(
     collection: StoredCollection | undefined,
     filter: Document = {},
@@ -35,12 +37,15 @@ export class ReadView {
   ): VisibleDocument[] {
     if (!collection) return [];
     const matches = compileFilter(filter, { strings });
+    const lookup = planLookup(collection, filter, strings !== undefined);
     const found: VisibleDocument[] = [];
-    for (const key of this.keysToVisit(collection, filter, strings)) {
+    for (const key of this.keysToVisit(collection, lookup)) {
       const doc = this.get(collection, key);
       if (doc && matches(doc)) found.push({ key, doc });
     }
-    return found;
+    // Ordered after reading: the versions this reader sees decide the keys, not the index.
+    if (!lookup) return found;
+    return orderByIndex(found, lookup.order, (key) => this.recordId(collection, key));
   }
 
   /** This reader's own uncommitted writes to a collection, if any. */
@@ -52,13 +57,15 @@ export class ReadView {
     return this.find(collection).map((v) => v.doc);
   }
 
-  private keysToVisit(
-    collection: StoredCollection,
-    filter: Document,
-    strings: StringComparator | undefined,
-  ): Iterable<string> {
+  /** The RecordId of the document this reader sees; a transaction's own inserts have none
+   * yet and go after every committed document (the stable sort keeps them in overlay order). */
+  private recordId(collection: StoredCollection, key: string): number {
+    return collection.recordId(key, this.snapshot) ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  private keysToVisit(collection: StoredCollection, lookup: IndexLookup | undefined): Iterable<string> {
     const overlay = this.overlayOf(collection);
-    const candidates = candidateKeys(collection, filter, strings !== undefined);
+    const candidates = lookup?.keys;
     if (!candidates) {
       if (!overlay || overlay.size === 0) return collection.keys();
       return new Set([...collection.keys(), ...overlay.keys()]);
