@@ -24,7 +24,7 @@ export async function sweepCommand(options: SweepCommandOptions): Promise<RuleSw
   const rules = config.rules.filter((rule) => rule.enabled);
   if (dryRun) return sweep({ db: deployment.db, rules, logger, metrics });
 
-  await ensureCollectionsAndIndexes(deployment.db, rules, config.stateCollection, logger);
+  await ensureCollectionsAndIndexes(deployment.db, rules, config.stateCollection, logger, metrics);
   const lease = new WriterLease(deployment.db, config.stateCollection, newHolderId(), config.leaseSeconds);
   if (!(await lease.acquireOrRenew())) {
     throw new SidecarError("another sidecar holds the writer lease; stop it, or use --dry-run", {

@@ -46,7 +46,7 @@ export async function ensureCollectionsAndIndexes(
   rules: readonly Rule[],
   stateCollection: string,
   logger: Logger,
-  metrics?: Pick<Metrics, "errors">,
+  metrics: Pick<Metrics, "errors">,
 ): Promise<void> {
   for (const name of [...watchedCollections(rules), stateCollection]) {
     try {
@@ -60,7 +60,7 @@ export async function ensureCollectionsAndIndexes(
       await db.collection(index.collection).createIndex(index.keys, index.options ?? {});
     } catch (err) {
       // Existing duplicates, say, must not keep the sidecar from correcting the rest.
-      metrics?.errors.inc({ kind: classify(err) });
+      metrics.errors.inc({ kind: classify(err) });
       logger.error({ err, collection: index.collection, keys: index.keys }, "could not create index");
     }
   }

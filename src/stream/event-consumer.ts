@@ -4,6 +4,7 @@
 // the stream is idle, the post-batch token, so that an idle stream's position stays inside
 // the oplog window.
 import { EJSON } from "bson";
+import { classify } from "../errors.js";
 import type { ChangeStream, Document } from "mongodb";
 import type { Rule } from "../config.js";
 import type { Logger } from "../logger.js";
@@ -27,6 +28,8 @@ export interface EventConsumerOptions {
   /** False once the consumer must stop (shutdown, lost lease). */
   shouldContinue: () => boolean;
   onCaughtUp: (caughtUp: boolean) => void;
+  /** Called once all corrections of an event have committed, with its cluster time in seconds. */
+  onEventProcessed: (clusterTimeSeconds: number) => void;
   persistIntervalMs: number;
 }
 
@@ -58,7 +61,6 @@ class EventConsumer {
         } else {
           // An empty batch: the server has nothing newer for us, so nothing lags behind.
           this.options.onCaughtUp(this.queue.pending === 0);
-          this.options.metrics.streamLag.set(0);
         }
         await this.persistPosition(false);
       }
@@ -76,7 +78,6 @@ class EventConsumer {
     const targets = targetsForEvent(rules, event);
     for (const target of targets) metrics.eventsReceived.inc(targetLabels(target));
     const seconds = event.clusterTime?.getHighBitsUnsigned?.();
-    if (seconds !== undefined) metrics.streamLag.set(Math.max(0, Date.now() / 1000 - seconds));
     const position = this.tracker.begin(event._id);
     const corrections = targets.map((target) =>
       this.queue.runOrJoin(targetKey(target), async () => {
@@ -85,7 +86,10 @@ class EventConsumer {
       }),
     );
     Promise.all(corrections).then(
-      () => this.tracker.finish(position),
+      () => {
+        this.tracker.finish(position);
+        if (seconds !== undefined) this.options.onEventProcessed(seconds);
+      },
       (error: unknown) => {
         this.failure ??= error;
       },
@@ -109,9 +113,8 @@ class EventConsumer {
     try {
       await this.options.tokens.persistResumeToken(token);
       this.lastPersistedToken = printed;
-      this.options.metrics.resumeTokenAge.set(0);
     } catch (err) {
-      this.options.metrics.errors.inc({ kind: "transient" });
+      this.options.metrics.errors.inc({ kind: classify(err) });
       this.options.logger.error({ err }, "could not persist the resume token; will retry");
     }
   }
