@@ -1,5 +1,6 @@
 // Starts sidecar runners against the test deployment (test/support/mongo.ts), with logs
 // captured as parsed JSON lines and metrics readable as numbers.
+import { randomBytes } from "node:crypto";
 import { after, before } from "node:test";
 import type { Db, MongoClient } from "mongodb";
 import { configSchema, type Config } from "../../../src/config.js";
@@ -19,7 +20,9 @@ export interface TestSidecar {
   stop(): Promise<void>;
 }
 
-export const SIDECAR_APP_NAME = "sidecar-under-test";
+// One name per test process: node --test runs files in parallel, and against a real replica
+// set a fail point aimed at one file's sidecar must not hit another file's.
+export const SIDECAR_APP_NAME = `sidecar-under-test-${randomBytes(3).toString("hex")}`;
 
 export function testConfig(database: string, overrides: Record<string, unknown> = {}): Config {
   return configSchema.parse({ database, leaseSeconds: 3, concurrency: 4, ...overrides }) as Config;
