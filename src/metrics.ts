@@ -4,7 +4,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Rule } from "./config.js";
 import type { CorrectionKind } from "./patterns/types.js";
-import { ruleName } from "./stream/targets.js";
 
 const PREFIX = "pattern_sidecar_";
 
@@ -184,7 +183,7 @@ function correctionSeries(rule: Rule): { collection: string; kinds: CountedCorre
 export function initialiseRuleMetrics(metrics: Pick<Metrics, "corrections">, rules: readonly Rule[]): void {
   for (const rule of rules) {
     for (const { collection, kinds } of correctionSeries(rule)) {
-      for (const kind of kinds) metrics.corrections.inc({ rule: ruleName(rule), collection, kind }, 0);
+      for (const kind of kinds) metrics.corrections.inc({ rule: rule.name, collection, kind }, 0);
     }
   }
 }

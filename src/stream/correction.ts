@@ -10,7 +10,7 @@ import type { Plan } from "../patterns/types.js";
 import { applyWrites } from "./apply.js";
 import type { WriterLease } from "./lease.js";
 import { planTarget } from "./plan-target.js";
-import { ruleName, type CorrectionTarget } from "./targets.js";
+import type { CorrectionTarget } from "./targets.js";
 import { runTransaction } from "./transaction.js";
 
 export interface CorrectionContext {
@@ -23,7 +23,7 @@ export interface CorrectionContext {
 }
 
 export function targetLabels(target: CorrectionTarget) {
-  return { rule: ruleName(target.rule), collection: target.collection };
+  return { rule: target.rule.name, collection: target.collection };
 }
 
 /**

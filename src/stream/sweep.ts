@@ -10,7 +10,7 @@ import type { Metrics } from "../metrics.js";
 import type { Plan } from "../patterns/types.js";
 import { planTarget } from "./plan-target.js";
 import { estimateSweepSize, sweepCandidates } from "./sweep-candidates.js";
-import { ruleName, targetKey, type CorrectionTarget } from "./targets.js";
+import { targetKey, type CorrectionTarget } from "./targets.js";
 
 export interface RuleSweepReport {
   rule: string;
@@ -50,7 +50,7 @@ export async function sweep(options: SweepOptions): Promise<RuleSweepReport[]> {
 
 async function sweepRule(options: SweepOptions, rule: Rule): Promise<RuleSweepReport> {
   const { db, logger, metrics } = options;
-  const labels = { rule: ruleName(rule), collection: rule.collection };
+  const labels = { rule: rule.name, collection: rule.collection };
   const report: RuleSweepReport = {
     ...labels,
     examined: 0,

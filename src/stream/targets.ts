@@ -14,13 +14,8 @@ export type CorrectionTarget =
   /** A product whose embedded subset may disagree with its full set. */
   | { role: "subset-source"; rule: SubsetRule; collection: string; id: unknown };
 
-/** The name a rule goes by in logs, metrics and the state collection. */
-export function ruleName(rule: Rule): string {
-  return rule.name ?? `${rule.pattern}:${rule.collection}`;
-}
-
 export function targetKey(target: CorrectionTarget): string {
-  return `${ruleName(target.rule)}|${target.collection}|${EJSON.stringify({ id: target.id }, { relaxed: false })}`;
+  return `${target.rule.name}|${target.collection}|${EJSON.stringify({ id: target.id }, { relaxed: false })}`;
 }
 
 /** The projected change event (see watch-pipeline.ts): no post-image, only keys and references. */
