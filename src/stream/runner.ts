@@ -232,7 +232,10 @@ export class Runner {
         correct: (target) => this.correctUntilDone(target),
         shouldContinue: () => this.mayContinue(),
         persistIntervalMs: this.options.persistIntervalMs ?? 1000,
-        ...this.progressCallbacks(),
+        onCaughtUp: (caughtUp) => (this.caughtUp = caughtUp),
+        onEventProcessed: (clusterTimeSeconds) => {
+          this.lastEventClusterSeconds = Math.max(this.lastEventClusterSeconds ?? 0, clusterTimeSeconds);
+        },
       });
     } finally {
       this.caughtUp = false;
@@ -248,17 +251,6 @@ export class Runner {
     if (this.caughtUp) return 0;
     if (this.lastEventClusterSeconds === undefined) return undefined;
     return Math.max(0, Date.now() / 1000 - this.lastEventClusterSeconds);
-  }
-
-  // Spread into consumeEvents' options. onEventProcessed(clusterTimeSeconds) is the one it
-  // calls once an event's corrections have all committed, for the scrape-time stream lag.
-  private progressCallbacks() {
-    return {
-      onCaughtUp: (caughtUp: boolean) => (this.caughtUp = caughtUp),
-      onEventProcessed: (clusterTimeSeconds: number) => {
-        this.lastEventClusterSeconds = Math.max(this.lastEventClusterSeconds ?? 0, clusterTimeSeconds);
-      },
-    };
   }
 
   /**
