@@ -3,7 +3,7 @@
 import { ConfigError, describeRules, loadConfig } from "./config.js";
 import type { Config } from "./config.js";
 import { parseCliArgs, USAGE, type CliArgs } from "./cli-args.js";
-import { connectDeployment } from "./deployment.js";
+import { connectDeployment, type Deployment } from "./deployment.js";
 import { runDemo } from "./demo.js";
 import { toError, UsageError } from "./errors.js";
 import { startHttpServer, type SidecarStatus } from "./http.js";
@@ -39,6 +39,26 @@ function newShutdownStack(logger: Logger): ShutdownStack {
   );
 }
 
+/**
+ * Connects, or gives up at once when a stop is requested first: server selection against an
+ * unreachable deployment can outlast the stop deadline. The shutdown stack then closes the
+ * client, which makes the abandoned connect reject; that rejection is expected.
+ */
+async function connectUnlessStopped(
+  config: Config,
+  logger: Logger,
+  shutdown: ShutdownStack,
+  stopRequested: Promise<void>,
+): Promise<Deployment | undefined> {
+  const connecting = connectDeployment(config, logger, shutdown);
+  const stopped = stopRequested.then(() => undefined);
+  const deployment = await Promise.race([connecting, stopped]);
+  if (!deployment) {
+    connecting.catch((err: unknown) => logger.debug({ err }, "connecting abandoned: stop requested"));
+  }
+  return deployment;
+}
+
 /** Before the runner exists (while connecting), the endpoints report "starting". */
 const STARTING: SidecarStatus = { state: "starting", caughtUp: false, leader: false };
 
@@ -52,7 +72,8 @@ async function runSidecar(config: Config, logger: Logger): Promise<number> {
     // reached, and readiness reports "stopped" while the runner winds down.
     const http = await startHttpServer({ ...config.http, metrics, logger, status: () => status() });
     shutdown.defer("http endpoints", () => http.close());
-    const deployment = await connectDeployment(config, logger, shutdown);
+    const deployment = await connectUnlessStopped(config, logger, shutdown, stopRequested);
+    if (!deployment) return 0;
     const runner = new Runner({ ...deployment, config, metrics, logger });
     status = () => runner.status();
     runner.start();
