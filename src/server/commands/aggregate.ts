@@ -9,7 +9,13 @@ import type { ServerState } from "../server-state.js";
 import { documentKey } from "../storage/stored-collection.js";
 import { ArrayCursor } from "./array-cursor.js";
 import type { CommandHandler, CommandRequest } from "./command-context.js";
-import { assertSimpleCollation, documentArray, optionalCount, optionalDocument } from "./command-args.js";
+import {
+  assertSimpleCollation,
+  documentArray,
+  letVariables,
+  optionalCount,
+  optionalDocument,
+} from "./command-args.js";
 import { firstBatchReply } from "./cursor-replies.js";
 import { DEFAULT_FIRST_BATCH_SIZE } from "./find.js";
 import { writeMerge, writeOut } from "./aggregate-writes.js";
@@ -77,9 +83,11 @@ function runStages(request: CommandRequest, server: ServerState, stages: Documen
   const view = server.scope(request.transaction).view;
   const collectionName = request.body.aggregate;
   const strings = collatorFor(request.body.collation, "aggregate.collation");
+  const variables = letVariables(request);
   const context = {
     collection: (name: string) => view.documents(server.catalog.collection(request.db, name)),
     strings,
+    variables,
   };
   if (typeof collectionName !== "string") {
     // `aggregate: 1` runs collection-less stages ($documents); nothing else is supported.
@@ -89,7 +97,7 @@ function runStages(request: CommandRequest, server: ServerState, stages: Documen
   const leadingMatch = (stages[0] as Document | undefined)?.$match as Document | undefined;
   if (leadingMatch && typeof leadingMatch === "object") {
     return runPipeline(
-      view.find(collection, leadingMatch, strings).map((v) => v.doc),
+      view.find(collection, leadingMatch, strings, variables).map((v) => v.doc),
       stages.slice(1),
       context,
     );

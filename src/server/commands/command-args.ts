@@ -2,7 +2,7 @@
 // wire layer keeps their types; these functions accept any of them.
 import type { Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
-import { collatorFor } from "../query/index.js";
+import { bsonTypeOf, collatorFor, evaluateLetVariables } from "../query/index.js";
 import type { CommandRequest } from "./command-context.js";
 
 export function numberValue(value: unknown): number | undefined {
@@ -83,4 +83,18 @@ export function assertSimpleCollation(collation: unknown, field: string): void {
     "NotImplemented",
     `${field} ${JSON.stringify(collation)} is not supported by the embedded server (only 'simple')`,
   );
+}
+
+/** The command's `let` variables, validated and evaluated once (undefined without `let`). */
+export function letVariables(request: CommandRequest): Document | undefined {
+  const raw = request.body.let;
+  if (raw === undefined) return undefined;
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw) || bsonTypeOf(raw) !== "object") {
+    throw new ServerError(
+      ErrorCode.TypeMismatch,
+      "TypeMismatch",
+      `BSON field '${request.name}.let' is the wrong type '${bsonTypeOf(raw)}', expected type 'object'`,
+    );
+  }
+  return evaluateLetVariables(raw as Document);
 }

@@ -5,6 +5,7 @@ import { collatorFor } from "../query/index.js";
 import type { CommandHandler } from "./command-context.js";
 import {
   documentArray,
+  letVariables,
   numberValue,
   optionalCount,
   optionalDocument,
@@ -17,6 +18,8 @@ export const deleteCommand: CommandHandler = async (request, server) => {
   const statements = documentArray(request.body, "deletes");
   const ordered = request.body.ordered !== false;
   const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
+  // A bad `let` fails the whole command, before any statement runs.
+  const variables = letVariables(request);
   const writeErrors: WriteErrorEntry[] = [];
   let n = 0;
   for (const [index, raw] of statements.entries()) {
@@ -27,7 +30,7 @@ export const deleteCommand: CommandHandler = async (request, server) => {
       const justOne = numberValue((raw as Document).limit) === 1;
       const collection = server.catalog.collection(request.db, name);
       const select = () => {
-        const matches = scope.view.find(collection, filter, strings);
+        const matches = scope.view.find(collection, filter, strings, variables);
         return justOne ? matches.slice(0, 1) : matches;
       };
       await scope.waitForUnlocked(collection, () => select().map((m) => m.key));

@@ -4,7 +4,7 @@ import type { Document } from "bson";
 import { collatorFor, projectDocument, sortDocuments } from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { CommandHandler } from "./command-context.js";
-import { optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
+import { letVariables, optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
 import { runUpdateStatement } from "./update.js";
 import type { VisibleDocument } from "../storage/read-view.js";
 
@@ -24,6 +24,7 @@ export const findAndModify: CommandHandler = async (request, server) => {
     );
   }
   const strings = collatorFor(body.collation, "findAndModify.collation");
+  const variables = letVariables(request);
   const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
   const pickFirst = (matches: VisibleDocument[]) => {
     if (!sort || Object.keys(sort).length === 0 || matches.length < 2) return matches.slice(0, 1);
@@ -35,11 +36,11 @@ export const findAndModify: CommandHandler = async (request, server) => {
     return matches.filter((m) => m.doc === first).slice(0, 1);
   };
   const project = (doc: Document | null) =>
-    doc && fields && Object.keys(fields).length > 0 ? projectDocument(doc, fields, strings) : doc;
+    doc && fields && Object.keys(fields).length > 0 ? projectDocument(doc, fields, strings, variables) : doc;
 
   if (remove) {
     const collection = server.catalog.collection(request.db, name);
-    const select = () => pickFirst(scope.view.find(collection, query, strings));
+    const select = () => pickFirst(scope.view.find(collection, query, strings, variables));
     await scope.waitForUnlocked(collection, () => select().map((m) => m.key));
     const [target] = select();
     if (target) scope.write(collection!, target.key, target.doc, null, "delete");
@@ -58,6 +59,7 @@ export const findAndModify: CommandHandler = async (request, server) => {
       multi: false,
       arrayFilters: Array.isArray(body.arrayFilters) ? (body.arrayFilters as Document[]) : undefined,
       collation: body.collation,
+      variables,
     },
     pickFirst,
   );

@@ -6,7 +6,7 @@ import { collatorFor, compareValues, projectDocument, sortDocuments, valuesEqual
 import { ServerError, ErrorCode } from "../errors.js";
 import { ArrayCursor } from "./array-cursor.js";
 import type { CommandHandler } from "./command-context.js";
-import { optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
+import { letVariables, optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
 import { firstBatchReply } from "./cursor-replies.js";
 
 /** mongod's default first batch: 101 documents. */
@@ -19,9 +19,11 @@ export const find: CommandHandler = (request, server) => {
     throw new ServerError(ErrorCode.NotImplemented, "NotImplemented", "tailable cursors are not supported");
   }
   const strings = collatorFor(body.collation, "find.collation");
+  const variables = letVariables(request);
   const scope = server.scope(request.transaction);
   const collection = server.catalog.collection(request.db, name);
-  let docs = scope.view.find(collection, optionalDocument(body, "filter") ?? {}, strings).map((v) => v.doc);
+  const filter = optionalDocument(body, "filter") ?? {};
+  let docs = scope.view.find(collection, filter, strings, variables).map((v) => v.doc);
   const sort = optionalDocument(body, "sort");
   if (sort && Object.keys(sort).length > 0) docs = sortDocuments(docs, sort, strings);
   const skip = optionalCount(body, "skip") ?? 0;
@@ -31,7 +33,7 @@ export const find: CommandHandler = (request, server) => {
   docs = docs.slice(skip, limit > 0 ? skip + limit : undefined);
   const projection = optionalDocument(body, "projection");
   if (projection && Object.keys(projection).length > 0)
-    docs = docs.map((d) => projectDocument(d, projection, strings));
+    docs = docs.map((d) => projectDocument(d, projection, strings, variables));
   const cursor = new ArrayCursor(`${request.db}.${name}`, docs);
   const batchSize = optionalCount(body, "batchSize");
   const batch =

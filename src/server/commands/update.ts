@@ -14,7 +14,14 @@ import type { VisibleDocument } from "../storage/read-view.js";
 import { assertUpdatedSize, assertValidId } from "../storage/document-limits.js";
 import { documentKey, type StoredCollection } from "../storage/stored-collection.js";
 import type { CommandHandler, CommandRequest } from "./command-context.js";
-import { documentArray, optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
+import {
+  documentArray,
+  letVariables,
+  optionalCount,
+  optionalDocument,
+  targetCollection,
+  truthy,
+} from "./command-args.js";
 import { toWriteError, withIdFirst, writeReply, type WriteErrorEntry } from "./write-results.js";
 import type { ServerState } from "../server-state.js";
 
@@ -26,6 +33,8 @@ export interface UpdateStatement {
   arrayFilters?: Document[];
   /** The statement's collation document, as sent (validated when the statement runs). */
   collation?: unknown;
+  /** The command's `let` variables: mongod gives every statement the command's. */
+  variables?: Document;
 }
 
 export interface UpdateOutcome {
@@ -47,7 +56,8 @@ export const update: CommandHandler = async (request, server) => {
   let n = 0;
   let nModified = 0;
   // mongod parses the whole command first: a malformed statement fails it before any write.
-  const parsed = statements.map(parseStatement);
+  const variables = letVariables(request);
+  const parsed = statements.map((raw) => ({ ...parseStatement(raw), variables }));
   for (const [index, statement] of parsed.entries()) {
     try {
       const outcome = await runUpdateStatement(server, scope, request, name, statement);
@@ -101,7 +111,7 @@ export async function runUpdateStatement(
   const strings = collatorFor(statement.collation, field);
   const existing = server.catalog.collection(request.db, name);
   const select = () => {
-    const matches = pick(scope.view.find(existing, statement.q, strings), strings);
+    const matches = pick(scope.view.find(existing, statement.q, strings, statement.variables), strings);
     return statement.multi ? matches : matches.slice(0, 1);
   };
   await scope.waitForUnlocked(existing, () => select().map((m) => m.key));
@@ -117,6 +127,7 @@ export async function runUpdateStatement(
       arrayFilters: statement.arrayFilters,
       filter: statement.q,
       strings,
+      variables: statement.variables,
     });
     outcome.before.push(doc);
     outcome.after.push(updated);
@@ -141,6 +152,7 @@ function upsertDocument(
     isInsert: true,
     arrayFilters: statement.arrayFilters,
     strings,
+    variables: statement.variables,
   });
   const doc = withIdFirst(
     isReplacement(statement.u) && seed._id !== undefined && updated._id === undefined

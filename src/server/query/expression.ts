@@ -31,3 +31,12 @@ export function compileExprPredicate(expression: unknown, variables?: Document):
   return (doc) =>
     isExpressionTrue(withMingoErrors(() => evalExpr(toSharedMingoValue(doc), expr, options as Options)));
 }
+
+/** Evaluates an expression that reads no document (a `let` value), once. */
+export function evaluateConstantExpression(expression: unknown, variables: Document): unknown {
+  const options = {
+    context: EXPRESSION_CONTEXT,
+    variables: toMingoValue(variables),
+  } as Partial<Options>;
+  return withMingoErrors(() => evalExpr({}, toMingoValue(expression), options as Options));
+}

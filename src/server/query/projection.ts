@@ -21,11 +21,17 @@ interface ParsedProjection {
   readonly usesExpressions: boolean;
 }
 
-/** Projects `doc`; `strings` is the command's collation, for `$elemMatch` and expressions. */
-export function projectDocument(doc: Document, projection: Document, strings?: StringComparator): Document {
+/** Projects `doc`; `strings` is the command's collation, for `$elemMatch` and expressions,
+ * which also see the command's `let` variables. */
+export function projectDocument(
+  doc: Document,
+  projection: Document,
+  strings?: StringComparator,
+  variables?: Document,
+): Document {
   const parsed = parseProjection(projection, strings);
   if (parsed.usesExpressions)
-    return runPipeline([doc], [{ $project: projection }], { collection: () => [], strings })[0];
+    return runPipeline([doc], [{ $project: projection }], { collection: () => [], strings, variables })[0];
   let result = parsed.mode === "inclusion" ? include(doc, parsed.fields) : exclude(doc, parsed.fields);
   if (parsed.mode === "inclusion" && !parsed.excludeId && doc._id !== undefined)
     result = { _id: doc._id, ...result };

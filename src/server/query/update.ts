@@ -23,6 +23,8 @@ export interface UpdateOptions {
   filter?: Document;
   /** The statement's collation: array filters, `$`, $pull, $addToSet, $min/$max use it. */
   strings?: StringComparator;
+  /** The command's `let` variables, for pipeline updates. */
+  variables?: Document;
 }
 
 const OPERATORS: Record<string, FieldOperator> = { ...FIELD_OPERATORS, ...ARRAY_OPERATORS };
@@ -42,7 +44,7 @@ export function isReplacement(update: Document | Document[]): boolean {
 
 export function applyUpdate(doc: Document, update: Document | Document[], options: UpdateOptions): Document {
   const result = Array.isArray(update)
-    ? applyPipelineUpdate(doc, update)
+    ? applyPipelineUpdate(doc, update, options.variables)
     : isReplacement(update)
       ? applyReplacement(doc, update)
       : applyOperators(doc, update, options);

@@ -27,16 +27,17 @@ export class ReadView {
     return collection.read(key, this.snapshot);
   }
 
-  /** Documents matching `filter` (strings compared by `strings`, a collation's order), in
-   * the order mongod yields them without a sort: natural order for scans, the index's key
-   * order for index lookups. */
+  /** Documents matching `filter` (strings compared by `strings`, a collation's order;
+   * `variables` are the command's `let`), in the order mongod yields them without a sort:
+   * natural order for scans, the index's key order for index lookups. */
   find(
     collection: StoredCollection | undefined,
     filter: Document = {},
     strings?: StringComparator,
+    variables?: Document,
   ): VisibleDocument[] {
     if (!collection) return [];
-    const matches = compileFilter(filter, { strings });
+    const matches = compileFilter(filter, { strings, variables });
     const lookup = planLookup(collection, filter, strings !== undefined);
     const found: VisibleDocument[] = [];
     for (const key of this.keysToVisit(collection, lookup)) {
