@@ -45,7 +45,10 @@ export class ServerState {
       this.changeLog.append(records, clusterTime, wallTime),
     );
     this.sessions = new SessionRegistry(this.catalog, this.locks);
-    this.reaper = setInterval(() => this.sessions.abortExpired(), TRANSACTION_REAP_INTERVAL_MS);
+    this.reaper = setInterval(() => {
+      this.sessions.abortExpired();
+      this.sessions.expireIdle();
+    }, TRANSACTION_REAP_INTERVAL_MS);
     this.reaper.unref();
   }
 

@@ -19,6 +19,7 @@ import {
 import { firstBatchReply } from "./cursor-replies.js";
 import { DEFAULT_FIRST_BATCH_SIZE } from "./find.js";
 import { writeMerge, writeOut } from "./aggregate-writes.js";
+import { assertCollectionless, localSessionDocuments } from "./list-local-sessions.js";
 
 export const aggregate: CommandHandler = async (request, server) => {
   const pipeline = documentArray(request.body, "pipeline");
@@ -89,6 +90,11 @@ function runStages(request: CommandRequest, server: ServerState, stages: Documen
     strings,
     variables,
   };
+  if (stages.some(listsSessions)) assertCollectionless(request);
+  if (listsSessions(stages[0])) {
+    const sessions = localSessionDocuments(server, (stages[0] as Document).$listLocalSessions);
+    return runPipeline(sessions, stages.slice(1), context);
+  }
   if (typeof collectionName !== "string") {
     // `aggregate: 1` runs collection-less stages ($documents); nothing else is supported.
     return runPipeline([], stages, context);
@@ -103,6 +109,11 @@ function runStages(request: CommandRequest, server: ServerState, stages: Documen
     );
   }
   return runPipeline(view.documents(collection), stages, context);
+}
+
+/** Stages are checked for shape later (runPipeline); this must not trip over a malformed one. */
+function listsSessions(stage: unknown): boolean {
+  return typeof stage === "object" && stage !== null && "$listLocalSessions" in stage;
 }
 
 function namespaceOf(request: CommandRequest): string {

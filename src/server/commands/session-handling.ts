@@ -33,6 +33,8 @@ export async function runInSession(
 ): Promise<Document> {
   const lsid = request.body.lsid as Document | undefined;
   const txnNumber = bigintValue(request.body.txnNumber);
+  // Before the command runs, so that $listLocalSessions lists its own session, as mongod does.
+  if (lsid) server.sessions.touch(lsid);
   if (request.body.autocommit !== undefined && lsid && txnNumber !== undefined) {
     if (request.name === "commitTransaction" || request.name === "abortTransaction") return run();
     return runInTransaction(request, server, lsid, txnNumber, run);

@@ -15,6 +15,7 @@ import type { Options, PipelineOperator } from "mingo/types";
 import type { StringComparator } from "./bson-order.js";
 import { collatedGroup, type Stream } from "./collated-group.js";
 import { compileFilter } from "./filter.js";
+import { ServerError } from "../errors.js";
 import { queryError } from "./query-error.js";
 import { sortDocuments } from "./sort.js";
 
@@ -45,6 +46,13 @@ function writingStage(name: string) {
   };
 }
 
+/** Source stages the command layer runs when they come first; anywhere else they are errors. */
+function firstOnlyStage(name: string) {
+  return (): Stream => {
+    throw new ServerError(40602, "Location40602", `${name} is only valid as the first stage in a pipeline.`);
+  };
+}
+
 function buildContext(strings: StringComparator | undefined): Context {
   return Context.init({
     accumulator: accumulatorOperators,
@@ -56,6 +64,7 @@ function buildContext(strings: StringComparator | undefined): Context {
       $group: groupStage(strings),
       $out: writingStage("$out"),
       $merge: writingStage("$merge"),
+      $listLocalSessions: firstOnlyStage("$listLocalSessions"),
     } as unknown as Record<string, PipelineOperator>,
     projection: projectionOperators,
     query: queryOperators,

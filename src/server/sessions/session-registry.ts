@@ -12,10 +12,21 @@ interface SessionEntry {
   transaction: Transaction | undefined;
   /** The reply of the retryable write numbered `txnNumber`, once it has run. */
   retryReply: Document | undefined;
+  /** When a command last named this session ($listLocalSessions reports it). */
+  lastUse: Date;
+}
+
+/** A session as $listLocalSessions sees it. */
+export interface LocalSession {
+  lsid: Document;
+  lastUse: Date;
 }
 
 /** mongod's transactionLifetimeLimitSeconds default. */
 export const TRANSACTION_LIFETIME_LIMIT_MS = 60_000;
+
+/** mongod's localLogicalSessionTimeoutMinutes default (30), after which idle sessions go. */
+export const SESSION_IDLE_LIMIT_MS = 30 * 60_000;
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, SessionEntry>();
@@ -90,6 +101,24 @@ export class SessionRegistry {
     if (entry.txnNumber === txnNumber) entry.retryReply = reply;
   }
 
+  /** Records that a command ran in the session, as mongod's session cache does on each use. */
+  touch(lsid: Document, now = new Date()): void {
+    this.entry(lsid).lastUse = now;
+  }
+
+  /** The known sessions, in the order they were first used. */
+  list(): LocalSession[] {
+    return [...this.sessions.values()].map(({ lsid, lastUse }) => ({ lsid, lastUse }));
+  }
+
+  /** Forgets sessions idle past the logical session timeout, unless a transaction is open. */
+  expireIdle(now = Date.now()): void {
+    for (const [key, entry] of this.sessions) {
+      if (entry.transaction?.isOpen) continue;
+      if (now - entry.lastUse.getTime() > SESSION_IDLE_LIMIT_MS) this.sessions.delete(key);
+    }
+  }
+
   endSessions(lsids: Document[]): void {
     for (const lsid of lsids) {
       const key = sessionKey(lsid);
@@ -134,7 +163,7 @@ export class SessionRegistry {
     const key = sessionKey(lsid);
     let entry = this.sessions.get(key);
     if (!entry) {
-      entry = { lsid, txnNumber: -1n, transaction: undefined, retryReply: undefined };
+      entry = { lsid, txnNumber: -1n, transaction: undefined, retryReply: undefined, lastUse: new Date() };
       this.sessions.set(key, entry);
     }
     return entry;
