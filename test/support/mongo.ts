@@ -2,7 +2,8 @@
 // otherwise the embedded server, started once per test file on a free loopback port.
 // Tests must not assume which: they use fresh database names and clean up after themselves.
 import { randomBytes } from "node:crypto";
-import { MongoClient, type MongoClientOptions } from "mongodb";
+import { after, before } from "node:test";
+import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
 import { startEmbeddedServer, type EmbeddedServer } from "../../src/server/index.js";
 
 export interface TestMongo {
@@ -54,4 +55,38 @@ export async function startTestMongo(): Promise<TestMongo> {
 /** A database name no other test (or earlier run against a real server) uses. */
 export function uniqueDatabaseName(label: string): string {
   return `t_${label.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 30)}_${randomBytes(4).toString("hex")}`;
+}
+
+export interface TestDatabase {
+  mongo: TestMongo;
+  /** A fresh database (named by uniqueDatabaseName), through `mongo.client`. */
+  db: Db;
+}
+
+/**
+ * Registers the test file's before/after hooks: a test deployment and a fresh database, dropped
+ * and closed after the file. Read the fields inside tests. A file's own setup on the database
+ * goes in `setUp` (Node 20 starts a file's top-level `before` hooks without waiting for the
+ * earlier ones, so a hook of the file's own could run before the database exists), and what
+ * must end before the drop (a sidecar) goes in `tearDown`.
+ */
+export function useTestDatabase(
+  label: string,
+  hooks: {
+    setUp?: (fixture: TestDatabase) => Promise<void> | void;
+    tearDown?: () => Promise<void>;
+  } = {},
+): TestDatabase {
+  const fixture = {} as TestDatabase;
+  before(async () => {
+    fixture.mongo = await startTestMongo();
+    fixture.db = fixture.mongo.client.db(uniqueDatabaseName(label));
+    await hooks.setUp?.(fixture);
+  });
+  after(async () => {
+    await hooks.tearDown?.();
+    await fixture.db?.dropDatabase();
+    await fixture.mongo?.close();
+  });
+  return fixture;
 }

@@ -1,20 +1,10 @@
 import assert from "node:assert/strict";
-import { after, before, beforeEach, test } from "node:test";
-import type { Collection, Db, Document } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { beforeEach, test } from "node:test";
+import type { Collection, Document } from "mongodb";
+import { useTestDatabase } from "../../support/mongo.js";
 
-let mongo: TestMongo;
-let db: Db;
+const fixture = useTestDatabase("server_bucket");
 let trades: Collection<Document>;
-
-before(async () => {
-  mongo = await startTestMongo();
-  db = mongo.client.db(uniqueDatabaseName("server_bucket"));
-});
-after(async () => {
-  await db.dropDatabase();
-  await mongo.close();
-});
 
 const seedBuckets = () => [
   {
@@ -47,7 +37,7 @@ const pushTrade = () => {
 };
 
 beforeEach(async () => {
-  trades = db.collection("trades");
+  trades = fixture.db.collection("trades");
   await trades.drop();
   await trades.insertMany(seedBuckets() as never[]);
 });

@@ -1,22 +1,16 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { ChangeStreamDocument, Db } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { test } from "node:test";
+import type { ChangeStreamDocument } from "mongodb";
+import { useTestDatabase } from "../../support/mongo.js";
 
-let mongo: TestMongo;
-let db: Db;
-before(async () => {
-  mongo = await startTestMongo();
-  db = mongo.client.db(uniqueDatabaseName("server_streams"));
-  await db.createCollection("watched");
-});
-after(async () => {
-  await db.dropDatabase();
-  await mongo.close();
+const fixture = useTestDatabase("server_streams", {
+  setUp: async ({ db }) => {
+    await db.createCollection("watched");
+  },
 });
 
 void test("a collection change stream delivers an insert, an update and a delete in order", async () => {
-  const collection = db.collection("watched");
+  const collection = fixture.db.collection("watched");
   const stream = collection.watch();
   try {
     await stream.tryNext(); // opens the stream before the writes
@@ -35,9 +29,9 @@ void test("a collection change stream delivers an insert, an update and a delete
 });
 
 void test("a transaction's writes reach the change stream only once it commits, together", async () => {
-  const collection = db.collection("watched");
+  const collection = fixture.db.collection("watched");
   const stream = collection.watch();
-  const session = mongo.client.startSession();
+  const session = fixture.mongo.client.startSession();
   try {
     await stream.tryNext();
     session.startTransaction();

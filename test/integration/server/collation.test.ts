@@ -1,23 +1,14 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { MongoServerError, type Collection, type Db } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { test } from "node:test";
+import { MongoServerError, type Collection } from "mongodb";
+import { useTestDatabase } from "../../support/mongo.js";
 
 const caseInsensitive = { locale: "en_US", strength: 2 };
 
-let mongo: TestMongo;
-let db: Db;
-before(async () => {
-  mongo = await startTestMongo();
-  db = mongo.client.db(uniqueDatabaseName("server_collation"));
-});
-after(async () => {
-  await db.dropDatabase();
-  await mongo.close();
-});
+const fixture = useTestDatabase("server_collation");
 
 async function symbols(name: string): Promise<Collection<{ _id: number; sym: string }>> {
-  const collection = db.collection<{ _id: number; sym: string }>(name);
+  const collection = fixture.db.collection<{ _id: number; sym: string }>(name);
   // A simple-collation index on the field: a collated query must not answer from it alone.
   await collection.createIndex({ sym: 1 });
   await collection.insertMany([
@@ -57,7 +48,7 @@ void test("updateMany with strength 2 updates every case variant and nothing els
 });
 
 void test("a collated sort orders strings alphabetically rather than capitals first", async () => {
-  const collection = db.collection<{ _id: number; name: string }>("sorted");
+  const collection = fixture.db.collection<{ _id: number; name: string }>("sorted");
   await collection.insertMany([
     { _id: 1, name: "beta" },
     { _id: 2, name: "Alpha" },
@@ -75,7 +66,7 @@ void test("a collated sort orders strings alphabetically rather than capitals fi
 });
 
 void test("an unknown locale is refused with BadValue", async () => {
-  const collection = db.collection("refused");
+  const collection = fixture.db.collection("refused");
   await assert.rejects(
     collection.find({}, { collation: { locale: "xx" } }).toArray(),
     (error) => error instanceof MongoServerError && error.code === 2,

@@ -1,21 +1,12 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { Decimal128, Int32, Long, ObjectId, type Db } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { test } from "node:test";
+import { Decimal128, Int32, Long, ObjectId } from "mongodb";
+import { useTestDatabase } from "../../support/mongo.js";
 
-let mongo: TestMongo;
-let db: Db;
-before(async () => {
-  mongo = await startTestMongo();
-  db = mongo.client.db(uniqueDatabaseName("server_crud"));
-});
-after(async () => {
-  await db.dropDatabase();
-  await mongo.close();
-});
+const fixture = useTestDatabase("server_crud");
 
 void test("ObjectId, Date, Decimal128, Long and Int32 values come back with their types", async () => {
-  const collection = db.collection("types");
+  const collection = fixture.db.collection("types");
   const doc = {
     _id: new ObjectId(),
     when: new Date("2023-10-26T15:47:03.434Z"),
@@ -36,21 +27,21 @@ void test("ObjectId, Date, Decimal128, Long and Int32 values come back with thei
 });
 
 void test("a double stays a double and matches $type 'double'", async () => {
-  const collection = db.collection("doubles");
+  const collection = fixture.db.collection("doubles");
   await collection.insertOne({ _id: 1 as never, ratio: 2.5 });
   assert.equal(await collection.countDocuments({ ratio: { $type: "double" } }), 1);
 });
 
 void test("the seed's sales and extra_sales inserts read back unchanged", async () => {
   const customers = Array.from({ length: 50 }, (_, i) => `user${String(i).padStart(2, "0")}`);
-  await db.collection("sales").insertOne({
+  await fixture.db.collection("sales").insertOne({
     _id: 1 as never,
     title: "Invisible Cities",
     year: 1972,
     author: "Italo Calvino",
     customers_purchased: ["user00", "user01", "user02"],
   });
-  await db.collection("sales").insertOne({
+  await fixture.db.collection("sales").insertOne({
     _id: 2 as never,
     title: "The Wooden Amulet",
     year: 2023,
@@ -58,12 +49,12 @@ void test("the seed's sales and extra_sales inserts read back unchanged", async 
     customers_purchased: customers,
     has_extras: true,
   });
-  await db
+  await fixture.db
     .collection("extra_sales")
     .insertOne({ book_id: 2, customers_purchased_extra: ["user50", "user51"] });
-  const book = await db.collection("sales").findOne({ _id: 2 as never });
+  const book = await fixture.db.collection("sales").findOne({ _id: 2 as never });
   assert.deepEqual(book?.customers_purchased, customers);
-  const extras = await db.collection("extra_sales").find({ book_id: 2 }).toArray();
+  const extras = await fixture.db.collection("extra_sales").find({ book_id: 2 }).toArray();
   assert.deepEqual(
     extras.map((e) => e.customers_purchased_extra),
     [["user50", "user51"]],
@@ -88,24 +79,24 @@ void test("the seed's products and reviews inserts keep the embedded reviews in 
       published_date: new Date("2019-02-17"),
     },
   ];
-  await db.collection("products").insertOne({
+  await fixture.db.collection("products").insertOne({
     _id: productId,
     name: "Super Widget",
     description: "This is the most useful item in your toolbox.",
     price: { value: Decimal128.fromString("119.99"), currency: "USD" },
     reviews,
   });
-  await db.collection("reviews").insertMany(reviews.map((r) => ({ ...r, product_id: productId })));
-  const product = await db.collection("products").findOne({ _id: productId });
+  await fixture.db.collection("reviews").insertMany(reviews.map((r) => ({ ...r, product_id: productId })));
+  const product = await fixture.db.collection("products").findOne({ _id: productId });
   assert.deepEqual(
     product?.reviews.map((r: { review_id: number }) => r.review_id),
     [786, 785],
   );
-  assert.equal(await db.collection("reviews").countDocuments({ product_id: productId }), 2);
+  assert.equal(await fixture.db.collection("reviews").countDocuments({ product_id: productId }), 2);
 });
 
 void test("updateMany reports matched and modified counts, leaving unchanged documents unmodified", async () => {
-  const collection = db.collection("counts");
+  const collection = fixture.db.collection("counts");
   await collection.insertMany([
     { k: 1, v: 0 },
     { k: 1, v: 5 },
@@ -117,7 +108,7 @@ void test("updateMany reports matched and modified counts, leaving unchanged doc
 });
 
 void test("an upsert with no match inserts the filter's equality fields and reports the new _id", async () => {
-  const collection = db.collection("upserts");
+  const collection = fixture.db.collection("upserts");
   const result = await collection.updateOne({ sku: "A1" }, { $set: { qty: 3 } }, { upsert: true });
   assert.equal(result.upsertedCount, 1);
   const doc = await collection.findOne({ _id: result.upsertedId! });
@@ -126,20 +117,20 @@ void test("an upsert with no match inserts the filter's equality fields and repo
 });
 
 void test("replaceOne swaps the whole document but keeps its _id", async () => {
-  const collection = db.collection("replace");
+  const collection = fixture.db.collection("replace");
   await collection.insertOne({ _id: 1 as never, a: 1, b: 2 });
   await collection.replaceOne({ _id: 1 as never }, { c: 3 });
   assert.deepEqual(await collection.findOne({ _id: 1 as never }), { _id: 1, c: 3 });
 });
 
 void test("changing _id in an update fails with ImmutableField", async () => {
-  const collection = db.collection("immutable");
+  const collection = fixture.db.collection("immutable");
   await collection.insertOne({ _id: 1 as never, a: 1 });
   await assert.rejects(collection.updateOne({ _id: 1 as never }, { $set: { _id: 2 } }), { code: 66 });
 });
 
 void test("deleteOne removes one match and deleteMany all of them", async () => {
-  const collection = db.collection("deletes");
+  const collection = fixture.db.collection("deletes");
   await collection.insertMany([{ t: 1 }, { t: 1 }, { t: 1 }]);
   assert.equal((await collection.deleteOne({ t: 1 })).deletedCount, 1);
   assert.equal((await collection.deleteMany({ t: 1 })).deletedCount, 2);
@@ -147,7 +138,7 @@ void test("deleteOne removes one match and deleteMany all of them", async () => 
 });
 
 void test("findOneAndUpdate returns the document before or after the update as asked", async () => {
-  const collection = db.collection("fam");
+  const collection = fixture.db.collection("fam");
   await collection.insertOne({ _id: 1 as never, n: 1 });
   const before = await collection.findOneAndUpdate({ _id: 1 as never }, { $inc: { n: 1 } });
   const afterUpdate = await collection.findOneAndUpdate(
@@ -160,7 +151,7 @@ void test("findOneAndUpdate returns the document before or after the update as a
 });
 
 void test("findOneAndDelete picks the first document in sort order", async () => {
-  const collection = db.collection("famsort");
+  const collection = fixture.db.collection("famsort");
   await collection.insertMany([{ p: 2 }, { p: 1 }, { p: 3 }]);
   const removed = await collection.findOneAndDelete({}, { sort: { p: -1 } });
   assert.equal(removed?.p, 3);
@@ -168,13 +159,13 @@ void test("findOneAndDelete picks the first document in sort order", async () =>
 });
 
 void test("distinct returns each value once, unwinding arrays", async () => {
-  const collection = db.collection("distinct");
+  const collection = fixture.db.collection("distinct");
   await collection.insertMany([{ tags: ["a", "b"] }, { tags: "b" }, { tags: ["c"] }]);
   assert.deepEqual((await collection.distinct("tags")).sort(), ["a", "b", "c"]);
 });
 
 void test("an aggregation groups documents", async () => {
-  const collection = db.collection("agg");
+  const collection = fixture.db.collection("agg");
   await collection.insertMany([
     { g: "x", n: 1 },
     { g: "x", n: 2 },
@@ -190,19 +181,19 @@ void test("an aggregation groups documents", async () => {
 });
 
 void test("$out replaces the target collection with the pipeline's results", async () => {
-  const source = db.collection("outsource");
+  const source = fixture.db.collection("outsource");
   await source.insertMany([
     { _id: 1 as never, v: 1 },
     { _id: 2 as never, v: 2 },
   ]);
-  await db.collection("outtarget").insertOne({ _id: 9 as never, old: true });
+  await fixture.db.collection("outtarget").insertOne({ _id: 9 as never, old: true });
   await source.aggregate([{ $match: { v: { $gt: 1 } } }, { $out: "outtarget" }]).toArray();
-  assert.deepEqual(await db.collection("outtarget").find().toArray(), [{ _id: 2, v: 2 }]);
+  assert.deepEqual(await fixture.db.collection("outtarget").find().toArray(), [{ _id: 2, v: 2 }]);
 });
 
 void test("$merge updates matching documents and inserts the rest", async () => {
-  const source = db.collection("mergesource");
-  const target = db.collection("mergetarget");
+  const source = fixture.db.collection("mergesource");
+  const target = fixture.db.collection("mergetarget");
   await target.insertOne({ _id: 1 as never, a: 1 });
   await source.insertMany([
     { _id: 1 as never, b: 2 },
@@ -216,8 +207,8 @@ void test("$merge updates matching documents and inserts the rest", async () => 
 });
 
 void test("listCollections reports changeStreamPreAndPostImages given at create", async () => {
-  await db.createCollection("withImages", { changeStreamPreAndPostImages: { enabled: true } });
-  const [info] = await db.listCollections({ name: "withImages" }).toArray();
+  await fixture.db.createCollection("withImages", { changeStreamPreAndPostImages: { enabled: true } });
+  const [info] = await fixture.db.listCollections({ name: "withImages" }).toArray();
   assert.deepEqual(
     (info as unknown as { options: { changeStreamPreAndPostImages: unknown } }).options
       .changeStreamPreAndPostImages,
@@ -228,8 +219,8 @@ void test("listCollections reports changeStreamPreAndPostImages given at create"
 });
 
 void test("renameCollection moves the documents to the new name", async () => {
-  await db.collection("before_rename").insertOne({ x: 1 });
-  await db.renameCollection("before_rename", "after_rename");
-  assert.equal(await db.collection("after_rename").countDocuments({}), 1);
-  assert.equal((await db.listCollections({ name: "before_rename" }).toArray()).length, 0);
+  await fixture.db.collection("before_rename").insertOne({ x: 1 });
+  await fixture.db.renameCollection("before_rename", "after_rename");
+  assert.equal(await fixture.db.collection("after_rename").countDocuments({}), 1);
+  assert.equal((await fixture.db.listCollections({ name: "before_rename" }).toArray()).length, 0);
 });

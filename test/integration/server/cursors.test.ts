@@ -1,24 +1,17 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { Db, Document } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { test } from "node:test";
+import type { Document } from "mongodb";
+import { useTestDatabase } from "../../support/mongo.js";
 
+const fixture = useTestDatabase("server_cursors", {
+  setUp: async ({ db }) => {
+    await db
+      .collection("numbers")
+      .insertMany(Array.from({ length: 25 }, (_, i) => ({ _id: i as never, n: i })));
+  },
+});
 /** Cursor ids are Int64: keep them Long so getMore sends them back as mongod requires. */
-const command = (cmd: Document) => db.command(cmd, { promoteLongs: false });
-
-let mongo: TestMongo;
-let db: Db;
-before(async () => {
-  mongo = await startTestMongo();
-  db = mongo.client.db(uniqueDatabaseName("server_cursors"));
-  await db
-    .collection("numbers")
-    .insertMany(Array.from({ length: 25 }, (_, i) => ({ _id: i as never, n: i })));
-});
-after(async () => {
-  await db.dropDatabase();
-  await mongo.close();
-});
+const command = (cmd: Document) => fixture.db.command(cmd, { promoteLongs: false });
 
 void test("a find with batchSize 10 delivers every document across several getMores", async () => {
   const first = await command({ find: "numbers", filter: {}, sort: { _id: 1 }, batchSize: 10 });
@@ -40,7 +33,7 @@ void test("a find with batchSize 10 delivers every document across several getMo
 });
 
 void test("the driver's cursor iterates a small-batch find to the end", async () => {
-  const docs = await db.collection("numbers").find({}, { batchSize: 4 }).sort({ n: -1 }).toArray();
+  const docs = await fixture.db.collection("numbers").find({}, { batchSize: 4 }).sort({ n: -1 }).toArray();
   assert.equal(docs.length, 25);
   assert.equal(docs[0]!.n, 24);
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { MongoServerError, type Collection, type Db } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { test } from "node:test";
+import { MongoServerError, type Collection } from "mongodb";
+import { useTestDatabase } from "../../support/mongo.js";
 
 interface Quote {
   _id: number;
@@ -10,19 +10,10 @@ interface Quote {
   note?: string;
 }
 
-let mongo: TestMongo;
-let db: Db;
-before(async () => {
-  mongo = await startTestMongo();
-  db = mongo.client.db(uniqueDatabaseName("server_let"));
-});
-after(async () => {
-  await db.dropDatabase();
-  await mongo.close();
-});
+const fixture = useTestDatabase("server_let");
 
 async function quotes(name: string): Promise<Collection<Quote>> {
-  const collection = db.collection<Quote>(name);
+  const collection = fixture.db.collection<Quote>(name);
   await collection.insertMany([
     { _id: 1, sym: "eurusd", px: 1.08 },
     { _id: 2, sym: "gbpusd", px: 1.27 },

@@ -1,9 +1,9 @@
 // The order unsorted reads and single-document writes see documents in: natural (insertion)
 // order for a collection scan, the index's key order for a read answered from an index.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { Collection, Db } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { test } from "node:test";
+import type { Collection } from "mongodb";
+import { useTestDatabase } from "../../support/mongo.js";
 
 interface Chunk {
   _id: string;
@@ -12,20 +12,11 @@ interface Chunk {
   pushed?: number[];
 }
 
-let mongo: TestMongo;
-let db: Db;
-before(async () => {
-  mongo = await startTestMongo();
-  db = mongo.client.db(uniqueDatabaseName("server_read_order"));
-});
-after(async () => {
-  await db.dropDatabase();
-  await mongo.close();
-});
+const fixture = useTestDatabase("server_read_order");
 
 /** Chunks of book 7 with seq 0, 1, 2, inserted in the order 2, 0, 1, under index `key`. */
 async function chunks(name: string, key: Record<string, 1 | -1>): Promise<Collection<Chunk>> {
-  const collection = db.collection<Chunk>(name);
+  const collection = fixture.db.collection<Chunk>(name);
   await collection.createIndex(key);
   for (const seq of [2, 0, 1]) await collection.insertOne({ _id: `s${seq}`, book_id: 7, seq });
   return collection;

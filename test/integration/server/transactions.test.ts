@@ -1,26 +1,17 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { MongoServerError, type Db } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { test } from "node:test";
+import { MongoServerError } from "mongodb";
+import { useTestDatabase } from "../../support/mongo.js";
 
-let mongo: TestMongo;
-let db: Db;
-before(async () => {
-  mongo = await startTestMongo();
-  db = mongo.client.db(uniqueDatabaseName("server_txn"));
-});
-after(async () => {
-  await db.dropDatabase();
-  await mongo.close();
-});
+const fixture = useTestDatabase("server_txn");
 
 void test("withTransaction commits every write of the callback together", async () => {
-  const accounts = db.collection("accounts");
+  const accounts = fixture.db.collection("accounts");
   await accounts.insertMany([
     { _id: "a" as never, balance: 100 },
     { _id: "b" as never, balance: 0 },
   ]);
-  const session = mongo.client.startSession();
+  const session = fixture.mongo.client.startSession();
   try {
     await session.withTransaction(async () => {
       await accounts.updateOne({ _id: "a" as never }, { $inc: { balance: -30 } }, { session });
@@ -37,8 +28,8 @@ void test("withTransaction commits every write of the callback together", async 
 });
 
 void test("a transaction's writes are invisible outside it until commit", async () => {
-  const items = db.collection("pending");
-  const session = mongo.client.startSession();
+  const items = fixture.db.collection("pending");
+  const session = fixture.mongo.client.startSession();
   try {
     session.startTransaction();
     await items.insertOne({ _id: 1 as never }, { session });
@@ -51,8 +42,8 @@ void test("a transaction's writes are invisible outside it until commit", async 
 });
 
 void test("an aborted transaction leaves nothing behind", async () => {
-  const items = db.collection("aborted");
-  const session = mongo.client.startSession();
+  const items = fixture.db.collection("aborted");
+  const session = fixture.mongo.client.startSession();
   try {
     session.startTransaction();
     await items.insertOne({ _id: 1 as never }, { session });
@@ -64,8 +55,8 @@ void test("an aborted transaction leaves nothing behind", async () => {
 });
 
 void test("an error thrown in the callback aborts the transaction", async () => {
-  const items = db.collection("thrown");
-  const session = mongo.client.startSession();
+  const items = fixture.db.collection("thrown");
+  const session = fixture.mongo.client.startSession();
   try {
     await assert.rejects(
       session.withTransaction(async () => {
@@ -81,9 +72,9 @@ void test("an error thrown in the callback aborts the transaction", async () => 
 });
 
 void test("a transaction does not see a commit made after its snapshot", async () => {
-  const items = db.collection("snapshot");
+  const items = fixture.db.collection("snapshot");
   await items.insertOne({ _id: 1 as never, v: "old" });
-  const session = mongo.client.startSession();
+  const session = fixture.mongo.client.startSession();
   try {
     session.startTransaction({ readConcern: { level: "snapshot" } });
     assert.equal((await items.findOne({ _id: 1 as never }, { session }))?.v, "old");
@@ -97,10 +88,10 @@ void test("a transaction does not see a commit made after its snapshot", async (
 });
 
 void test("a second transaction writing the same document gets a transient WriteConflict", async () => {
-  const items = db.collection("conflict");
+  const items = fixture.db.collection("conflict");
   await items.insertOne({ _id: 1 as never, n: 0 });
-  const first = mongo.client.startSession();
-  const second = mongo.client.startSession();
+  const first = fixture.mongo.client.startSession();
+  const second = fixture.mongo.client.startSession();
   try {
     first.startTransaction();
     second.startTransaction();
@@ -124,10 +115,10 @@ void test("a second transaction writing the same document gets a transient Write
 });
 
 void test("two concurrent withTransaction increments of one document both end applied", async () => {
-  const items = db.collection("retried");
+  const items = fixture.db.collection("retried");
   await items.insertOne({ _id: 1 as never, n: 0 });
   const increment = async (label: string) => {
-    const session = mongo.client.startSession();
+    const session = fixture.mongo.client.startSession();
     try {
       await session.withTransaction(async () => {
         const doc = await items.findOne({ _id: 1 as never }, { session });
@@ -151,9 +142,9 @@ void test("two concurrent withTransaction increments of one document both end ap
 });
 
 void test("a write outside any transaction waits for the transaction holding the document", async () => {
-  const items = db.collection("waiting");
+  const items = fixture.db.collection("waiting");
   await items.insertOne({ _id: 1 as never, n: 0 });
-  const session = mongo.client.startSession();
+  const session = fixture.mongo.client.startSession();
   try {
     session.startTransaction();
     await items.updateOne({ _id: 1 as never }, { $inc: { n: 10 } }, { session });
@@ -168,8 +159,8 @@ void test("a write outside any transaction waits for the transaction holding the
 });
 
 void test("committing twice answers ok the second time", async () => {
-  const items = db.collection("recommit");
-  const session = mongo.client.startSession();
+  const items = fixture.db.collection("recommit");
+  const session = fixture.mongo.client.startSession();
   try {
     session.startTransaction();
     await items.insertOne({ _id: 1 as never }, { session });

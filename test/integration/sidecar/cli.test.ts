@@ -1,12 +1,11 @@
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { Db } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { useTestDatabase } from "../../support/mongo.js";
 import { users } from "./harness.js";
 
 const run = promisify(execFile);
@@ -30,18 +29,7 @@ async function cli(args: string[], env: Record<string, string> = {}): Promise<Cl
   }
 }
 
-let mongo: TestMongo;
-let db: Db;
-
-before(async () => {
-  mongo = await startTestMongo();
-  db = mongo.client.db(uniqueDatabaseName("cli"));
-});
-
-after(async () => {
-  await db?.dropDatabase();
-  await mongo?.close();
-});
+const fixture = useTestDatabase("cli");
 
 void test("bad usage names the argument and exits 2", async () => {
   const result = await cli(["dev-server", "--port", "nope"]);
@@ -50,15 +38,15 @@ void test("bad usage names the argument and exits 2", async () => {
 });
 
 void test("a dry-run sweep reports per rule what it would change and writes nothing", async () => {
-  await db.collection("sales").insertOne({ _id: 1 as never, customers_purchased: users(0, 60) });
-  const uri = mongo.uri.replace(/\/?(\?|$)/, `/${db.databaseName}$1`);
+  await fixture.db.collection("sales").insertOne({ _id: 1 as never, customers_purchased: users(0, 60) });
+  const uri = fixture.mongo.uri.replace(/\/?(\?|$)/, `/${fixture.db.databaseName}$1`);
   const result = await cli(["sweep", "--dry-run"], { MONGODB_URI: uri });
 
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stderr, /"msg":"connected"/, "log lines go to stderr");
   assert.doesNotMatch(result.stdout, /"msg"/, "stdout holds the report alone");
   assert.match(result.stdout, /sales.*examined 1, would change 1 \(moved 1\), elements moved 10/);
-  const book = await db.collection("sales").findOne({ _id: 1 as never });
+  const book = await fixture.db.collection("sales").findOne({ _id: 1 as never });
   assert.equal((book?.customers_purchased as unknown[]).length, 60);
 });
 

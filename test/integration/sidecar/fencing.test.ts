@@ -1,44 +1,35 @@
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Db } from "mongodb";
 import { LeaseLostError } from "../../../src/errors.js";
 import { createLogger } from "../../../src/logger.js";
 import { createMetrics } from "../../../src/metrics.js";
 import { correctTarget } from "../../../src/stream/correction.js";
 import { LEASE_ID, WriterLease } from "../../../src/stream/lease.js";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { useTestDatabase } from "../../support/mongo.js";
 import { testConfig, users } from "./harness.js";
 import type { OutlierRule } from "../../../src/config.js";
 
-let mongo: TestMongo;
-let db: Db;
-
-before(async () => {
-  mongo = await startTestMongo();
-  db = mongo.client.db(uniqueDatabaseName("fencing"));
-  await db.createCollection("state");
-  await db.createCollection("extra_sales");
-});
-
-after(async () => {
-  await db?.dropDatabase();
-  await mongo?.close();
+const fixture = useTestDatabase("fencing", {
+  setUp: async ({ db }) => {
+    await db.createCollection("state");
+    await db.createCollection("extra_sales");
+  },
 });
 
 void test("a leader whose lease was taken over cannot commit a correction", async () => {
-  const config = testConfig(db.databaseName);
+  const config = testConfig(fixture.db.databaseName);
   const rule = config.rules.find((r): r is OutlierRule => r.pattern === "outlier")!;
-  const lease = new WriterLease(db, "state", "old-leader", 30);
+  const lease = new WriterLease(fixture.db, "state", "old-leader", 30);
   assert.equal(await lease.acquireOrRenew(), true);
-  await db.collection("sales").insertOne({ _id: 1 as never, customers_purchased: users(0, 70) });
+  await fixture.db.collection("sales").insertOne({ _id: 1 as never, customers_purchased: users(0, 70) });
   // Another replica takes over (as after an expiry the old leader slept through).
-  await db
+  await fixture.db
     .collection("state")
     .updateOne({ _id: LEASE_ID as never }, { $set: { holder: "new-leader" }, $inc: { term: 1 } });
 
   const context = {
-    client: mongo.client,
-    db,
+    client: fixture.mongo.client,
+    db: fixture.db,
     lease,
     metrics: createMetrics(),
     logger: createLogger({ level: "silent" }),
@@ -48,14 +39,14 @@ void test("a leader whose lease was taken over cannot commit a correction", asyn
     correctTarget(context, { role: "outlier-source", rule, collection: "sales", id: 1 }),
     LeaseLostError,
   );
-  const book = await db.collection("sales").findOne({ _id: 1 as never });
+  const book = await fixture.db.collection("sales").findOne({ _id: 1 as never });
   assert.equal((book?.customers_purchased as unknown[]).length, 70, "nothing was written");
-  assert.equal(await db.collection("extra_sales").countDocuments(), 0);
+  assert.equal(await fixture.db.collection("extra_sales").countDocuments(), 0);
 });
 
 void test("a second replica cannot take a lease that has not expired", async () => {
-  const holder = new WriterLease(db, "state2", "a", 30);
-  const other = new WriterLease(db, "state2", "b", 30);
+  const holder = new WriterLease(fixture.db, "state2", "a", 30);
+  const other = new WriterLease(fixture.db, "state2", "b", 30);
   assert.equal(await holder.acquireOrRenew(), true);
   assert.equal(await other.acquireOrRenew(), false);
   await holder.release();

@@ -1,14 +1,13 @@
 // Starts sidecar runners against the test deployment (test/support/mongo.ts), with logs
 // captured as parsed JSON lines and metrics readable as numbers.
 import { randomBytes } from "node:crypto";
-import { after, before } from "node:test";
 import type { Db, MongoClient } from "mongodb";
 import { configSchema, type Config } from "../../../src/config.js";
 import { createLogger } from "../../../src/logger.js";
 import { createMetrics, type Metrics } from "../../../src/metrics.js";
 import { Runner } from "../../../src/stream/runner.js";
 import { waitUntil } from "../../../src/wait-until.js";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { useTestDatabase, type TestMongo } from "../../support/mongo.js";
 
 export type LogLine = Record<string, unknown> & { msg?: string };
 
@@ -109,16 +108,15 @@ export function useSidecarOnFreshDatabase(
   overrides: Record<string, unknown> = {},
 ): SidecarFixture {
   const fixture = {} as SidecarFixture;
-  before(async () => {
-    fixture.mongo = await startTestMongo();
-    const name = uniqueDatabaseName(label);
-    fixture.db = fixture.mongo.client.db(name);
-    fixture.sidecar = await startSidecar(fixture.mongo, testConfig(name, overrides));
-  });
-  after(async () => {
-    await fixture.sidecar?.stop();
-    await fixture.db?.dropDatabase();
-    await fixture.mongo?.close();
+  useTestDatabase(label, {
+    setUp: async ({ mongo, db }) => {
+      fixture.mongo = mongo;
+      fixture.db = db;
+      fixture.sidecar = await startSidecar(mongo, testConfig(db.databaseName, overrides));
+    },
+    tearDown: async () => {
+      await fixture.sidecar?.stop();
+    },
   });
   return fixture;
 }

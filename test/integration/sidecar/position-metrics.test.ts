@@ -1,32 +1,26 @@
 // stream_lag_seconds and resume_token_age_seconds are read when scraped, from the replica
 // that leads: a standby owns no position, so it reports none rather than a stale one.
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Db } from "mongodb";
 import { waitUntil } from "../../../src/wait-until.js";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { useTestDatabase } from "../../support/mongo.js";
 import { startSidecar, testConfig, users, waitForCaughtUp, type TestSidecar } from "./harness.js";
 
-let mongo: TestMongo;
-let db: Db;
 let leader: TestSidecar;
 let standby: TestSidecar;
 
-before(async () => {
-  mongo = await startTestMongo();
-  const config = testConfig(uniqueDatabaseName("position_metrics"));
-  db = mongo.client.db(config.database);
-  leader = await startSidecar(mongo, config, { holderId: "leader" });
-  standby = await startSidecar(mongo, config, { holderId: "standby", waitForStreaming: false });
-  await waitUntil(() => standby.runner.status().state === "standby", {
-    description: "the second sidecar to stand by",
-  });
-});
-
-after(async () => {
-  await Promise.all([leader?.stop(), standby?.stop()]);
-  await db?.dropDatabase();
-  await mongo?.close();
+const fixture = useTestDatabase("position_metrics", {
+  setUp: async ({ mongo, db }) => {
+    const config = testConfig(db.databaseName);
+    leader = await startSidecar(mongo, config, { holderId: "leader" });
+    standby = await startSidecar(mongo, config, { holderId: "standby", waitForStreaming: false });
+    await waitUntil(() => standby.runner.status().state === "standby", {
+      description: "the second sidecar to stand by",
+    });
+  },
+  tearDown: async () => {
+    await Promise.all([leader?.stop(), standby?.stop()]);
+  },
 });
 
 async function readings(metric: TestSidecar["metrics"]["streamLag"]): Promise<number[]> {
@@ -34,7 +28,7 @@ async function readings(metric: TestSidecar["metrics"]["streamLag"]): Promise<nu
 }
 
 void test("a caught-up leader reports no stream lag and the age of the token it just persisted", async () => {
-  await db.collection("sales").insertOne({ _id: 1 as never, customers_purchased: users(0, 60) });
+  await fixture.db.collection("sales").insertOne({ _id: 1 as never, customers_purchased: users(0, 60) });
   await waitUntil(async () => (await readings(leader.metrics.resumeTokenAge)).length === 1, {
     description: "a resume token to be persisted",
   });

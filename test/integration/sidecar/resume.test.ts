@@ -1,9 +1,8 @@
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Db } from "mongodb";
 import { streamName } from "../../../src/stream/token-store.js";
 import { waitUntil } from "../../../src/wait-until.js";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
+import { useTestDatabase } from "../../support/mongo.js";
 import {
   allPurchasers,
   metricTotal,
@@ -15,28 +14,20 @@ import {
 } from "./harness.js";
 import type { Config } from "../../../src/config.js";
 
-let mongo: TestMongo;
-let db: Db;
 let config: Config;
-
-before(async () => {
-  mongo = await startTestMongo();
-  config = testConfig(uniqueDatabaseName("resume"));
-  db = mongo.client.db(config.database);
-});
-
-after(async () => {
-  await db?.dropDatabase();
-  await mongo?.close();
+const fixture = useTestDatabase("resume", {
+  setUp: ({ db }) => {
+    config = testConfig(db.databaseName);
+  },
 });
 
 async function overfill(bookId: number): Promise<void> {
-  await db.collection("sales").insertOne({ _id: bookId as never, customers_purchased: users(0, 70) });
+  await fixture.db.collection("sales").insertOne({ _id: bookId as never, customers_purchased: users(0, 70) });
 }
 
 async function waitForBookFixed(bookId: number): Promise<void> {
   await waitUntil(
-    async () => (await allPurchasers(db, bookId)).length === 70 && (await isUnderThreshold(bookId)),
+    async () => (await allPurchasers(fixture.db, bookId)).length === 70 && (await isUnderThreshold(bookId)),
     {
       description: `book ${bookId} to be corrected`,
     },
@@ -44,17 +35,17 @@ async function waitForBookFixed(bookId: number): Promise<void> {
 }
 
 async function isUnderThreshold(bookId: number): Promise<boolean> {
-  const book = await db.collection("sales").findOne({ _id: bookId as never });
+  const book = await fixture.db.collection("sales").findOne({ _id: bookId as never });
   return (book?.customers_purchased as unknown[]).length === 50;
 }
 
 void test("a graceful stop persists the resume token", async () => {
-  const sidecar = await startSidecar(mongo, config);
+  const sidecar = await startSidecar(fixture.mongo, config);
   await overfill(1);
   await waitForBookFixed(1);
   await sidecar.stop();
 
-  const position = await db
+  const position = await fixture.db
     .collection(config.stateCollection)
     .findOne({ _id: streamName(config.database) as never });
   assert.ok(position?.resumeToken, "a resume token is stored");
@@ -63,7 +54,7 @@ void test("a graceful stop persists the resume token", async () => {
 
 void test("a restarted sidecar resumes from its token and re-processes nothing", async () => {
   await overfill(2);
-  const sidecar = await startSidecar(mongo, config);
+  const sidecar = await startSidecar(fixture.mongo, config);
   await waitForBookFixed(2);
   await sidecar.stop();
 
@@ -74,23 +65,23 @@ void test("a restarted sidecar resumes from its token and re-processes nothing",
   );
   // Only book 2's insert is new; the sidecar's own writes are filtered out on the server.
   assert.equal(await metricTotal(sidecar.metrics.eventsReceived), 1, "no event before the token came again");
-  assert.deepEqual(await allPurchasers(db, 1), users(0, 70), "book 1 untouched and complete");
+  assert.deepEqual(await allPurchasers(fixture.db, 1), users(0, 70), "book 1 untouched and complete");
 });
 
 void test("a sidecar whose history is lost sweeps and still ends correct", async () => {
   await overfill(3);
-  await mongo.client.db("admin").command({
+  await fixture.mongo.client.db("admin").command({
     configureFailPoint: "failCommand",
     mode: { times: 1 },
     data: { failCommands: ["aggregate"], errorCode: 286, appName: SIDECAR_APP_NAME },
   });
   try {
-    const sidecar = await startSidecar(mongo, config);
+    const sidecar = await startSidecar(fixture.mongo, config);
     await waitForBookFixed(3);
     await sidecar.stop();
     assert.ok(statesLogged(sidecar.logs).includes("sweeping"), "the sidecar swept");
     assert.equal(await metricTotal(sidecar.metrics.errors, { kind: "history_lost" }), 1);
   } finally {
-    await mongo.client.db("admin").command({ configureFailPoint: "failCommand", mode: "off" });
+    await fixture.mongo.client.db("admin").command({ configureFailPoint: "failCommand", mode: "off" });
   }
 });
