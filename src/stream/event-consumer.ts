@@ -79,12 +79,11 @@ class EventConsumer {
     for (const target of targets) metrics.eventsReceived.inc(targetLabels(target));
     const seconds = event.clusterTime?.getHighBitsUnsigned?.();
     const position = this.tracker.begin(event._id);
-    const corrections = targets.map((target) =>
-      this.queue.runOrJoin(targetKey(target), async () => {
-        const plan = await this.options.correct(target);
-        if (plan.outcome === "writes") metrics.eventsActedOn.inc(targetLabels(target));
-      }),
-    );
+    // Counted per event, outside the task: events that joined one correction all led to it.
+    const corrections = targets.map(async (target) => {
+      const plan = await this.queue.runOrJoin(targetKey(target), () => this.options.correct(target));
+      if (plan.outcome === "writes") metrics.eventsActedOn.inc(targetLabels(target));
+    });
     Promise.all(corrections).then(
       () => {
         this.tracker.finish(position);

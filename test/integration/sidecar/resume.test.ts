@@ -65,6 +65,7 @@ void test("a restarted sidecar resumes from its token and re-processes nothing",
   );
   // Only book 2's insert is new; the sidecar's own writes are filtered out on the server.
   assert.equal(await metricTotal(sidecar.metrics.eventsReceived), 1, "no event before the token came again");
+  assert.equal(await metricTotal(sidecar.metrics.eventsActedOn), 1, "book 2's insert led to its correction");
   assert.deepEqual(await allPurchasers(fixture.db, 1), users(0, 70), "book 1 untouched and complete");
 });
 
