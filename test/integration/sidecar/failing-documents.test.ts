@@ -8,12 +8,14 @@ import { streamName } from "../../../src/stream/token-store.js";
 import { waitUntil } from "../../../src/wait-until.js";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
 import {
-  allPurchasers,
+  failSidecarCommands,
+  insertBook,
+  isBookCorrected,
   metricTotal,
-  SIDECAR_APP_NAME,
   startSidecar,
   statesLogged,
   testConfig,
+  turnFailPointOff,
   users,
   waitForCaughtUp,
   type LogLine,
@@ -42,25 +44,7 @@ function freshDatabase(label: string): Db {
 
 /** Fails the sidecar's `insert` commands (an outlier move inserts its overflow chunk) with code 121. */
 async function refuseSidecarInserts(mode: "alwaysOn" | { times: number }): Promise<void> {
-  await mongo.client.db("admin").command({
-    configureFailPoint: "failCommand",
-    mode,
-    data: { failCommands: ["insert"], errorCode: DOCUMENT_VALIDATION_FAILURE, appName: SIDECAR_APP_NAME },
-  });
-}
-
-async function turnFailPointOff(): Promise<void> {
-  await mongo.client.db("admin").command({ configureFailPoint: "failCommand", mode: "off" });
-}
-
-async function overfill(db: Db, bookId: number): Promise<void> {
-  await db.collection("sales").insertOne({ _id: bookId as never, customers_purchased: users(0, 70) });
-}
-
-async function isCorrected(db: Db, bookId: number): Promise<boolean> {
-  const book = await db.collection("sales").findOne({ _id: bookId as never });
-  const embedded = (book?.customers_purchased as unknown[] | undefined)?.length;
-  return embedded === 50 && (await allPurchasers(db, bookId)).length === 70;
+  await failSidecarCommands(mongo, { commands: ["insert"], errorCode: DOCUMENT_VALIDATION_FAILURE, mode });
 }
 
 async function assertLeftAsItWas(db: Db, bookId: number): Promise<void> {
@@ -79,15 +63,15 @@ void test("a streamed document the server refuses to correct is logged with its 
   try {
     await refuseSidecarInserts("alwaysOn");
     try {
-      await overfill(db, 1);
+      await insertBook(db, 1, 70);
       await waitUntil(() => skippedLines(sidecar.logs).length > 0, {
         description: "the refused correction to be logged",
       });
     } finally {
-      await turnFailPointOff();
+      await turnFailPointOff(mongo);
     }
-    await overfill(db, 2);
-    await waitUntil(() => isCorrected(db, 2), { description: "book 2 to be corrected" });
+    await insertBook(db, 2, 70);
+    await waitUntil(() => isBookCorrected(db, 2, 70), { description: "book 2 to be corrected" });
     await waitForCaughtUp(sidecar.runner);
 
     const [line, ...more] = skippedLines(sidecar.logs);
@@ -119,7 +103,7 @@ void test("a sweep skips the one document the server refuses to correct and corr
   // without its stored position the next start is a first start again, which sweeps.
   await (await startSidecar(mongo, config)).stop();
   await db.collection(config.stateCollection).deleteOne({ _id: streamName(db.databaseName) as never });
-  for (const bookId of [1, 2, 3]) await overfill(db, bookId);
+  for (const bookId of [1, 2, 3]) await insertBook(db, bookId, 70);
 
   await refuseSidecarInserts({ times: 1 });
   try {
@@ -132,10 +116,10 @@ void test("a sweep skips the one document the server refuses to correct and corr
     const refusedId = skipped[0]?.key as number;
     await assertLeftAsItWas(db, refusedId);
     for (const bookId of [1, 2, 3].filter((id) => id !== refusedId))
-      assert.ok(await isCorrected(db, bookId), `book ${bookId} corrected by the sweep`);
+      assert.ok(await isBookCorrected(db, bookId, 70), `book ${bookId} corrected by the sweep`);
     assert.equal(await metricTotal(sidecar.metrics.corrections, { kind: "skipped_bad_document" }), 1);
     assert.equal(await metricTotal(sidecar.metrics.corrections, { kind: "moved" }), 2);
   } finally {
-    await turnFailPointOff();
+    await turnFailPointOff(mongo);
   }
 });

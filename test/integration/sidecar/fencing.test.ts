@@ -6,7 +6,7 @@ import { createMetrics } from "../../../src/metrics.js";
 import { correctTarget } from "../../../src/stream/correction.js";
 import { LEASE_ID, WriterLease } from "../../../src/stream/lease.js";
 import { useTestDatabase } from "../../support/mongo.js";
-import { testConfig, users } from "./harness.js";
+import { insertBook, testConfig } from "./harness.js";
 import type { OutlierRule } from "../../../src/config.js";
 
 const fixture = useTestDatabase("fencing", {
@@ -21,7 +21,7 @@ void test("a leader whose lease was taken over cannot commit a correction", asyn
   const rule = config.rules.find((r): r is OutlierRule => r.pattern === "outlier")!;
   const lease = new WriterLease(fixture.db, "state", "old-leader", 30);
   assert.equal(await lease.acquireOrRenew(), true);
-  await fixture.db.collection("sales").insertOne({ _id: 1 as never, customers_purchased: users(0, 70) });
+  await insertBook(fixture.db, 1, 70);
   // Another replica takes over (as after an expiry the old leader slept through).
   await fixture.db
     .collection("state")

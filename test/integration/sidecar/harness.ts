@@ -91,6 +91,48 @@ export async function allPurchasers(db: Db, bookId: unknown): Promise<string[]> 
   ];
 }
 
+/** Inserts a book whose `count` purchasers (user00 onwards) all sit in sales, as a naive application leaves them. */
+export async function insertBook(db: Db, bookId: number, count: number): Promise<void> {
+  await db.collection("sales").insertOne({ _id: bookId as never, customers_purchased: users(0, count) });
+}
+
+/** Whether a book embeds exactly the default threshold (50), is flagged, and holds `total` purchasers in all. */
+export async function isBookCorrected(db: Db, bookId: number, total: number): Promise<boolean> {
+  const book = await db.collection("sales").findOne({ _id: bookId as never });
+  const embedded = (book?.customers_purchased as unknown[] | undefined)?.length;
+  return embedded === 50 && book?.has_extras === true && (await allPurchasers(db, bookId)).length === total;
+}
+
+/** Fails the sidecar's own `commands` with `errorCode` (the real failCommand, aimed by appName). */
+export async function failSidecarCommands(
+  mongo: TestMongo,
+  options: { commands: string[]; errorCode: number; mode: "alwaysOn" | { times: number } },
+): Promise<void> {
+  await mongo.client.db("admin").command({
+    configureFailPoint: "failCommand",
+    mode: options.mode,
+    data: { failCommands: options.commands, errorCode: options.errorCode, appName: SIDECAR_APP_NAME },
+  });
+}
+
+export async function turnFailPointOff(mongo: TestMongo): Promise<void> {
+  await mongo.client.db("admin").command({ configureFailPoint: "failCommand", mode: "off" });
+}
+
+/** Two sidecars of one configuration: the first leads and streams, the second stands by. */
+export async function startLeaderAndStandby(
+  mongo: TestMongo,
+  config: Config,
+  holderIds: [string, string],
+): Promise<[TestSidecar, TestSidecar]> {
+  const leader = await startSidecar(mongo, config, { holderId: holderIds[0] });
+  const standby = await startSidecar(mongo, config, { holderId: holderIds[1], waitForStreaming: false });
+  await waitUntil(() => standby.runner.status().state === "standby", {
+    description: "the second sidecar to stand by",
+  });
+  return [leader, standby];
+}
+
 export interface SidecarFixture {
   mongo: TestMongo;
   /** The fresh database the sidecar watches, through the test's own client. */

@@ -3,7 +3,14 @@ import assert from "node:assert/strict";
 import type { Config } from "../../../src/config.js";
 import { waitUntil } from "../../../src/wait-until.js";
 import { useTestDatabase } from "../../support/mongo.js";
-import { allPurchasers, metricTotal, startSidecar, testConfig, users, type TestSidecar } from "./harness.js";
+import {
+  allPurchasers,
+  metricTotal,
+  startLeaderAndStandby,
+  testConfig,
+  users,
+  type TestSidecar,
+} from "./harness.js";
 
 let config: Config;
 let first: TestSidecar;
@@ -12,11 +19,7 @@ let second: TestSidecar;
 const fixture = useTestDatabase("lease", {
   setUp: async ({ mongo, db }) => {
     config = testConfig(db.databaseName, { leaseSeconds: 1 });
-    first = await startSidecar(mongo, config, { holderId: "first" });
-    second = await startSidecar(mongo, config, { holderId: "second", waitForStreaming: false });
-    await waitUntil(() => second.runner.status().state === "standby", {
-      description: "the second sidecar to stand by",
-    });
+    [first, second] = await startLeaderAndStandby(mongo, config, ["first", "second"]);
   },
   tearDown: async () => {
     await Promise.all([first?.stop(), second?.stop()]);

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { waitUntil } from "../../../src/wait-until.js";
 import { useTestDatabase } from "../../support/mongo.js";
-import { startSidecar, testConfig, users, waitForCaughtUp, type TestSidecar } from "./harness.js";
+import { startLeaderAndStandby, testConfig, users, waitForCaughtUp, type TestSidecar } from "./harness.js";
 
 let leader: TestSidecar;
 let standby: TestSidecar;
@@ -12,11 +12,7 @@ let standby: TestSidecar;
 const fixture = useTestDatabase("position_metrics", {
   setUp: async ({ mongo, db }) => {
     const config = testConfig(db.databaseName);
-    leader = await startSidecar(mongo, config, { holderId: "leader" });
-    standby = await startSidecar(mongo, config, { holderId: "standby", waitForStreaming: false });
-    await waitUntil(() => standby.runner.status().state === "standby", {
-      description: "the second sidecar to stand by",
-    });
+    [leader, standby] = await startLeaderAndStandby(mongo, config, ["leader", "standby"]);
   },
   tearDown: async () => {
     await Promise.all([leader?.stop(), standby?.stop()]);

@@ -5,11 +5,14 @@ import { waitUntil } from "../../../src/wait-until.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import {
   allPurchasers,
+  failSidecarCommands,
+  insertBook,
+  isBookCorrected,
   metricTotal,
-  SIDECAR_APP_NAME,
   startSidecar,
   statesLogged,
   testConfig,
+  turnFailPointOff,
   users,
 } from "./harness.js";
 import type { Config } from "../../../src/config.js";
@@ -22,21 +25,13 @@ const fixture = useTestDatabase("resume", {
 });
 
 async function overfill(bookId: number): Promise<void> {
-  await fixture.db.collection("sales").insertOne({ _id: bookId as never, customers_purchased: users(0, 70) });
+  await insertBook(fixture.db, bookId, 70);
 }
 
 async function waitForBookFixed(bookId: number): Promise<void> {
-  await waitUntil(
-    async () => (await allPurchasers(fixture.db, bookId)).length === 70 && (await isUnderThreshold(bookId)),
-    {
-      description: `book ${bookId} to be corrected`,
-    },
-  );
-}
-
-async function isUnderThreshold(bookId: number): Promise<boolean> {
-  const book = await fixture.db.collection("sales").findOne({ _id: bookId as never });
-  return (book?.customers_purchased as unknown[]).length === 50;
+  await waitUntil(() => isBookCorrected(fixture.db, bookId, 70), {
+    description: `book ${bookId} to be corrected`,
+  });
 }
 
 void test("a graceful stop persists the resume token", async () => {
@@ -71,11 +66,7 @@ void test("a restarted sidecar resumes from its token and re-processes nothing",
 
 void test("a sidecar whose history is lost sweeps and still ends correct", async () => {
   await overfill(3);
-  await fixture.mongo.client.db("admin").command({
-    configureFailPoint: "failCommand",
-    mode: { times: 1 },
-    data: { failCommands: ["aggregate"], errorCode: 286, appName: SIDECAR_APP_NAME },
-  });
+  await failSidecarCommands(fixture.mongo, { commands: ["aggregate"], errorCode: 286, mode: { times: 1 } });
   try {
     const sidecar = await startSidecar(fixture.mongo, config);
     await waitForBookFixed(3);
@@ -83,6 +74,6 @@ void test("a sidecar whose history is lost sweeps and still ends correct", async
     assert.ok(statesLogged(sidecar.logs).includes("sweeping"), "the sidecar swept");
     assert.equal(await metricTotal(sidecar.metrics.errors, { kind: "history_lost" }), 1);
   } finally {
-    await fixture.mongo.client.db("admin").command({ configureFailPoint: "failCommand", mode: "off" });
+    await turnFailPointOff(fixture.mongo);
   }
 });

@@ -2,23 +2,23 @@
 // sweep: writes made while it sweeps must reach the stream, whatever the sweep saw of them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Db } from "mongodb";
 import { waitUntil } from "../../../src/wait-until.js";
 import { startTestMongo, uniqueDatabaseName } from "../../support/mongo.js";
-import { allPurchasers, startSidecar, testConfig, users, waitForCaughtUp } from "./harness.js";
+import {
+  allPurchasers,
+  insertBook,
+  isBookCorrected,
+  startSidecar,
+  testConfig,
+  users,
+  waitForCaughtUp,
+} from "./harness.js";
 
 const BOOKS = 150;
 
 interface Book {
   _id: number;
   customers_purchased: string[];
-  has_extras?: boolean;
-}
-
-async function isCorrected(db: Db, bookId: number, total: number): Promise<boolean> {
-  const book = await db.collection<Book>("sales").findOne({ _id: bookId });
-  const all = await allPurchasers(db, bookId);
-  return book?.customers_purchased.length === 50 && book.has_extras === true && all.length === total;
 }
 
 void test("a book overfilled while the first-start sweep runs is corrected along with the swept ones", async () => {
@@ -33,20 +33,22 @@ void test("a book overfilled while the first-start sweep runs is corrected along
         intervalMs: 5,
         description: "the sidecar to start sweeping",
       });
-      await db.collection<Book>("sales").insertOne({ _id: BOOKS, customers_purchased: users(0, 70) });
+      await insertBook(db, BOOKS, 70);
       await db
         .collection<Book>("sales")
         .updateOne({ _id: 0 }, { $push: { customers_purchased: { $each: users(60, 65) } } });
       assert.equal(sidecar.runner.status().state, "sweeping", "the writes happened during the sweep");
 
       await waitForCaughtUp(sidecar.runner, 60_000);
-      await waitUntil(() => isCorrected(db, BOOKS, 70), {
+      await waitUntil(() => isBookCorrected(db, BOOKS, 70), {
         description: "the book inserted during the sweep",
       });
-      await waitUntil(() => isCorrected(db, 0, 65), { description: "the book pushed to during the sweep" });
+      await waitUntil(() => isBookCorrected(db, 0, 65), {
+        description: "the book pushed to during the sweep",
+      });
       assert.deepEqual(await allPurchasers(db, BOOKS), users(0, 70));
       assert.deepEqual(await allPurchasers(db, 0), users(0, 65));
-      for (let id = 1; id < BOOKS; id++) assert.ok(await isCorrected(db, id, 60), `book ${id} swept`);
+      for (let id = 1; id < BOOKS; id++) assert.ok(await isBookCorrected(db, id, 60), `book ${id} swept`);
     } finally {
       await sidecar.stop();
     }
