@@ -108,7 +108,7 @@ function isRefusedDocument(error: unknown): boolean {
 }
 
 /** Errors a change stream (or a reconnecting client) gets past by itself. */
-export function isResumable(error: unknown): boolean {
+function isResumable(error: unknown): boolean {
   if (error instanceof MongoNetworkError || error instanceof MongoServerSelectionError) return true;
   if (hasLabel(error, MongoErrorLabel.ResumableChangeStreamError)) return true;
   const code = codeOf(error);

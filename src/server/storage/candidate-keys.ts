@@ -17,14 +17,6 @@ export interface IndexLookup {
 
 const ID_PATTERN = { _id: 1 };
 
-export function candidateKeys(
-  collection: StoredCollection,
-  filter: Document,
-  collated = false,
-): Set<string> | undefined {
-  return planLookup(collection, filter, collated)?.keys;
-}
-
 /** The index (_id first, then secondary indexes in creation order) that answers `filter`. */
 export function planLookup(
   collection: StoredCollection,

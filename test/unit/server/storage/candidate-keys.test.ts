@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Int32, Long } from "bson";
-import { candidateKeys } from "../../../../src/server/storage/candidate-keys.js";
+import { planLookup } from "../../../../src/server/storage/candidate-keys.js";
 import { canonicalKey } from "../../../../src/server/storage/canonical-key.js";
 import { StoredCollection, documentKey } from "../../../../src/server/storage/stored-collection.js";
+
+/** The documents the planner would visit, or undefined for a scan. */
+const candidateKeys = (...args: Parameters<typeof planLookup>) => planLookup(...args)?.keys;
 
 function collectionOf(docs: { _id: unknown; [field: string]: unknown }[]): StoredCollection {
   const collection = new StoredCollection("db", "c");
