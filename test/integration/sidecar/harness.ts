@@ -1,7 +1,7 @@
 // Starts sidecar runners against the test deployment (test/support/mongo.ts), with logs
 // captured as parsed JSON lines and metrics readable as numbers.
 import { randomBytes } from "node:crypto";
-import type { Db, MongoClient } from "mongodb";
+import type { Db, Document, MongoClient } from "mongodb";
 import { configSchema, type Config } from "../../../src/config.js";
 import { createLogger } from "../../../src/logger.js";
 import { createMetrics, type Metrics } from "../../../src/metrics.js";
@@ -131,6 +131,22 @@ export async function startLeaderAndStandby(
     description: "the second sidecar to stand by",
   });
   return [leader, standby];
+}
+
+export interface Product {
+  _id: number;
+  name: string;
+  reviews: Document[];
+}
+
+/** A review in the seed's shape, written by `author<id>`. */
+export function review(id: number, published: Date): Document {
+  return {
+    review_id: id,
+    review_author: `author${id}`,
+    review_text: `text ${id}`,
+    published_date: published,
+  };
 }
 
 export interface SidecarFixture {

@@ -4,13 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
 import { waitUntil } from "../../../src/wait-until.js";
-import { useSidecarOnFreshDatabase } from "./harness.js";
-
-interface Product {
-  _id: number;
-  name: string;
-  reviews: Document[];
-}
+import { review, useSidecarOnFreshDatabase, type Product } from "./harness.js";
 
 const fixture = useSidecarOnFreshDatabase("subset_concurrency");
 
@@ -18,13 +12,8 @@ const PER_WRITER = 60;
 const DAY = 86_400_000;
 
 // Dates from a small range, so that many reviews share one: ties are ranked by review_id.
-function review(id: number): Document {
-  return {
-    review_id: id,
-    review_author: `author${id}`,
-    review_text: `text ${id}`,
-    published_date: new Date(Date.UTC(2019, 1, 1) + ((id * 7) % 13) * DAY),
-  };
+function reviewNumbered(id: number): Document {
+  return review(id, new Date(Date.UTC(2019, 1, 1) + ((id * 7) % 13) * DAY));
 }
 
 // The ranking src/patterns/subset-entries.ts documents: newest first, ties by review_id, descending.
@@ -37,13 +26,13 @@ async function pushWriter(productId: number, ids: number[]): Promise<void> {
   for (const id of ids) {
     await fixture.db
       .collection<Product>("products")
-      .updateOne({ _id: productId }, { $push: { reviews: { $each: [review(id)], $position: 0 } } });
+      .updateOne({ _id: productId }, { $push: { reviews: { $each: [reviewNumbered(id)], $position: 0 } } });
   }
 }
 
 async function insertWriter(productId: number, ids: number[]): Promise<void> {
   for (const id of ids)
-    await fixture.db.collection("reviews").insertOne({ ...review(id), product_id: productId });
+    await fixture.db.collection("reviews").insertOne({ ...reviewNumbered(id), product_id: productId });
 }
 
 void test("reviews pushed to the product and inserted into reviews at once end up once each, with the 10 newest embedded", async () => {
@@ -52,7 +41,7 @@ void test("reviews pushed to the product and inserted into reviews at once end u
   const inserted = Array.from({ length: PER_WRITER }, (_, i) => 1001 + i);
   await Promise.all([pushWriter(1, pushed), insertWriter(1, inserted)]);
 
-  const everyReview = [...pushed, ...inserted].map(review);
+  const everyReview = [...pushed, ...inserted].map((id) => reviewNumbered(id));
   const newestTen = [...everyReview].sort(newestFirst).slice(0, 10);
   const embedded = await waitUntil(
     async () => {

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
 import { waitUntil } from "../../../src/wait-until.js";
-import { useSidecarOnFreshDatabase } from "./harness.js";
+import { review, useSidecarOnFreshDatabase } from "./harness.js";
 
 const fixture = useSidecarOnFreshDatabase("subset_ties");
 
@@ -16,17 +16,14 @@ void test("of twelve reviews published at once, the ten with the highest review_
   const reviews: Document[] = Array.from({ length: 12 }, (_, i) => ({
     _id: 100 - (i + 1),
     product_id: 7,
-    review_id: i + 1,
-    review_author: `author${i + 1}`,
-    review_text: "same moment",
-    published_date: PUBLISHED,
+    ...review(i + 1, PUBLISHED),
   }));
   await fixture.db.collection("reviews").insertMany(reviews);
 
   const expected = [12, 11, 10, 9, 8, 7, 6, 5, 4, 3];
   const embedded = async () => {
     const product = await fixture.db.collection("products").findOne({ _id: 7 as never });
-    return ((product?.reviews ?? []) as Document[]).map((review) => review.review_id as number);
+    return ((product?.reviews ?? []) as Document[]).map((embedded) => embedded.review_id as number);
   };
   await waitUntil(async () => (await embedded()).length === 10, { description: "ten reviews embedded" });
   assert.deepEqual(await embedded(), expected);

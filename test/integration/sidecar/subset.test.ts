@@ -2,25 +2,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
 import { waitUntil } from "../../../src/wait-until.js";
-import { useSidecarOnFreshDatabase } from "./harness.js";
-
-interface Product {
-  _id: number;
-  name: string;
-  reviews: Document[];
-}
+import { review, useSidecarOnFreshDatabase, type Product } from "./harness.js";
 
 const fixture = useSidecarOnFreshDatabase("subset");
 
 const DAY = 86_400_000;
 
-function review(id: number): Document {
-  return {
-    review_id: id,
-    review_author: `author${id}`,
-    review_text: `text ${id}`,
-    published_date: new Date(Date.UTC(2017, 11, 6) + id * DAY),
-  };
+/** Review `id`, published `id` days after the seed's first. */
+function reviewNumbered(id: number): Document {
+  return review(id, new Date(Date.UTC(2017, 11, 6) + id * DAY));
 }
 
 function embeddedIds(product: Product | null): number[] {
@@ -42,7 +32,9 @@ const newestTen = (last: number) => Array.from({ length: 10 }, (_, i) => last - 
 void test("a product with 786 reviews keeps the 10 newest embedded and all 786 in reviews once", async () => {
   await fixture.db.collection<Product>("products").insertOne({ _id: 1, name: "Super Widget", reviews: [] });
   for (let first = 1; first <= 786; first += 131) {
-    const batch = Array.from({ length: Math.min(131, 787 - first) }, (_, i) => review(first + i)).reverse();
+    const batch = Array.from({ length: Math.min(131, 787 - first) }, (_, i) =>
+      reviewNumbered(first + i),
+    ).reverse();
     await fixture.db
       .collection<Product>("products")
       .updateOne({ _id: 1 }, { $push: { reviews: { $each: batch, $position: 0 } } });
@@ -60,13 +52,13 @@ void test("a product with 786 reviews keeps the 10 newest embedded and all 786 i
 });
 
 void test("a newer review inserted directly into reviews enters the embedded array", async () => {
-  await fixture.db.collection("reviews").insertOne({ ...review(787), product_id: 1 });
+  await fixture.db.collection("reviews").insertOne({ ...reviewNumbered(787), product_id: 1 });
   await waitForEmbedded(1, newestTen(787));
 });
 
 void test("an older review inserted directly into reviews stays out of the embedded array", async () => {
-  await fixture.db.collection("reviews").insertOne({ ...review(0), product_id: 1 });
-  await fixture.db.collection("reviews").insertOne({ ...review(788), product_id: 1 });
+  await fixture.db.collection("reviews").insertOne({ ...reviewNumbered(0), product_id: 1 });
+  await fixture.db.collection("reviews").insertOne({ ...reviewNumbered(788), product_id: 1 });
   await waitForEmbedded(1, newestTen(788));
   assert.equal(await fixture.db.collection("reviews").countDocuments({ product_id: 1 }), 789);
 });
