@@ -3,9 +3,9 @@
 // Measures corrections per second until every book is back in shape, how far the change
 // stream fell behind, and then checks every book's purchasers, in order, nothing lost.
 import type { Db } from "mongodb";
-import { configSchema } from "../src/config.js";
-import type { Metrics } from "../src/metrics.js";
-import { waitUntil } from "../src/wait-until.js";
+import { configSchema } from "../src/config/schema.js";
+import type { Metrics } from "../src/ops/metrics.js";
+import { waitUntil } from "../src/cli/wait-until.js";
 import {
   allPurchasers,
   metricTotal,

@@ -2,17 +2,15 @@
 // long one call takes when there is a lot to move, and that planning a document already in
 // shape is cheap, which is what the sidecar does for most events it sees.
 import type { Document } from "mongodb";
-import {
-  configSchema,
-  type BucketRule,
-  type OutlierRule,
-  type Rule,
-  type SubsetRule,
-} from "../src/config.js";
-import { planBucketSplit } from "../src/patterns/bucket.js";
-import { planOutlierMove, planOverflowChunkSplit } from "../src/patterns/outlier.js";
-import { planSubset } from "../src/patterns/subset.js";
-import type { Plan } from "../src/patterns/types.js";
+import { configSchema } from "../src/config/schema.js";
+import type { BuiltInRule as Rule } from "../src/patterns/registry.js";
+import type { BucketRule } from "../src/patterns/bucket/rule.js";
+import type { OutlierRule } from "../src/patterns/outlier/rule.js";
+import type { SubsetRule } from "../src/patterns/subset/rule.js";
+import { planBucketSplit } from "../src/patterns/bucket/planner.js";
+import { planOutlierMove, planOverflowChunkSplit } from "../src/patterns/outlier/planner.js";
+import { planSubset } from "../src/patterns/subset/planner.js";
+import type { Plan } from "../src/patterns/plan.js";
 import type { Benchmark } from "./benchmark.js";
 import { timeSyncFor, type Timing } from "./measure.js";
 import { count, heading, ms, printTable, ratio } from "./report.js";

@@ -8,7 +8,11 @@ import {
   MongoServerSelectionError,
   MongoWriteConcernError,
 } from "mongodb";
-import type { ErrorKind } from "./metrics.js";
+import { redactUriPasswords } from "./config/mongodb-uri.js";
+
+/** Error classes counted in `errors_total`; classify() below decides which an error is. */
+export const ERROR_KINDS = ["transient", "resumable", "history_lost", "bad_document", "fatal"] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** Base of every error the sidecar raises itself; `context` says which rule and document. */
 export class SidecarError extends Error {
@@ -36,6 +40,17 @@ export class StalePlanError extends SidecarError {}
 
 /** Command-line usage the CLI cannot run; exit code 2. */
 export class UsageError extends SidecarError {}
+
+/** A rule names a pattern no driver is registered for (src/patterns/registry.ts). */
+export class UnknownPatternError extends SidecarError {}
+
+/** The configuration cannot be used; the CLI prints the message and exits 2. Passwords are masked. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(redactUriPasswords(message));
+    this.name = "ConfigError";
+  }
+}
 
 // Server codes meaning the stream cannot continue from its position: the only way on is a
 // sweep from a fresh cluster time (MongoDB error_codes.yml).

@@ -3,7 +3,7 @@
 // from a fresh read rather than committing a half-applied plan.
 import type { ClientSession, Db } from "mongodb";
 import { StalePlanError } from "../errors.js";
-import type { Write } from "../patterns/types.js";
+import type { Write } from "../patterns/plan.js";
 
 export async function applyWrites(db: Db, writes: readonly Write[], session: ClientSession): Promise<void> {
   for (const write of writes) await applyWrite(db, write, session);

@@ -4,13 +4,13 @@
 // plan for, or that the server refuses to write, is logged, counted and left as it is.
 import type { Db, MongoClient } from "mongodb";
 import { BadDocumentError, classify, toError } from "../errors.js";
-import type { Logger } from "../logger.js";
-import type { Metrics } from "../metrics.js";
-import type { Plan } from "../patterns/types.js";
+import type { Logger } from "../ops/logger.js";
+import type { Metrics } from "../ops/metrics.js";
+import type { Plan } from "../patterns/plan.js";
 import { applyWrites } from "./apply.js";
 import type { WriterLease } from "./lease.js";
-import { planTarget } from "./plan-target.js";
-import type { CorrectionTarget } from "./targets.js";
+import { driverOf } from "../patterns/registry.js";
+import { targetLabels, type CorrectionTarget } from "./targets.js";
 import { runTransaction } from "./transaction.js";
 
 export interface CorrectionContext {
@@ -20,10 +20,6 @@ export interface CorrectionContext {
   metrics: Metrics;
   logger: Logger;
   maxTransactionAttempts: number;
-}
-
-export function targetLabels(target: CorrectionTarget) {
-  return { rule: target.rule.name, collection: target.collection };
 }
 
 /**
@@ -50,7 +46,7 @@ export async function correctTarget(context: CorrectionContext, target: Correcti
       },
       async (session) => {
         await context.lease.fence(session);
-        const planned = await planTarget(context.db, target, session);
+        const planned = await driverOf(target.rule).plan(context.db, target, session);
         if (planned.outcome === "writes") await applyWrites(context.db, planned.writes, session);
         return planned;
       },

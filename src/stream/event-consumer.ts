@@ -6,19 +6,24 @@
 import { EJSON } from "bson";
 import { classify } from "../errors.js";
 import type { ChangeStream, Document } from "mongodb";
-import type { Rule } from "../config.js";
-import type { Logger } from "../logger.js";
-import type { Metrics } from "../metrics.js";
-import type { Plan } from "../patterns/types.js";
+import type { PatternRule } from "../patterns/driver.js";
+import type { Logger } from "../ops/logger.js";
+import type { Metrics } from "../ops/metrics.js";
+import type { Plan } from "../patterns/plan.js";
 import { KeyedTaskQueue } from "./key-queue.js";
 import { PositionTracker } from "./position-tracker.js";
-import { targetsForEvent, targetKey, type CorrectionTarget, type ProjectedChangeEvent } from "./targets.js";
-import { targetLabels } from "./correction.js";
+import {
+  targetKey,
+  targetLabels,
+  targetsForEvent,
+  type CorrectionTarget,
+  type ProjectedChangeEvent,
+} from "./targets.js";
 import type { TokenStore } from "./token-store.js";
 
 export interface EventConsumerOptions {
   stream: ChangeStream<Document, ProjectedChangeEvent>;
-  rules: readonly Rule[];
+  rules: readonly PatternRule[];
   concurrency: number;
   tokens: TokenStore;
   metrics: Metrics;

@@ -3,18 +3,19 @@
 // reads the stream and corrects; the others wait in standby, ready to take over.
 import { setTimeout as delay } from "node:timers/promises";
 import type { ChangeStreamOptions, Db, Document, MongoClient } from "mongodb";
-import type { Config, Rule } from "../config.js";
+import type { Config } from "../config/schema.js";
+import type { PatternRule } from "../patterns/driver.js";
 import { classify, LeaseLostError, toError } from "../errors.js";
-import type { Logger } from "../logger.js";
-import { initialiseRuleMetrics, setRunnerState, type Metrics, type RunnerState } from "../metrics.js";
-import type { Plan } from "../patterns/types.js";
+import type { Logger } from "../ops/logger.js";
+import { initialiseRuleMetrics, setRunnerState, type Metrics, type RunnerState } from "../ops/metrics.js";
+import type { Plan } from "../patterns/plan.js";
 import { currentClusterTime } from "./cluster-time.js";
 import { ensureCollectionsAndIndexes } from "./collections.js";
-import { correctTarget, targetLabels, type CorrectionContext } from "./correction.js";
+import { correctTarget, type CorrectionContext } from "./correction.js";
 import { consumeEvents } from "./event-consumer.js";
 import { newHolderId, WriterLease } from "./lease.js";
 import { sweep } from "./sweep.js";
-import type { CorrectionTarget, ProjectedChangeEvent } from "./targets.js";
+import { targetLabels, type CorrectionTarget, type ProjectedChangeEvent } from "./targets.js";
 import { rulesFingerprint, streamName, TokenStore } from "./token-store.js";
 import { buildWatchPipeline } from "./watch-pipeline.js";
 
@@ -44,7 +45,7 @@ export class Runner {
   /** Cluster time (seconds) of the newest event whose corrections all committed, this stream. */
   private lastEventClusterSeconds: number | undefined;
   private readonly stopSignal = new AbortController();
-  private readonly rules: Rule[];
+  private readonly rules: PatternRule[];
   private readonly lease: WriterLease;
   private readonly tokens: TokenStore;
   private readonly correction: CorrectionContext;

@@ -4,12 +4,12 @@
 // through the transactional correction, which re-reads and re-plans under the lease fence.
 import { EJSON } from "bson";
 import type { Db } from "mongodb";
-import type { Rule } from "../config.js";
-import type { Logger } from "../logger.js";
-import type { Metrics } from "../metrics.js";
-import type { Plan } from "../patterns/types.js";
-import { planTarget } from "./plan-target.js";
-import { estimateSweepSize, sweepCandidates } from "./sweep-candidates.js";
+import type { PatternRule } from "../patterns/driver.js";
+import type { Logger } from "../ops/logger.js";
+import type { Metrics } from "../ops/metrics.js";
+import type { Plan } from "../patterns/plan.js";
+import { driverOf } from "../patterns/registry.js";
+import { estimateSweepSize } from "./sweep-size.js";
 import { targetKey, type CorrectionTarget } from "./targets.js";
 
 export interface RuleSweepReport {
@@ -27,7 +27,7 @@ export interface RuleSweepReport {
 
 export interface SweepOptions {
   db: Db;
-  rules: readonly Rule[];
+  rules: readonly PatternRule[];
   logger: Logger;
   metrics?: Metrics;
   /** Runs the transactional correction; absent in a dry run, which writes nothing. */
@@ -48,7 +48,7 @@ export async function sweep(options: SweepOptions): Promise<RuleSweepReport[]> {
   return reports;
 }
 
-async function sweepRule(options: SweepOptions, rule: Rule): Promise<RuleSweepReport> {
+async function sweepRule(options: SweepOptions, rule: PatternRule): Promise<RuleSweepReport> {
   const { db, logger, metrics } = options;
   const labels = { rule: rule.name, collection: rule.collection };
   const report: RuleSweepReport = {
@@ -64,7 +64,7 @@ async function sweepRule(options: SweepOptions, rule: Rule): Promise<RuleSweepRe
   let lastProgressAt = startedAt;
   const seen = new Set<string>();
   metrics?.sweepProgress.set(labels, 0);
-  for await (const target of sweepCandidates(db, rule)) {
+  for await (const target of driverOf(rule).sweepCandidates(db, rule)) {
     if (options.shouldStop?.()) break;
     const key = targetKey(target);
     if (seen.has(key)) continue;
@@ -89,7 +89,7 @@ async function sweepTarget(
   report: RuleSweepReport,
 ): Promise<void> {
   report.examined += 1;
-  const preview = await planTarget(options.db, target);
+  const preview = await driverOf(target.rule).plan(options.db, target);
   if (preview.outcome === "none") return;
   const plan = options.correct ? await options.correct(target) : preview;
   if (plan.outcome === "none") return;

@@ -3,7 +3,7 @@
 // A token is written only once every event before it has committed (position-tracker.ts).
 import { createHash } from "node:crypto";
 import type { Collection, Db, Document } from "mongodb";
-import type { Rule } from "../config.js";
+import type { PatternRule } from "../patterns/driver.js";
 
 export interface StoredPosition {
   _id: string;
@@ -14,7 +14,7 @@ export interface StoredPosition {
 }
 
 /** Changes whenever the rules change what is watched or how documents are judged. */
-export function rulesFingerprint(rules: readonly Rule[]): string {
+export function rulesFingerprint(rules: readonly PatternRule[]): string {
   const enabled = rules.filter((rule) => rule.enabled);
   return createHash("sha256").update(JSON.stringify(enabled)).digest("hex").slice(0, 16);
 }

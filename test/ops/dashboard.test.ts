@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { stringify } from "yaml";
-import { createMetrics } from "../../src/metrics.js";
+import { createMetrics } from "../../src/ops/metrics.js";
 import { declaredMetricNames } from "./declared-metrics.js";
 import { requireExecutable } from "./prometheus-tools.js";
 

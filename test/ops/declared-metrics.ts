@@ -1,6 +1,6 @@
 // The metric families src/metrics.ts declares, told apart from prom-client's defaults.
 import { collectDefaultMetrics, Registry } from "prom-client";
-import { createMetrics } from "../../src/metrics.js";
+import { createMetrics } from "../../src/ops/metrics.js";
 
 export const METRIC_PREFIX = "pattern_sidecar_";
 

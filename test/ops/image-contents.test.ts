@@ -6,7 +6,7 @@ import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { waitUntil } from "../../src/wait-until.js";
+import { waitUntil } from "../../src/cli/wait-until.js";
 import { freePort } from "./free-port.js";
 import { promtoolCheckMetrics } from "./prometheus-tools.js";
 import { containerEnv, prepareRuntimeInstall, removeRuntimeInstall, startNode } from "./runtime-install.js";
@@ -43,7 +43,7 @@ void describe("the image's runtime contents", () => {
 
   void test("hold the compiled CLI and no test code", () => {
     assert.ok(existsSync(join(app, "dist/main.js")));
-    assert.ok(existsSync(join(app, "dist/http.js")));
+    assert.ok(existsSync(join(app, "dist/ops/http.js")));
     assert.equal(existsSync(join(app, "dist/test")), false);
   });
 

@@ -11,9 +11,10 @@ import type { IConfigMap } from "kubernetes-models/v1/ConfigMap";
 import type { IContainer } from "kubernetes-models/v1/Container";
 import type { ISecret } from "kubernetes-models/v1/Secret";
 import { parse as parseYaml } from "yaml";
-import { parseCliArgs } from "../../src/cli-args.js";
-import { configSchema, loadConfig } from "../../src/config.js";
-import { ENDPOINT_PATHS } from "../../src/http.js";
+import { parseCliArgs } from "../../src/cli/args.js";
+import { loadConfig } from "../../src/config/load.js";
+import { configSchema } from "../../src/config/schema.js";
+import { ENDPOINT_PATHS } from "../../src/ops/http.js";
 import {
   KUSTOMIZATION_FILE,
   loadManifests,

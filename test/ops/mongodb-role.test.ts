@@ -6,7 +6,8 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { runInNewContext } from "node:vm";
 import { parse as parseYaml } from "yaml";
-import { configSchema, type Config } from "../../src/config.js";
+import { configSchema, type Config } from "../../src/config/schema.js";
+import type { BuiltInRule } from "../../src/patterns/registry.js";
 import { watchedCollections } from "../../src/stream/targets.js";
 import { loadManifests, manifestsOfKind } from "./manifests.js";
 
@@ -65,7 +66,7 @@ void test("the role lets the sidecar write every collection the ConfigMap's rule
 });
 
 void test("the role lets the sidecar create the indexes of the overflow and full-set collections", () => {
-  for (const rule of config.rules) {
+  for (const rule of config.rules as BuiltInRule[]) {
     if (rule.pattern === "outlier")
       assert.ok(actionsOn(role.privileges, rule.overflowCollection).has("createIndex"));
     if (rule.pattern === "subset")

@@ -1,7 +1,7 @@
 // The /metrics exposition checked by Prometheus's own linter, not by our reading of the format.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startHttpServer } from "../../src/http.js";
+import { startHttpServer } from "../../src/ops/http.js";
 import { promtoolCheckMetrics } from "./prometheus-tools.js";
 import { createRealisticMetrics } from "./realistic-metrics.js";
 

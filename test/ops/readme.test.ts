@@ -3,14 +3,10 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import {
-  bucketRuleSchema,
-  configSchema,
-  ENV_OVERRIDES,
-  outlierRuleSchema,
-  subsetRuleSchema,
-} from "../../src/config.js";
-import { COMMANDS } from "../../src/cli-args.js";
+import { ENV_OVERRIDES } from "../../src/config/load.js";
+import { configSchema } from "../../src/config/schema.js";
+import { builtInRuleSchema } from "../../src/patterns/registry.js";
+import { COMMANDS } from "../../src/cli/args.js";
 import { declaredMetricNames, METRIC_PREFIX } from "./declared-metrics.js";
 
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
@@ -36,7 +32,7 @@ void test("the README's configuration tables list every key and environment vari
   const keys = [
     ...Object.keys(configSchema.shape).filter((key) => key !== "http"),
     ...Object.keys(http.shape).map((key) => `http.${key}`),
-    ...[outlierRuleSchema, bucketRuleSchema, subsetRuleSchema].flatMap((rule) => Object.keys(rule.shape)),
+    ...builtInRuleSchema.options.flatMap((rule) => Object.keys(rule.shape)),
     ...ENV_OVERRIDES.map((override) => override.variable),
   ];
   assert.deepEqual(undocumented([...new Set(keys)], section("Configuration")), []);

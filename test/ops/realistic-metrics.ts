@@ -1,7 +1,8 @@
 // Metrics filled the way a running sidecar fills them: three rules, corrections of every
 // kind, observed latencies, a finished sweep, errors, lag. Exposition problems (bad
 // names, duplicate series, histogram shape) only show once series exist.
-import { createMetrics, ERROR_KINDS, setRunnerState, type Metrics } from "../../src/metrics.js";
+import { ERROR_KINDS } from "../../src/errors.js";
+import { createMetrics, setRunnerState, type Metrics } from "../../src/ops/metrics.js";
 
 const RULES = [
   { rule: "outlier-sales", collection: "sales", kind: "moved" },

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseCliArgs } from "../../src/cli-args.js";
+import { parseCliArgs } from "../../src/cli/args.js";
 import { UsageError } from "../../src/errors.js";
 
 void test("no arguments means run", () => {

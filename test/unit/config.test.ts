@@ -3,7 +3,10 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, describeRules, loadConfig } from "../../src/config.js";
+import { describeRules } from "../../src/config/describe.js";
+import { loadConfig } from "../../src/config/load.js";
+import { ConfigError } from "../../src/errors.js";
+import type { OutlierRule } from "../../src/patterns/outlier/rule.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sidecar-config-"));
 
@@ -45,7 +48,8 @@ void test("a YAML file sets rules and settings", () => {
   const config = loadConfig({ file: path, env: {} });
   assert.equal(config.database, "shop");
   assert.equal(config.rules.length, 1);
-  assert.equal(config.rules[0]?.pattern === "outlier" && config.rules[0].chunkSize, 100);
+  assert.equal(config.rules[0]?.pattern, "outlier");
+  assert.equal((config.rules[0] as OutlierRule | undefined)?.chunkSize, 100);
 });
 
 void test("a JSON file is read as YAML", () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { startHttpServer, type HttpServer, type SidecarStatus } from "../../../src/http.js";
+import { startHttpServer, type HttpServer, type SidecarStatus } from "../../../src/ops/http.js";
 import { createRealisticMetrics } from "../../ops/realistic-metrics.js";
 
 interface Answer {

@@ -1,13 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { LeaseLostError } from "../../../src/errors.js";
-import { createLogger } from "../../../src/logger.js";
-import { createMetrics } from "../../../src/metrics.js";
+import { createLogger } from "../../../src/ops/logger.js";
+import { createMetrics } from "../../../src/ops/metrics.js";
 import { correctTarget } from "../../../src/stream/correction.js";
 import { LEASE_ID, WriterLease } from "../../../src/stream/lease.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import { insertBook, testConfig } from "./harness.js";
-import type { OutlierRule } from "../../../src/config.js";
+import type { OutlierRule } from "../../../src/patterns/outlier/rule.js";
 
 const fixture = useTestDatabase("fencing", {
   setUp: async ({ db }) => {

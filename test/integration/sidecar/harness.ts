@@ -2,11 +2,11 @@
 // captured as parsed JSON lines and metrics readable as numbers.
 import { randomBytes } from "node:crypto";
 import type { Db, Document, MongoClient } from "mongodb";
-import { configSchema, type Config } from "../../../src/config.js";
-import { createLogger } from "../../../src/logger.js";
-import { createMetrics, type Metrics } from "../../../src/metrics.js";
+import { configSchema, type Config } from "../../../src/config/schema.js";
+import { createLogger } from "../../../src/ops/logger.js";
+import { createMetrics, type Metrics } from "../../../src/ops/metrics.js";
 import { Runner } from "../../../src/stream/runner.js";
-import { waitUntil } from "../../../src/wait-until.js";
+import { waitUntil } from "../../../src/cli/wait-until.js";
 import { useTestDatabase, type TestMongo } from "../../support/mongo.js";
 
 export type LogLine = Record<string, unknown> & { msg?: string };

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Config } from "../../../src/config.js";
-import { waitUntil } from "../../../src/wait-until.js";
+import type { Config } from "../../../src/config/schema.js";
+import { waitUntil } from "../../../src/cli/wait-until.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import {
   allPurchasers,

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Db } from "mongodb";
-import { waitUntil } from "../../../src/wait-until.js";
+import { waitUntil } from "../../../src/cli/wait-until.js";
 import { startTestMongo, uniqueDatabaseName } from "../../support/mongo.js";
 import { allPurchasers, startSidecar, testConfig, useSidecarOnFreshDatabase, users } from "./harness.js";
 

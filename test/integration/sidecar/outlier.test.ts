@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { waitUntil } from "../../../src/wait-until.js";
+import { waitUntil } from "../../../src/cli/wait-until.js";
 import { allPurchasers, useSidecarOnFreshDatabase, users } from "./harness.js";
 
 const fixture = useSidecarOnFreshDatabase("outlier");

@@ -2,7 +2,7 @@
 // that leads: a standby owns no position, so it reports none rather than a stale one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { waitUntil } from "../../../src/wait-until.js";
+import { waitUntil } from "../../../src/cli/wait-until.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import { startLeaderAndStandby, testConfig, users, waitForCaughtUp, type TestSidecar } from "./harness.js";
 

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { streamName } from "../../../src/stream/token-store.js";
-import { waitUntil } from "../../../src/wait-until.js";
+import { waitUntil } from "../../../src/cli/wait-until.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import {
   allPurchasers,
@@ -15,7 +15,7 @@ import {
   turnFailPointOff,
   users,
 } from "./harness.js";
-import type { Config } from "../../../src/config.js";
+import type { Config } from "../../../src/config/schema.js";
 
 let config: Config;
 const fixture = useTestDatabase("resume", {

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { waitUntil } from "../../../src/wait-until.js";
+import { waitUntil } from "../../../src/cli/wait-until.js";
 import { freePort } from "../../ops/free-port.js";
 import { stopWithSigterm } from "../../ops/stop-process.js";
 

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
-import { waitUntil } from "../../../src/wait-until.js";
+import { waitUntil } from "../../../src/cli/wait-until.js";
 import { review, useSidecarOnFreshDatabase } from "./harness.js";
 
 const fixture = useSidecarOnFreshDatabase("subset_ties");

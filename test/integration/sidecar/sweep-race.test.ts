@@ -2,7 +2,7 @@
 // sweep: writes made while it sweeps must reach the stream, whatever the sweep saw of them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { waitUntil } from "../../../src/wait-until.js";
+import { waitUntil } from "../../../src/cli/wait-until.js";
 import { startTestMongo, uniqueDatabaseName } from "../../support/mongo.js";
 import {
   allPurchasers,

@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
-import { planBucketSplit } from "../../../src/patterns/bucket.js";
-import { bucketIdAllocator } from "../../../src/patterns/bucket-ids.js";
-import type { Plan } from "../../../src/patterns/types.js";
+import { planBucketSplit } from "../../../src/patterns/bucket/planner.js";
+import { bucketIdAllocator } from "../../../src/patterns/bucket/bucket-ids.js";
+import type { Plan } from "../../../src/patterns/plan.js";
 import { MemoryDb } from "./support/memory-db.js";
 import { readBucketState } from "./support/readers.js";
 import { bucketRule as rule } from "./support/rules.js";

@@ -3,9 +3,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
 import { Query } from "mingo";
-import { bucketNeedsCorrection } from "../../../src/patterns/bucket.js";
-import { outlierNeedsCorrection } from "../../../src/patterns/outlier.js";
-import { subsetNeedsCorrection } from "../../../src/patterns/subset.js";
+import { bucketNeedsCorrection } from "../../../src/patterns/bucket/filters.js";
+import { outlierNeedsCorrection } from "../../../src/patterns/outlier/filters.js";
+import { subsetNeedsCorrection } from "../../../src/patterns/subset/filters.js";
 import { bucketRule, outlierRule, subsetRule, users } from "./support/rules.js";
 
 function passes(filter: Document, event: Document): boolean {

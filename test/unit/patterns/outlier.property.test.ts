@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { EJSON } from "bson";
 import fc from "fast-check";
 import type { Document } from "mongodb";
-import { planOutlierMove, planOverflowChunkSplit } from "../../../src/patterns/outlier.js";
+import { planOutlierMove, planOverflowChunkSplit } from "../../../src/patterns/outlier/planner.js";
 import { MemoryDb } from "./support/memory-db.js";
 import { chunksInOrder, readOutlierState, readOverflowChunkState } from "./support/readers.js";
 import { outlierRule } from "./support/rules.js";

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { Document } from "mongodb";
-import { planSubset } from "../../../src/patterns/subset.js";
+import { planSubset } from "../../../src/patterns/subset/planner.js";
 import { MemoryDb } from "./support/memory-db.js";
 import { readSubsetState } from "./support/readers.js";
 import { subsetRule } from "./support/rules.js";

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { configSchema, type Config } from "../../../src/config.js";
+import { configSchema, type Config } from "../../../src/config/schema.js";
 import { targetKey, targetsForEvent } from "../../../src/stream/targets.js";
 
 const { rules } = configSchema.parse({}) as Config;
@@ -19,7 +19,7 @@ void test("an event on sales asks for an outlier correction of that book", () =>
   const targets = targetsForEvent(rules, event("sales", 2));
   assert.deepEqual(
     targets.map((t) => [t.role, t.collection, t.id]),
-    [["outlier-source", "sales", 2]],
+    [["source", "sales", 2]],
   );
 });
 
@@ -27,7 +27,7 @@ void test("an event on an overflow document asks for a split of that chunk", () 
   const targets = targetsForEvent(rules, event("extra_sales", "chunk-1"));
   assert.deepEqual(
     targets.map((t) => [t.role, t.id]),
-    [["outlier-chunk", "chunk-1"]],
+    [["chunk", "chunk-1"]],
   );
 });
 
@@ -35,7 +35,7 @@ void test("a review written to the full set asks for a correction of its product
   const targets = targetsForEvent(rules, event("reviews", "r1", { product_id: 9 }));
   assert.deepEqual(
     targets.map((t) => [t.role, t.collection, t.id]),
-    [["subset-source", "products", 9]],
+    [["source", "products", 9]],
   );
 });
 

@@ -5,7 +5,7 @@
 // writes applies all or nothing, as the sidecar's transaction does.
 import { EJSON, ObjectId } from "bson";
 import type { Document } from "mongodb";
-import type { Write } from "../../../../src/patterns/types.js";
+import type { Write } from "../../../../src/patterns/plan.js";
 
 function clone<T>(value: T): T {
   // Parsed relaxed, numbers come back as JS numbers, as the driver promotes them by default.

@@ -5,10 +5,12 @@
 // - subset: the newest entries are ranked by sortField then idField, descending, as
 //   src/patterns/subset.ts requires and production sorts (ties by _id would hide reviews).
 import type { Document } from "mongodb";
-import type { BucketRule, OutlierRule, SubsetRule } from "../../../../src/config.js";
-import type { BucketState } from "../../../../src/patterns/bucket.js";
-import type { OutlierState, OverflowChunkState } from "../../../../src/patterns/outlier.js";
-import type { SubsetState } from "../../../../src/patterns/subset.js";
+import type { BucketRule } from "../../../../src/patterns/bucket/rule.js";
+import type { OutlierRule } from "../../../../src/patterns/outlier/rule.js";
+import type { SubsetRule } from "../../../../src/patterns/subset/rule.js";
+import type { BucketState } from "../../../../src/patterns/bucket/planner.js";
+import type { OutlierState, OverflowChunkState } from "../../../../src/patterns/outlier/planner.js";
+import type { SubsetState } from "../../../../src/patterns/subset/planner.js";
 import { matches, type MemoryDb } from "./memory-db.js";
 
 // MongoDB sorts a missing field as null, before every number.

@@ -1,5 +1,8 @@
 // The seeds' rules, as the default configuration produces them.
-import { configSchema, type BucketRule, type OutlierRule, type SubsetRule } from "../../../../src/config.js";
+import { configSchema } from "../../../../src/config/schema.js";
+import type { BucketRule } from "../../../../src/patterns/bucket/rule.js";
+import type { OutlierRule } from "../../../../src/patterns/outlier/rule.js";
+import type { SubsetRule } from "../../../../src/patterns/subset/rule.js";
 
 const rules = configSchema.parse({}).rules;
 

@@ -1,0 +1,92 @@
+// `mongo-pattern-sidecar sweep [--dry-run]`: one pass over every rule's collections. A real
+// sweep writes, so it takes the writer lease like a running sidecar (and refuses to run
+// beside one); a dry run only reads and reports what it would change.
+import type { Config } from "../../config/schema.js";
+import { SidecarError } from "../../errors.js";
+import type { Logger } from "../../ops/logger.js";
+import { createMetrics, type Metrics } from "../../ops/metrics.js";
+import { ensureCollectionsAndIndexes } from "../../stream/collections.js";
+import { correctTarget } from "../../stream/correction.js";
+import { newHolderId, WriterLease } from "../../stream/lease.js";
+import { sweep, type RuleSweepReport } from "../../stream/sweep.js";
+import { connectDeployment, type Deployment } from "../deployment.js";
+import { newShutdownStack } from "../stop-signal.js";
+
+export interface SweepCommandOptions {
+  deployment: Deployment;
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  dryRun: boolean;
+}
+
+export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweepReport[]> {
+  const { deployment, config, logger, metrics, dryRun } = options;
+  const rules = config.rules.filter((rule) => rule.enabled);
+  if (dryRun) return sweep({ db: deployment.db, rules, logger, metrics });
+
+  await ensureCollectionsAndIndexes(deployment.db, rules, config.stateCollection, logger, metrics);
+  const lease = new WriterLease(deployment.db, config.stateCollection, newHolderId(), config.leaseSeconds);
+  if (!(await lease.acquireOrRenew())) {
+    throw new SidecarError("another sidecar holds the writer lease; stop it, or use --dry-run", {
+      stateCollection: config.stateCollection,
+    });
+  }
+  const renewal = setInterval(
+    () => {
+      lease
+        .acquireOrRenew()
+        .catch((err: unknown) => logger.warn({ err }, "could not renew the writer lease"));
+    },
+    (config.leaseSeconds * 1000) / 3,
+  );
+  try {
+    const context = {
+      ...deployment,
+      lease,
+      metrics,
+      logger,
+      maxTransactionAttempts: config.maxTransactionAttempts,
+    };
+    return await sweep({
+      db: deployment.db,
+      rules,
+      logger,
+      metrics,
+      correct: (target) => correctTarget(context, target),
+    });
+  } finally {
+    clearInterval(renewal);
+    await lease.release();
+  }
+}
+
+/** One line per rule, for people: what changed (or would), how much, and a few keys. */
+export function formatSweepReport(reports: readonly RuleSweepReport[], dryRun: boolean): string {
+  const verb = dryRun ? "would change" : "changed";
+  return reports
+    .map((report) => {
+      const changed = Object.values(report.changedByKind).reduce((sum, count) => sum + count, 0);
+      const kinds = Object.entries(report.changedByKind)
+        .map(([kind, count]) => `${kind} ${count}`)
+        .join(", ");
+      const examples = report.exampleKeys.length > 0 ? `; e.g. _id ${report.exampleKeys.join(", ")}` : "";
+      return (
+        `${report.rule} (${report.collection}): examined ${report.examined}, ${verb} ${changed}` +
+        `${kinds ? ` (${kinds})` : ""}, elements moved ${report.elementsMoved}, skipped ${report.skipped}${examples}`
+      );
+    })
+    .join("\n");
+}
+
+export async function sweepCommand(config: Config, logger: Logger, dryRun: boolean): Promise<number> {
+  const shutdown = newShutdownStack(logger);
+  try {
+    const deployment = await connectDeployment(config, logger, shutdown);
+    const reports = await sweepOnce({ deployment, config, logger, metrics: createMetrics(), dryRun });
+    process.stdout.write(`${formatSweepReport(reports, dryRun)}\n`);
+  } finally {
+    await shutdown.close();
+  }
+  return 0;
+}

@@ -1,0 +1,173 @@
+// Every metric the sidecar exposes, declared once, on a registry the app owns (not the
+// global default). Labels come from small closed sets: rule names and collection names
+// from the configuration, never document keys.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { ERROR_KINDS } from "../errors.js";
+import type { PatternRule } from "../patterns/driver.js";
+import type { CorrectionKind } from "../patterns/plan.js";
+import { driverOf } from "../patterns/registry.js";
+
+const PREFIX = "pattern_sidecar_";
+
+/** Where the runner is; exported as a one-hot gauge so that alerts can match one state. */
+export const RUNNER_STATES = ["starting", "sweeping", "streaming", "resuming", "standby", "stopped"] as const;
+export type RunnerState = (typeof RUNNER_STATES)[number];
+
+/**
+ * What the scrape-time gauges read, from the runner that owns the stream. A reading of
+ * undefined leaves the gauge without a value (no series) rather than a stale number.
+ */
+export interface StreamPositionProbe {
+  streamLagSeconds(): number | undefined;
+  resumeTokenAgeSeconds(): number | undefined;
+}
+
+type Reading = keyof StreamPositionProbe;
+
+const DEFAULT_GAUGES_NAMED_LIKE_COUNTERS = [
+  "nodejs_active_handles_total",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources_total",
+];
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  // prom-client's default set includes gauges named `*_total`, which `promtool check metrics`
+  // rejects (a `_total` suffix means a counter); their per-type gauges without the suffix
+  // stay, and `sum without (type)` over those gives the same totals.
+  for (const name of DEFAULT_GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(`${PREFIX}${name}`);
+  const ruleLabels = ["rule", "collection"] as const;
+  let probe: StreamPositionProbe | undefined;
+  // Until a runner attaches its probe, the gauge keeps what was set on it.
+  const readAtScrape = (reading: Reading) =>
+    function collect(this: Gauge) {
+      if (!probe) return;
+      const value = probe[reading]();
+      if (value === undefined) this.remove();
+      else this.set(value);
+    };
+
+  const metrics = {
+    registry,
+    eventsReceived: new Counter({
+      name: `${PREFIX}change_events_received_total`,
+      help: "Change events received from the server, per rule.",
+      labelNames: ruleLabels,
+      registers: [registry],
+    }),
+    eventsActedOn: new Counter({
+      name: `${PREFIX}change_events_acted_on_total`,
+      help: "Change events that led to a correction, per rule.",
+      labelNames: ruleLabels,
+      registers: [registry],
+    }),
+    corrections: new Counter({
+      name: `${PREFIX}corrections_total`,
+      help: "Corrections committed, per rule and kind (moved, split, trimmed, repaired, copied, skipped_bad_document).",
+      labelNames: [...ruleLabels, "kind"],
+      registers: [registry],
+    }),
+    elementsMoved: new Counter({
+      name: `${PREFIX}elements_moved_total`,
+      help: "Array elements moved out of or between documents, per rule.",
+      labelNames: ruleLabels,
+      registers: [registry],
+    }),
+    correctionDuration: new Histogram({
+      name: `${PREFIX}correction_duration_seconds`,
+      help: "Time to re-read, plan, write and commit one correction.",
+      labelNames: ruleLabels,
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    transactionRetries: new Counter({
+      name: `${PREFIX}transaction_retries_total`,
+      help: "Transaction attempts beyond the first (write conflicts, transient errors), per rule.",
+      labelNames: ruleLabels,
+      registers: [registry],
+    }),
+    errors: new Counter({
+      name: `${PREFIX}errors_total`,
+      help: "Errors by kind (transient, resumable, history_lost, bad_document, fatal).",
+      labelNames: ["kind"],
+      registers: [registry],
+    }),
+    streamLag: new Gauge({
+      name: `${PREFIX}stream_lag_seconds`,
+      help:
+        "Now minus the cluster time of the last change event whose corrections committed; 0 while caught up. " +
+        "Only the leader has a value, and only while it streams.",
+      registers: [registry],
+      collect: readAtScrape("streamLagSeconds"),
+    }),
+    resumeTokenAge: new Gauge({
+      name: `${PREFIX}resume_token_age_seconds`,
+      help:
+        "Now minus the time the stored resume token was last written (by this process, or before it started). " +
+        "Only the leader has a value, and only once a token is stored; none during a first sweep.",
+      registers: [registry],
+      collect: readAtScrape("resumeTokenAgeSeconds"),
+    }),
+    sweepDocumentsScanned: new Counter({
+      name: `${PREFIX}sweep_documents_scanned_total`,
+      help: "Documents examined by sweeps, per rule.",
+      labelNames: ruleLabels,
+      registers: [registry],
+    }),
+    sweepProgress: new Gauge({
+      name: `${PREFIX}sweep_progress_ratio`,
+      help: "Fraction of the current sweep done (0 to 1), per rule; 1 when no sweep runs.",
+      labelNames: ruleLabels,
+      registers: [registry],
+    }),
+    sweepDuration: new Histogram({
+      name: `${PREFIX}sweep_duration_seconds`,
+      help: "Duration of a completed sweep of one rule's collection.",
+      labelNames: ruleLabels,
+      buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600],
+      registers: [registry],
+    }),
+    runnerState: new Gauge({
+      name: `${PREFIX}runner_state`,
+      help: "1 for the state the runner is in (starting, sweeping, streaming, resuming, standby, stopped), 0 for the others.",
+      labelNames: ["state"],
+      registers: [registry],
+    }),
+    isLeader: new Gauge({
+      name: `${PREFIX}leader`,
+      help: "1 while this replica holds the writer lease, else 0.",
+      registers: [registry],
+    }),
+    /** Makes the scrape-time gauges read from `source` (the runner calls it once). */
+    readStreamPositionFrom(source: StreamPositionProbe): void {
+      probe = source;
+    },
+  };
+  setRunnerState(metrics, "starting");
+  // Alerts on a counter's increase need its series before the first increment.
+  for (const kind of ERROR_KINDS) metrics.errors.inc({ kind }, 0);
+  return metrics;
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+type CountedCorrection = CorrectionKind | "skipped_bad_document";
+
+export function setRunnerState(metrics: Pick<Metrics, "runnerState">, state: RunnerState): void {
+  for (const candidate of RUNNER_STATES)
+    metrics.runnerState.set({ state: candidate }, candidate === state ? 1 : 0);
+}
+
+/** Creates every rule's `corrections_total` series at 0, so that alerts see them before the first correction. */
+export function initialiseRuleMetrics(
+  metrics: Pick<Metrics, "corrections">,
+  rules: readonly PatternRule[],
+): void {
+  for (const rule of rules) {
+    for (const { collection, kinds } of driverOf(rule).correctionSeries(rule)) {
+      const counted: CountedCorrection[] = [...kinds, "skipped_bad_document"];
+      for (const kind of counted) metrics.corrections.inc({ rule: rule.name, collection, kind }, 0);
+    }
+  }
+}

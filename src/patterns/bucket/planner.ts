@@ -1,0 +1,115 @@
+// Bucket pattern: a bucket holds at most `threshold` entries and `count` = its array's length.
+//
+// - Split: the first `threshold` entries stay; the rest go, verbatim and in order, into new
+//   buckets of at most `threshold`, each `_id`'d after its first entry's date (bucket-ids.ts).
+//   An entry that would start a new bucket without a valid date, or a missing key, makes
+//   the document a skip: the sidecar cannot name the bucket, and it never guesses.
+// - Repair: a bucket within bounds whose count disagrees with its array gets count = length
+//   (the array is the data; count is derived from it for the seed's `count: {$lt: 10}`).
+// - Guards: the bucket by `_id` + exact array size; new buckets by their `_id` (a stale or
+//   replayed insert fails on the `_id` index instead of duplicating entries).
+import type { Document } from "mongodb";
+import type { BucketRule } from "./rule.js";
+import { baseBucketId, bucketIdAllocator, bucketKeyText } from "./bucket-ids.js";
+import { describeValue, isPlainDocument, isValidDate } from "../common/bson-value.js";
+import { inGroupsOf } from "../common/groups.js";
+import type { Plan, Write } from "../plan.js";
+
+export interface BucketState {
+  bucket: Document;
+  /** `_id`s of the existing buckets of this key (prefix "<key>_"). */
+  takenIds: ReadonlySet<string>;
+}
+
+const NONE: Plan = { outcome: "none" };
+
+export function planBucketSplit(rule: BucketRule, state: BucketState): Plan {
+  const { bucket } = state;
+  const entries: unknown = bucket[rule.arrayField];
+  if (entries === undefined) return NONE;
+  if (!Array.isArray(entries)) {
+    return { outcome: "skip", reason: `${rule.arrayField} is ${describeValue(entries)}, expected an array` };
+  }
+  if (entries.length > rule.threshold) return planSplit(rule, state, entries);
+  if (bucket[rule.countField] !== entries.length) return planCountRepair(rule, bucket, entries);
+  return NONE;
+}
+
+function sizeGuard(rule: BucketRule, bucket: Document, entries: unknown[]): Document {
+  return { _id: bucket._id, [rule.arrayField]: { $size: entries.length } };
+}
+
+function planCountRepair(rule: BucketRule, bucket: Document, entries: unknown[]): Plan {
+  const repair: Write = {
+    op: "updateOne",
+    collection: rule.collection,
+    filter: sizeGuard(rule, bucket, entries),
+    update: { $set: { [rule.countField]: entries.length } },
+  };
+  return { outcome: "writes", kind: "repaired", writes: [repair], elementsMoved: 0 };
+}
+
+function planSplit(rule: BucketRule, state: BucketState, entries: unknown[]): Plan {
+  const key: unknown = state.bucket[rule.keyField];
+  const keyText = bucketKeyText(key);
+  if (keyText === null) {
+    return {
+      outcome: "skip",
+      reason: `${rule.keyField} is ${describeValue(key)}, expected a non-empty string, a number or an ObjectId`,
+    };
+  }
+  const moved = entries.slice(rule.threshold);
+  const allocateId = bucketIdAllocator(state.takenIds);
+  const inserts: Write[] = [];
+  for (const [index, group] of inGroupsOf(moved, rule.threshold).entries()) {
+    const position = rule.threshold * (index + 1);
+    const id = newBucketId(rule, keyText, group[0], position, allocateId);
+    if (!id.ok) return { outcome: "skip", reason: id.reason };
+    inserts.push(newBucket(rule, id.value, key, group));
+  }
+  const trim: Write = {
+    op: "updateOne",
+    collection: rule.collection,
+    filter: sizeGuard(rule, state.bucket, entries),
+    update: {
+      $set: { [rule.arrayField]: entries.slice(0, rule.threshold), [rule.countField]: rule.threshold },
+    },
+  };
+  return { outcome: "writes", kind: "split", writes: [trim, ...inserts], elementsMoved: moved.length };
+}
+
+type IdResult = { ok: true; value: string } | { ok: false; reason: string };
+
+function newBucketId(
+  rule: BucketRule,
+  keyText: string,
+  firstEntry: unknown,
+  position: number,
+  allocateId: (base: string) => string | null,
+): IdResult {
+  const where = `${rule.arrayField}[${position}]`;
+  if (!isPlainDocument(firstEntry)) {
+    return { ok: false, reason: `${where} is ${describeValue(firstEntry)}, expected a document` };
+  }
+  const date = firstEntry[rule.dateField];
+  if (!isValidDate(date)) {
+    return { ok: false, reason: `${where}.${rule.dateField} is ${describeValue(date)}, expected a date` };
+  }
+  const id = allocateId(baseBucketId(keyText, date));
+  if (id === null)
+    return { ok: false, reason: `${where}: every suffix of ${baseBucketId(keyText, date)} is taken` };
+  return { ok: true, value: id };
+}
+
+function newBucket(rule: BucketRule, id: string, key: unknown, entries: unknown[]): Write {
+  return {
+    op: "insertOne",
+    collection: rule.collection,
+    document: {
+      _id: id,
+      [rule.keyField]: key,
+      [rule.countField]: entries.length,
+      [rule.arrayField]: entries,
+    },
+  };
+}

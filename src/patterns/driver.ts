@@ -1,0 +1,89 @@
+// What the rest of the sidecar knows of a pattern: one small interface that each folder
+// under src/patterns/ implements. The change-stream runner, sweeps, the configuration and
+// the metrics loop over drivers (registry.ts) and never ask which pattern a rule is.
+import type { ClientSession, CreateIndexesOptions, Db, Document, IndexSpecification } from "mongodb";
+import type { z } from "zod";
+import type { CorrectionKind, Plan } from "./plan.js";
+
+/** What every configured rule has, whatever its pattern. */
+export interface PatternRule {
+  /** Unique name: logs, metrics and stored state are keyed by it. */
+  name: string;
+  enabled: boolean;
+  /** Which driver enforces the rule. */
+  pattern: string;
+  /** The collection whose documents the rule keeps in shape. */
+  collection: string;
+  arrayField: string;
+  threshold: number;
+}
+
+/** One document to correct: the rule, the role the document plays in it, and its `_id`. */
+export interface CorrectionTarget<R extends PatternRule = PatternRule> {
+  rule: R;
+  /** A name the driver gives the kind of document (e.g. "source", "chunk"). */
+  role: string;
+  /** Collection of the document the correction starts from. */
+  collection: string;
+  id: unknown;
+}
+
+/** The change event as the watch pipeline projects it: keys, and the fields drivers ask for. */
+export interface ProjectedChangeEvent {
+  _id: Document;
+  operationType: string;
+  ns?: { db: string; coll?: string };
+  documentKey?: { _id: unknown };
+  clusterTime?: { getHighBitsUnsigned?: () => number };
+  fullDocument?: Document;
+}
+
+/** One write to a watched collection, as a change event reports it. */
+export interface WatchedWrite {
+  collection: string;
+  /** `_id` of the written document. */
+  id: unknown;
+  /** The projected post-image: only the fields the driver's projectedFields named. */
+  fullDocument?: Document;
+}
+
+export interface IndexWanted {
+  collection: string;
+  keys: IndexSpecification;
+  options?: CreateIndexesOptions;
+}
+
+/** Which kinds of correction a rule counts for the collection its corrections start from. */
+export interface CorrectionSeries {
+  collection: string;
+  kinds: CorrectionKind[];
+}
+
+export interface PatternDriver<R extends PatternRule = PatternRule> {
+  /** The `pattern` value of the rules this driver enforces. */
+  readonly pattern: string;
+  /** Validates one rule and fills in its defaults (a zod object with `pattern: z.literal(...)`). */
+  readonly ruleSchema: z.ZodType;
+  /** Rule keys naming collections the rule writes besides its own; no other rule may use them. */
+  readonly ownedCollectionKeys: readonly string[];
+  /** Collections whose writes may call for a correction. */
+  watchedCollections(rule: R): string[];
+  /**
+   * `$match` conditions over change events (with `fullDocument` looked up), one per kind of
+   * event that may need a correction; they also select sweep candidates (sweep-candidates.ts).
+   */
+  eventFilters(rule: R): Document[];
+  /** Fields of `fullDocument` the driver's targetsOf needs after the events are projected down. */
+  projectedFields(rule: R): string[];
+  /** The corrections one write to a watched collection calls for. */
+  targetsOf(rule: R, write: WatchedWrite): CorrectionTarget<R>[];
+  /** Reads the target's state (inside the correction's transaction when given a session) and plans. */
+  plan(db: Db, target: CorrectionTarget<R>, session?: ClientSession): Promise<Plan>;
+  /** Indexes the readers and the applications rely on. */
+  indexes(rule: R): IndexWanted[];
+  /** Every document a sweep must examine, possibly more than once. */
+  sweepCandidates(db: Db, rule: R): AsyncIterable<CorrectionTarget<R>>;
+  correctionSeries(rule: R): CorrectionSeries[];
+  /** One line for `check-config`: what the rule enforces. */
+  describe(rule: R): string;
+}

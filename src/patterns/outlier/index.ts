@@ -1,0 +1,65 @@
+// The outlier pattern's driver: a source document past `threshold` moves its extras, in
+// order, to numbered overflow chunks; an overflow chunk an application overfilled is split.
+import type { PatternDriver } from "../driver.js";
+import { writesMatching } from "../common/event-filters.js";
+import { idsMatching } from "../common/sweep-queries.js";
+import { outlierNeedsCorrection, overfilledChunk } from "./filters.js";
+import { planOutlierMove, planOverflowChunkSplit } from "./planner.js";
+import { readOutlierState, readOverflowChunkState } from "./reader.js";
+import { outlierRuleSchema, type OutlierRule } from "./rule.js";
+
+const SOURCE = "source";
+const CHUNK = "chunk";
+
+export const outlierDriver: PatternDriver<OutlierRule> = {
+  pattern: "outlier",
+  ruleSchema: outlierRuleSchema,
+  ownedCollectionKeys: ["overflowCollection"],
+
+  watchedCollections: (rule) => [rule.collection, rule.overflowCollection],
+
+  eventFilters: (rule) => [
+    writesMatching(rule.collection, outlierNeedsCorrection(rule)),
+    writesMatching(rule.overflowCollection, overfilledChunk(rule)),
+  ],
+
+  projectedFields: () => [],
+
+  targetsOf(rule, { collection, id }) {
+    if (collection === rule.collection) return [{ rule, role: SOURCE, collection, id }];
+    if (collection === rule.overflowCollection) return [{ rule, role: CHUNK, collection, id }];
+    return [];
+  },
+
+  async plan(db, target, session) {
+    const { rule, id } = target;
+    if (target.role === CHUNK) {
+      const state = await readOverflowChunkState(db, rule, id, session);
+      return state ? planOverflowChunkSplit(rule, state) : { outcome: "none" };
+    }
+    const state = await readOutlierState(db, rule, id, session);
+    return state ? planOutlierMove(rule, state) : { outcome: "none" };
+  },
+
+  // The seed asks for an index on book_id; with the sequence it also orders the chunks.
+  indexes: (rule) => [
+    { collection: rule.overflowCollection, keys: { [rule.referenceField]: 1, [rule.sequenceField]: 1 } },
+  ],
+
+  async *sweepCandidates(db, rule) {
+    for await (const id of idsMatching(db, rule.collection, outlierNeedsCorrection(rule)))
+      yield { rule, role: SOURCE, collection: rule.collection, id };
+    for await (const id of idsMatching(db, rule.overflowCollection, overfilledChunk(rule)))
+      yield { rule, role: CHUNK, collection: rule.overflowCollection, id };
+  },
+
+  correctionSeries: (rule) => [
+    { collection: rule.collection, kinds: ["moved"] },
+    { collection: rule.overflowCollection, kinds: ["split"] },
+  ],
+
+  describe: (rule) =>
+    `${rule.collection}.${rule.arrayField}: more than ${rule.threshold} entries move, in order, to ` +
+    `${rule.overflowCollection}.${rule.overflowArrayField} (by ${rule.referenceField}, ordered by ` +
+    `${rule.sequenceField}, at most ${rule.chunkSize} per document); ${rule.flagField} marks the source`,
+};
