@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createShutdownStack } from "../../src/ops/shutdown.js";
+import { createShutdownStack } from "../../../src/ops/shutdown.js";
 
 void test("cleanups run newest first, exactly once however often close is called", async () => {
   const ran: string[] = [];

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { databaseOfUri, redactUriPasswords } from "../../src/config/mongodb-uri.js";
+import { databaseOfUri, redactUriPasswords } from "../../../src/config/mongodb-uri.js";
 
 void test("the database is the connection string's path", () => {
   assert.equal(databaseOfUri("mongodb://user:pw@h1:27017,h2:27017/shop?replicaSet=rs0"), "shop");

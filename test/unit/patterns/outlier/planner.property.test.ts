@@ -6,11 +6,11 @@ import assert from "node:assert/strict";
 import { EJSON } from "bson";
 import fc from "fast-check";
 import type { Document } from "mongodb";
-import { planOutlierMove, planOverflowChunkSplit } from "../../../src/patterns/outlier/planner.js";
-import { MemoryDb } from "./support/memory-db.js";
-import { chunksInOrder, readOutlierState, readOverflowChunkState } from "./support/readers.js";
-import { outlierRule } from "./support/rules.js";
-import { asMultiset, isSubsequence } from "./support/subsequence.js";
+import { planOutlierMove, planOverflowChunkSplit } from "../../../../src/patterns/outlier/planner.js";
+import { MemoryDb } from "../support/memory-db.js";
+import { chunksInOrder, readOutlierState, readOverflowChunkState } from "../support/readers.js";
+import { outlierRule } from "../support/rules.js";
+import { asMultiset, isSubsequence } from "../support/subsequence.js";
 
 const rule = { ...outlierRule, threshold: 5, chunkSize: 4 };
 const SETTLED = "planning again right after applying one plan yields nothing";

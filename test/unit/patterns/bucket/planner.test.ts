@@ -1,12 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
-import { planBucketSplit } from "../../../src/patterns/bucket/planner.js";
-import { bucketIdAllocator } from "../../../src/patterns/bucket/bucket-ids.js";
-import type { Plan } from "../../../src/patterns/plan.js";
-import { MemoryDb } from "./support/memory-db.js";
-import { readBucketState } from "./support/readers.js";
-import { bucketRule as rule } from "./support/rules.js";
+import { planBucketSplit } from "../../../../src/patterns/bucket/planner.js";
+import { bucketIdAllocator } from "../../../../src/patterns/bucket/bucket-ids.js";
+import type { Plan } from "../../../../src/patterns/plan.js";
+import { MemoryDb } from "../support/memory-db.js";
+import { readBucketState } from "../support/readers.js";
+import { bucketRule as rule } from "../support/rules.js";
 
 const FIRST = 1698349623; // the seed's first trade, 2023-10-26T15:47:03Z
 

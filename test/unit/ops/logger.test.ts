@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
-import { createLogger } from "../../src/ops/logger.js";
+import { createLogger } from "../../../src/ops/logger.js";
 
 function capturingLogger() {
   const lines: string[] = [];

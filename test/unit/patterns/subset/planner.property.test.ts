@@ -5,11 +5,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { Document } from "mongodb";
-import { planSubset } from "../../../src/patterns/subset/planner.js";
-import { MemoryDb } from "./support/memory-db.js";
-import { readSubsetState } from "./support/readers.js";
-import { subsetRule } from "./support/rules.js";
-import { asMultiset } from "./support/subsequence.js";
+import { planSubset } from "../../../../src/patterns/subset/planner.js";
+import { MemoryDb } from "../support/memory-db.js";
+import { readSubsetState } from "../support/readers.js";
+import { subsetRule } from "../support/rules.js";
+import { asMultiset } from "../support/subsequence.js";
 
 const rule = { ...subsetRule, threshold: 4 };
 const DAY = 86_400_000;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { readinessOf } from "../../src/ops/http.js";
-import { RUNNER_STATES } from "../../src/ops/metrics.js";
+import { readinessOf } from "../../../src/ops/http.js";
+import { RUNNER_STATES } from "../../../src/ops/metrics.js";
 
 void test("a leader is ready only when streaming and caught up", () => {
   const ready = RUNNER_STATES.filter(

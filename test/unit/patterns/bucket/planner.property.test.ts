@@ -6,11 +6,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { Document } from "mongodb";
-import { planBucketSplit } from "../../../src/patterns/bucket/planner.js";
-import { DuplicateKeyError, MemoryDb } from "./support/memory-db.js";
-import { readBucketState } from "./support/readers.js";
-import { bucketRule as rule } from "./support/rules.js";
-import { asMultiset, isSubsequence } from "./support/subsequence.js";
+import { planBucketSplit } from "../../../../src/patterns/bucket/planner.js";
+import { DuplicateKeyError, MemoryDb } from "../support/memory-db.js";
+import { readBucketState } from "../support/readers.js";
+import { bucketRule as rule } from "../support/rules.js";
+import { asMultiset, isSubsequence } from "../support/subsequence.js";
 
 const START = 1698349623;
 const SETTLED = "planning again right after applying one plan yields nothing";

@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
-import { planSubset } from "../../../src/patterns/subset/planner.js";
-import type { Plan } from "../../../src/patterns/plan.js";
-import { MemoryDb } from "./support/memory-db.js";
-import { readSubsetState } from "./support/readers.js";
-import { subsetRule as rule } from "./support/rules.js";
+import { planSubset } from "../../../../src/patterns/subset/planner.js";
+import type { Plan } from "../../../../src/patterns/plan.js";
+import { MemoryDb } from "../support/memory-db.js";
+import { readSubsetState } from "../support/readers.js";
+import { subsetRule as rule } from "../support/rules.js";
 
 const DAY = 86_400_000;
 

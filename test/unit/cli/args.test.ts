@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseCliArgs } from "../../src/cli/args.js";
-import { UsageError } from "../../src/errors.js";
+import { parseCliArgs } from "../../../src/cli/args.js";
+import { UsageError } from "../../../src/errors.js";
 
 void test("no arguments means run", () => {
   assert.equal(parseCliArgs([]).command, "run");

@@ -3,10 +3,10 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeRules } from "../../src/config/describe.js";
-import { loadConfig } from "../../src/config/load.js";
-import { ConfigError } from "../../src/errors.js";
-import type { OutlierRule } from "../../src/patterns/outlier/rule.js";
+import { describeRules } from "../../../src/config/describe.js";
+import { loadConfig } from "../../../src/config/load.js";
+import { ConfigError } from "../../../src/errors.js";
+import type { OutlierRule } from "../../../src/patterns/outlier/rule.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sidecar-config-"));
 

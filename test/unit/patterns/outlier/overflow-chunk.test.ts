@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
-import { planOverflowChunkSplit } from "../../../src/patterns/outlier/planner.js";
-import type { Plan } from "../../../src/patterns/plan.js";
-import { MemoryDb } from "./support/memory-db.js";
-import { chunksInOrder, readOverflowChunkState } from "./support/readers.js";
-import { outlierRule, users } from "./support/rules.js";
+import { planOverflowChunkSplit } from "../../../../src/patterns/outlier/planner.js";
+import type { Plan } from "../../../../src/patterns/plan.js";
+import { MemoryDb } from "../support/memory-db.js";
+import { chunksInOrder, readOverflowChunkState } from "../support/readers.js";
+import { outlierRule, users } from "../support/rules.js";
 
 const rule = { ...outlierRule, chunkSize: 10 };
 

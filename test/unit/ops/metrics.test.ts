@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { configSchema, type Config } from "../../src/config/schema.js";
-import { ERROR_KINDS } from "../../src/errors.js";
-import { createMetrics, initialiseRuleMetrics } from "../../src/ops/metrics.js";
+import { configSchema, type Config } from "../../../src/config/schema.js";
+import { ERROR_KINDS } from "../../../src/errors.js";
+import { createMetrics, initialiseRuleMetrics } from "../../../src/ops/metrics.js";
 
 function defaultRules(): Config["rules"] {
   return (configSchema.parse({ database: "shop" }) as Config).rules;

@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
-import { planOutlierMove } from "../../../src/patterns/outlier/planner.js";
-import type { Plan } from "../../../src/patterns/plan.js";
-import { MemoryDb, StaleWriteError } from "./support/memory-db.js";
-import { chunksInOrder, readOutlierState } from "./support/readers.js";
-import { outlierRule, users } from "./support/rules.js";
+import { planOutlierMove } from "../../../../src/patterns/outlier/planner.js";
+import type { Plan } from "../../../../src/patterns/plan.js";
+import { MemoryDb, StaleWriteError } from "../support/memory-db.js";
+import { chunksInOrder, readOutlierState } from "../support/readers.js";
+import { outlierRule, users } from "../support/rules.js";
 
 const rule = outlierRule;
 
