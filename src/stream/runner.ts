@@ -1,21 +1,26 @@
 // The runner's state machine: starting -> (standby <-> leading), where leading is
 // sweeping or resuming, then streaming, until stopped. Only the holder of the writer lease
-// reads the stream and corrects; the others wait in standby, ready to take over.
-import { setTimeout as delay } from "node:timers/promises";
+// reads the stream and corrects; the others wait in standby, ready to take over. The pieces
+// it drives live beside it: the lease keeper, the starting point (token or sweep), the event
+// consumer, the retried correction and the lag gauge.
 import type { ChangeStreamOptions, Db, Document, MongoClient } from "mongodb";
 import type { Config } from "../config/schema.js";
-import type { PatternRule } from "../patterns/driver.js";
 import { classify, LeaseLostError, toError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
 import { initialiseRuleMetrics, setRunnerState, type Metrics, type RunnerState } from "../ops/metrics.js";
+import type { PatternRule } from "../patterns/driver.js";
 import type { Plan } from "../patterns/plan.js";
 import { currentClusterTime } from "./cluster-time.js";
 import { ensureCollectionsAndIndexes } from "./collections.js";
-import { correctTarget, type CorrectionContext } from "./correction.js";
+import { correctUntilDone } from "./correct-until-done.js";
+import type { CorrectionContext } from "./correction.js";
 import { consumeEvents } from "./event-consumer.js";
 import { newHolderId, WriterLease } from "./lease.js";
+import { LeaseKeeper } from "./lease-keeper.js";
+import { pause } from "./retry.js";
+import { StreamLag } from "./stream-lag.js";
 import { sweep } from "./sweep.js";
-import { targetLabels, type CorrectionTarget, type ProjectedChangeEvent } from "./targets.js";
+import type { CorrectionTarget, ProjectedChangeEvent } from "./targets.js";
 import { rulesFingerprint, streamName, TokenStore } from "./token-store.js";
 import { buildWatchPipeline } from "./watch-pipeline.js";
 
@@ -39,50 +44,45 @@ export interface RunnerStatus {
 
 export class Runner {
   private state: RunnerState = "starting";
-  private caughtUp = false;
   private stopping = false;
   private historyLost = false;
-  /** Cluster time (seconds) of the newest event whose corrections all committed, this stream. */
-  private lastEventClusterSeconds: number | undefined;
+  private readonly lag = new StreamLag();
   private readonly stopSignal = new AbortController();
   private readonly rules: PatternRule[];
-  private readonly lease: WriterLease;
+  private readonly keeper: LeaseKeeper;
   private readonly tokens: TokenStore;
   private readonly correction: CorrectionContext;
   private loop: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
 
   constructor(private readonly options: RunnerOptions) {
-    const { config, db } = options;
+    const { config, db, metrics, logger } = options;
     this.rules = config.rules.filter((rule) => rule.enabled);
-    this.lease = new WriterLease(
-      db,
-      config.stateCollection,
-      options.holderId ?? newHolderId(),
-      config.leaseSeconds,
-    );
+    const holder = options.holderId ?? newHolderId();
+    const lease = new WriterLease(db, config.stateCollection, holder, config.leaseSeconds);
+    this.keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
     this.tokens = new TokenStore(
       db,
       config.stateCollection,
       streamName(db.databaseName),
       rulesFingerprint(this.rules),
     );
-    this.correction = {
-      ...options,
-      lease: this.lease,
-      maxTransactionAttempts: config.maxTransactionAttempts,
-    };
-    setRunnerState(options.metrics, "starting");
-    initialiseRuleMetrics(options.metrics, this.rules);
+    this.correction = { ...options, lease, maxTransactionAttempts: config.maxTransactionAttempts };
+    setRunnerState(metrics, "starting");
+    initialiseRuleMetrics(metrics, this.rules);
     // Only the leader owns the stream's position; a standby's own numbers would be stale.
-    options.metrics.readStreamPositionFrom({
-      streamLagSeconds: () => this.streamLagSeconds(),
-      resumeTokenAgeSeconds: () => (this.lease.held ? this.tokens.secondsSinceLastPersist : undefined),
+    metrics.readStreamPositionFrom({
+      streamLagSeconds: () => (this.state === "streaming" && this.leading ? this.lag.seconds() : undefined),
+      resumeTokenAgeSeconds: () => (this.leading ? this.tokens.secondsSinceLastPersist : undefined),
     });
   }
 
+  private get leading(): boolean {
+    return this.keeper.lease.held;
+  }
+
   status(): RunnerStatus {
-    return { state: this.state, caughtUp: this.caughtUp, leader: this.lease.held };
+    return { state: this.state, caughtUp: this.lag.isCaughtUp, leader: this.leading };
   }
 
   /** Starts the loop in the background; failures are logged, never unhandled. */
@@ -98,10 +98,7 @@ export class Runner {
       this.stopping = true;
       this.stopSignal.abort();
       await this.loop;
-      await this.lease
-        .release()
-        .catch((err: unknown) => this.options.logger.warn({ err }, "could not release lease"));
-      this.options.metrics.isLeader.set(0);
+      await this.keeper.release();
       this.setState("stopped");
     })();
     return this.stopped;
@@ -114,18 +111,14 @@ export class Runner {
     this.options.logger.info({ state }, "runner state");
   }
 
-  private get renewIntervalMs(): number {
-    return (this.options.config.leaseSeconds * 1000) / 3;
-  }
-
   private async runUntilStopped(): Promise<void> {
     let prepared = false;
     while (!this.stopping) {
       try {
         prepared ||= await this.prepareCollections();
-        if (!(await this.tryLease())) {
+        if (!(await this.keeper.tryAcquire())) {
           this.setState("standby");
-          await this.pause(this.renewIntervalMs);
+          await pause(this.keeper.renewIntervalMs, this.stopSignal.signal);
           continue;
         }
         await this.leadWhileHeld();
@@ -141,18 +134,6 @@ export class Runner {
     return true;
   }
 
-  private async tryLease(): Promise<boolean> {
-    try {
-      const held = await this.lease.acquireOrRenew();
-      this.options.metrics.isLeader.set(held ? 1 : 0);
-      return held;
-    } catch (err) {
-      this.options.metrics.errors.inc({ kind: classify(err) });
-      this.options.logger.warn({ err }, "could not reach the writer lease");
-      return false;
-    }
-  }
-
   private async recoverFrom(thrown: unknown): Promise<void> {
     const kind = classify(thrown);
     const err = toError(thrown);
@@ -161,33 +142,28 @@ export class Runner {
       this.historyLost = true;
       this.options.logger.warn({ err }, "change stream history lost; sweeping before streaming again");
     } else if (thrown instanceof LeaseLostError) {
-      this.lease.forget();
+      this.keeper.lease.forget();
       this.options.metrics.isLeader.set(0);
       this.options.logger.warn({ err }, "lost the writer lease");
     } else if (!this.stopping) {
       this.options.logger.error({ err, kind }, "runner failed; starting over");
-      await this.pause(1000);
+      await pause(1000, this.stopSignal.signal);
     }
   }
 
   private async leadWhileHeld(): Promise<void> {
-    const renewal = setInterval(() => void this.renewLease(), this.renewIntervalMs);
+    this.keeper.startRenewing();
     try {
       const start = await this.startingPoint();
       if (!start || !this.mayContinue()) return;
       await this.stream(start);
     } finally {
-      clearInterval(renewal);
+      this.keeper.stopRenewing();
     }
   }
 
-  private async renewLease(): Promise<void> {
-    const held = await this.tryLease();
-    if (!held) this.options.logger.warn("writer lease not renewed; stopping corrections");
-  }
-
   private mayContinue(): boolean {
-    return !this.stopping && this.lease.held;
+    return !this.stopping && this.leading;
   }
 
   /** Where the stream starts: after the stored token, or after a sweep from the time noted before it. */
@@ -205,7 +181,7 @@ export class Runner {
       rules: this.rules,
       logger: this.options.logger,
       metrics: this.options.metrics,
-      correct: (target) => this.correctUntilDone(target),
+      correct: (target) => this.correct(target),
       shouldStop: () => !this.mayContinue(),
     });
     if (!this.mayContinue()) return undefined;
@@ -220,7 +196,7 @@ export class Runner {
       fullDocument: "updateLookup",
       maxAwaitTimeMS: this.options.maxAwaitTimeMS ?? 1000,
     });
-    this.lastEventClusterSeconds = undefined;
+    this.lag.reset();
     this.setState("streaming");
     try {
       await consumeEvents({
@@ -230,60 +206,24 @@ export class Runner {
         tokens: this.tokens,
         metrics,
         logger,
-        correct: (target) => this.correctUntilDone(target),
+        correct: (target) => this.correct(target),
         shouldContinue: () => this.mayContinue(),
         persistIntervalMs: this.options.persistIntervalMs ?? 1000,
-        onCaughtUp: (caughtUp) => (this.caughtUp = caughtUp),
-        onEventProcessed: (clusterTimeSeconds) => {
-          this.lastEventClusterSeconds = Math.max(this.lastEventClusterSeconds ?? 0, clusterTimeSeconds);
-        },
+        onCaughtUp: (caughtUp) => this.lag.setCaughtUp(caughtUp),
+        onEventProcessed: (clusterTimeSeconds) => this.lag.eventProcessed(clusterTimeSeconds),
       });
     } finally {
-      this.caughtUp = false;
+      this.lag.setCaughtUp(false);
       // The driver already ignores a failed killCursors here, and the server times an
       // abandoned cursor out by itself; nothing the stream did is undone by this failing.
       await stream.close().catch((err: unknown) => logger.debug({ err }, "closing the change stream failed"));
     }
   }
 
-  /** Seconds the committed corrections lag behind the stream: 0 while caught up; undefined when not streaming. */
-  private streamLagSeconds(): number | undefined {
-    if (this.state !== "streaming" || !this.lease.held) return undefined;
-    if (this.caughtUp) return 0;
-    if (this.lastEventClusterSeconds === undefined) return undefined;
-    return Math.max(0, Date.now() / 1000 - this.lastEventClusterSeconds);
-  }
-
-  /**
-   * Retries a failing correction with backoff for as long as we lead: a transient error
-   * passes (write conflicts, a stepping-down primary), and while it lasts the event stays
-   * unfinished so the token does not pass it. A document the server refuses for good does
-   * not get here: correctTarget skips it.
-   */
-  private async correctUntilDone(target: CorrectionTarget): Promise<Plan> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await correctTarget(this.correction, target);
-      } catch (thrown) {
-        if (thrown instanceof LeaseLostError || !this.mayContinue()) throw thrown;
-        const kind = classify(thrown);
-        this.options.metrics.errors.inc({ kind });
-        const labels = targetLabels(target);
-        this.options.logger.error(
-          { err: toError(thrown), kind, ...labels, key: target.id, attempt },
-          "correction failed",
-        );
-        await this.pause(Math.min(30_000, 100 * 2 ** attempt));
-      }
-    }
-  }
-
-  /** Sleeps, but wakes at once when the runner stops. */
-  private async pause(ms: number): Promise<void> {
-    try {
-      await delay(ms, undefined, { signal: this.stopSignal.signal });
-    } catch {
-      // Aborted by stop(): the caller re-checks `stopping`.
-    }
+  private correct(target: CorrectionTarget): Promise<Plan> {
+    return correctUntilDone(this.correction, target, {
+      mayContinue: () => this.mayContinue(),
+      signal: this.stopSignal.signal,
+    });
   }
 }

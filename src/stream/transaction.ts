@@ -2,9 +2,9 @@
 // conflicts and other TransientTransactionErrors, up to a bounded number of attempts. Our
 // own loop rather than session.withTransaction: that one retries for up to 120 s with no
 // attempt limit, and we count every retry in a metric.
-import { setTimeout as delay } from "node:timers/promises";
 import type { ClientSession, MongoClient } from "mongodb";
 import { CorrectionFailedError, isRetryableTransactionError, isUnknownCommitResult } from "../errors.js";
+import { retryWithBackoff } from "./retry.js";
 
 export interface TransactionOptions {
   maxAttempts: number;
@@ -17,6 +17,8 @@ export interface TransactionOptions {
 }
 
 const COMMIT_ATTEMPTS = 3;
+// Short: a write conflict clears as soon as the other transaction commits or aborts.
+const TRANSACTION_BACKOFF = { baseMs: 20, maxMs: 1000 };
 
 export async function runTransaction<T>(
   client: MongoClient,
@@ -25,23 +27,25 @@ export async function runTransaction<T>(
 ): Promise<T> {
   const session = client.startSession();
   try {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await runAttempt(session, body, options.onAbortFailed);
-      } catch (error) {
-        if (!isRetryableTransactionError(error)) throw error;
-        if (attempt >= options.maxAttempts) {
+    return await retryWithBackoff(
+      async (attempt) => {
+        try {
+          return await runAttempt(session, body, options.onAbortFailed);
+        } catch (error) {
+          if (!isRetryableTransactionError(error) || attempt < options.maxAttempts) throw error;
           throw new CorrectionFailedError(
             `transaction failed ${attempt} times`,
             { ...options.context, attempts: attempt },
             { cause: error },
           );
         }
-        options.onRetry?.(attempt + 1, error);
-        // Jittered backoff so that two conflicting corrections do not collide again.
-        await delay(Math.random() * Math.min(1000, 10 * 2 ** attempt));
-      }
-    }
+      },
+      {
+        backoff: TRANSACTION_BACKOFF,
+        shouldRetry: isRetryableTransactionError,
+        onRetry: (error, attempt) => options.onRetry?.(attempt + 1, error),
+      },
+    );
   } finally {
     await session.endSession();
   }

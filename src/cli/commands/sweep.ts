@@ -8,6 +8,7 @@ import { createMetrics, type Metrics } from "../../ops/metrics.js";
 import { ensureCollectionsAndIndexes } from "../../stream/collections.js";
 import { correctTarget } from "../../stream/correction.js";
 import { newHolderId, WriterLease } from "../../stream/lease.js";
+import { LeaseKeeper } from "../../stream/lease-keeper.js";
 import { sweep, type RuleSweepReport } from "../../stream/sweep.js";
 import { connectDeployment, type Deployment } from "../deployment.js";
 import { newShutdownStack } from "../stop-signal.js";
@@ -27,19 +28,13 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
 
   await ensureCollectionsAndIndexes(deployment.db, rules, config.stateCollection, logger, metrics);
   const lease = new WriterLease(deployment.db, config.stateCollection, newHolderId(), config.leaseSeconds);
-  if (!(await lease.acquireOrRenew())) {
+  const keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
+  if (!(await keeper.tryAcquire())) {
     throw new SidecarError("another sidecar holds the writer lease; stop it, or use --dry-run", {
       stateCollection: config.stateCollection,
     });
   }
-  const renewal = setInterval(
-    () => {
-      lease
-        .acquireOrRenew()
-        .catch((err: unknown) => logger.warn({ err }, "could not renew the writer lease"));
-    },
-    (config.leaseSeconds * 1000) / 3,
-  );
+  keeper.startRenewing();
   try {
     const context = {
       ...deployment,
@@ -56,8 +51,7 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
       correct: (target) => correctTarget(context, target),
     });
   } finally {
-    clearInterval(renewal);
-    await lease.release();
+    await keeper.release();
   }
 }
 
