@@ -56,7 +56,7 @@ function envValue(text: string, numeric: boolean): unknown {
 function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, origins: ValueOrigin[]): void {
   for (const { variable, path, numeric } of ENV_OVERRIDES) {
     const text = env[variable];
-    if (text === undefined || text === "") continue;
+    if (text === undefined) continue;
     let target = raw;
     for (const key of path.slice(0, -1)) {
       const next = target[key];
@@ -68,8 +68,22 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, origins:
   }
 }
 
+// A variable set to nothing is a mistake (an empty Secret, a typo in a manifest), not "unset":
+// taking an empty MONGODB_URI as unset would start an empty in-memory database in production.
+function rejectEmptyVariables(env: NodeJS.ProcessEnv): void {
+  const empty = ENV_OVERRIDES.filter(({ variable }) => env[variable]?.trim() === "");
+  if (empty.length === 0) return;
+  const lines = empty.map(({ variable }) =>
+    variable === "MONGODB_URI"
+      ? "MONGODB_URI: set but empty; expected a mongodb:// or mongodb+srv:// connection string (unset it to use the embedded in-memory server)"
+      : `${variable}: set but empty; expected a value, or leave the variable unset`,
+  );
+  throw new ConfigError(lines.join("\n"));
+}
+
 /** Reads, merges and validates the configuration; throws ConfigError listing every problem. */
 export function loadConfig(options: LoadConfigOptions): Config {
+  rejectEmptyVariables(options.env);
   const file = options.file ?? (options.env.SIDECAR_CONFIG || undefined);
   const raw = file === undefined ? {} : readConfigFile(file);
   const origins: ValueOrigin[] = [];

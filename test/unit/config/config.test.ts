@@ -233,3 +233,14 @@ void test("describeRules lists every rule and masks the URI's password", () => {
   assert.match(text, /products\.reviews \[subset\]/);
   assert.doesNotMatch(text, /s3cret/);
 });
+
+void test("an environment variable set but empty is an error naming it, MONGODB_URI included", () => {
+  assert.match(
+    errorOf(() => loadConfig({ env: { MONGODB_URI: "" } })),
+    /^MONGODB_URI: set but empty; expected a mongodb:\/\//,
+  );
+  assert.match(
+    errorOf(() => loadConfig({ env: { SIDECAR_HTTP_PORT: " ", SIDECAR_DATABASE: "" } })),
+    /SIDECAR_DATABASE: set but empty[\s\S]*SIDECAR_HTTP_PORT: set but empty/,
+  );
+});
