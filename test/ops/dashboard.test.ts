@@ -16,9 +16,8 @@ interface Panel {
   targets?: { expr: string }[];
 }
 
-const dashboard = JSON.parse(
-  readFileSync(new URL("../../dashboards/pattern-sidecar.json", import.meta.url), "utf8"),
-) as { uid: string; panels: Panel[] };
+const dashboardText = readFileSync(new URL("../../dashboards/pattern-sidecar.json", import.meta.url), "utf8");
+const dashboard = JSON.parse(dashboardText) as { uid: string; panels: Panel[] };
 const expressions = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
 const METRIC_NAME = /\bpattern_sidecar_[a-z0-9_]+/g;
 const queried = new Set(expressions.flatMap((expr) => expr.match(METRIC_NAME) ?? []));
@@ -79,3 +78,12 @@ void test(
     }
   },
 );
+
+void test("every query reads from the dashboard's own data source variable, so the import asks for no inputs", () => {
+  const dataSourceUids = [...dashboardText.matchAll(/"datasource":\s*\{[^}]*"uid":\s*"([^"]*)"/g)].map(
+    (match) => match[1],
+  );
+  assert.ok(dataSourceUids.length > expressions.length);
+  assert.deepEqual(new Set(dataSourceUids), new Set(["${datasource}"]));
+  assert.equal("__inputs" in dashboard, false);
+});
