@@ -1,7 +1,6 @@
 // The Grafana dashboard queries metrics that exist, shows every metric the sidecar declares,
 // and its PromQL parses with Prometheus's own parser (promtool check rules).
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +8,7 @@ import { test } from "node:test";
 import { stringify } from "yaml";
 import { createMetrics } from "../../src/ops/metrics.js";
 import { declaredMetricNames } from "./declared-metrics.js";
-import { requireExecutable } from "./prometheus-tools.js";
+import { promtool, skipWithout } from "./prometheus-tools.js";
 
 interface Panel {
   title: string;
@@ -17,9 +16,8 @@ interface Panel {
   targets?: { expr: string }[];
 }
 
-const dashboard = JSON.parse(
-  readFileSync(new URL("../../dashboards/pattern-sidecar.json", import.meta.url), "utf8"),
-) as { uid: string; panels: Panel[] };
+const dashboardText = readFileSync(new URL("../../dashboards/pattern-sidecar.json", import.meta.url), "utf8");
+const dashboard = JSON.parse(dashboardText) as { uid: string; panels: Panel[] };
 const expressions = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
 const METRIC_NAME = /\bpattern_sidecar_[a-z0-9_]+/g;
 const queried = new Set(expressions.flatMap((expr) => expr.match(METRIC_NAME) ?? []));
@@ -50,7 +48,7 @@ void test("every metric a panel queries is one the sidecar exposes", async () =>
   );
 });
 
-void test("every metric declared in src/metrics.ts is shown on the dashboard", async () => {
+void test("every metric declared in src/ops/metrics.ts is shown on the dashboard", async () => {
   const exposed = await exposedSeriesNames();
   const shown = new Set([...queried].map((name) => exposed.get(name)));
   const declared = declaredMetricNames();
@@ -61,18 +59,31 @@ void test("every metric declared in src/metrics.ts is shown on the dashboard", a
   );
 });
 
-void test("every panel expression parses as PromQL (promtool check rules)", () => {
-  const dir = mkdtempSync(join(tmpdir(), "pattern-sidecar-dashboard-"));
-  try {
-    const rules = expressions.map((expr, index) => ({
-      record: `dashboard:panel_${index}`,
-      expr: asPlainPromql(expr),
-    }));
-    const file = join(dir, "rules.yml");
-    writeFileSync(file, stringify({ groups: [{ name: dashboard.uid, rules }] }));
-    const checked = spawnSync(requireExecutable("promtool"), ["check", "rules", file], { encoding: "utf8" });
-    assert.equal(checked.status, 0, `${checked.stdout}${checked.stderr}`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+void test(
+  "every panel expression parses as PromQL (promtool check rules)",
+  { skip: skipWithout("promtool") },
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), "pattern-sidecar-dashboard-"));
+    try {
+      const rules = expressions.map((expr, index) => ({
+        record: `dashboard:panel_${index}`,
+        expr: asPlainPromql(expr),
+      }));
+      const file = join(dir, "rules.yml");
+      writeFileSync(file, stringify({ groups: [{ name: dashboard.uid, rules }] }));
+      const checked = promtool(["check", "rules", file]);
+      assert.equal(checked.status, 0, checked.output);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+void test("every query reads from the dashboard's own data source variable, so the import asks for no inputs", () => {
+  const dataSourceUids = [...dashboardText.matchAll(/"datasource":\s*\{[^}]*"uid":\s*"([^"]*)"/g)].map(
+    (match) => match[1],
+  );
+  assert.ok(dataSourceUids.length > expressions.length);
+  assert.deepEqual(new Set(dataSourceUids), new Set(["${datasource}"]));
+  assert.equal("__inputs" in dashboard, false);
 });

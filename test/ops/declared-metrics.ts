@@ -1,4 +1,4 @@
-// The metric families src/metrics.ts declares, told apart from prom-client's defaults.
+// The metric families src/ops/metrics.ts declares, told apart from prom-client's defaults.
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { createMetrics } from "../../src/ops/metrics.js";
 

@@ -29,7 +29,7 @@ const [configMap] = manifestsOfKind<IConfigMap>(manifests, "ConfigMap");
 const [secret] = manifestsOfKind<ISecret>(manifests, "Secret");
 const [podMonitor] = manifestsOfKind<IPodMonitor>(manifests, "PodMonitor");
 const DEFAULT_HTTP_PORT = configSchema.parse({}).http.port;
-/** src/main.ts gives in-flight work 10 s after SIGTERM; the pod must allow more. */
+/** src/cli/stop-signal.ts gives in-flight work 10 s after SIGTERM; the pod must allow more. */
 const SIDECAR_STOP_DEADLINE_SECONDS = 10;
 
 function sidecarContainer(deployment: IDeployment): IContainer {

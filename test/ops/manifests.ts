@@ -1,9 +1,10 @@
 // Reads k8s/ and validates each object against the Kubernetes OpenAPI schemas (the
-// kubernetes-models packages ship them compiled; PodMonitor's comes from the
+// kubernetes-models packages ship them compiled; PodMonitor's and PrometheusRule's come from the
 // prometheus-operator CRD). Unknown kinds are an error, not a silent pass.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PodMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor";
+import { PrometheusRule } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { Secret } from "kubernetes-models/v1/Secret";
@@ -21,6 +22,7 @@ const MODELS: Record<string, (data: never) => { validate(): void }> = {
   "v1 ConfigMap": (data) => new ConfigMap(data),
   "v1 Secret": (data) => new Secret(data),
   "monitoring.coreos.com/v1 PodMonitor": (data) => new PodMonitor(data),
+  "monitoring.coreos.com/v1 PrometheusRule": (data) => new PrometheusRule(data),
 };
 
 export const KUSTOMIZATION_FILE = "kustomization.yaml";

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { startHttpServer } from "../../src/ops/http.js";
 import { waitUntil } from "../../src/cli/wait-until.js";
 import { freePort } from "./free-port.js";
-import { findExecutable } from "./prometheus-tools.js";
+import { requireExecutable, skipWithout } from "./prometheus-tools.js";
 import { stopWithSigterm } from "./stop-process.js";
 import { createRealisticMetrics } from "./realistic-metrics.js";
 
@@ -36,11 +36,9 @@ async function queryOnce(prometheusPort: number, promql: string): Promise<QueryR
   return answer.status === "success" ? answer.data.result : [];
 }
 
-const prometheus = findExecutable("prometheus");
-
 void test(
   "a real Prometheus scrapes /metrics and answers a query with the sidecar's value",
-  { skip: prometheus === undefined ? "the prometheus server binary is not installed" : false },
+  { skip: skipWithout("prometheus") },
   async () => {
     const sidecar = await startHttpServer({
       host: "127.0.0.1",
@@ -54,7 +52,7 @@ void test(
       await writeFile(join(workDir, "prometheus.yml"), scrapeConfig(sidecar.port));
       const prometheusPort = await freePort();
       server = spawn(
-        prometheus!,
+        requireExecutable("prometheus"),
         [
           `--config.file=${join(workDir, "prometheus.yml")}`,
           `--storage.tsdb.path=${join(workDir, "data")}`,

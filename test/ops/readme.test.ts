@@ -1,15 +1,20 @@
-// The README documents every metric the sidecar declares and every configuration key and
-// environment variable it reads, so that the front door stays true as the code grows.
+// The README documents every configuration key, environment variable and command, and
+// docs/metrics.md every metric the sidecar declares, so that the documentation stays true as
+// the code grows; no link in them leads nowhere.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { ENV_OVERRIDES } from "../../src/config/load.js";
 import { configSchema } from "../../src/config/schema.js";
 import { builtInRuleSchema } from "../../src/patterns/registry.js";
 import { COMMANDS } from "../../src/cli/args.js";
 import { declaredMetricNames, METRIC_PREFIX } from "./declared-metrics.js";
 
-const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+const metricsPage = readFileSync(join(ROOT, "docs/metrics.md"), "utf8");
 
 function section(title: string): string {
   const start = readme.indexOf(`\n## ${title}\n`);
@@ -22,9 +27,18 @@ function undocumented(names: readonly string[], text: string): string[] {
   return names.filter((name) => !text.includes(`\`${name}\``));
 }
 
-void test("the README's metrics table lists every metric src/metrics.ts declares", () => {
+/** The first cell of every row of the Markdown tables in `text`. */
+function firstCells(text: string): string[] {
+  return [...text.matchAll(/^\| ([^|]*?) +\|/gm)].map((row) => row[1]!);
+}
+
+void test("docs/metrics.md's table lists every metric src/ops/metrics.ts declares, one row each", () => {
   const names = declaredMetricNames().map((name) => name.slice(METRIC_PREFIX.length));
-  assert.deepEqual(undocumented(names, section("Operations")), []);
+  const rows = firstCells(metricsPage);
+  assert.deepEqual(
+    names.filter((name) => !rows.includes(`\`${name}\``)),
+    [],
+  );
 });
 
 void test("the README's configuration tables list every key and environment variable", () => {
@@ -41,4 +55,24 @@ void test("the README's configuration tables list every key and environment vari
 void test("the README's command table lists every command", () => {
   const documented = COMMANDS.filter((command) => section("Commands").includes(`| \`${command}`));
   assert.deepEqual(documented, [...COMMANDS]);
+});
+
+/** Relative link targets of a Markdown file, without their #anchors. */
+function relativeLinks(markdown: string): string[] {
+  return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((link) => link[1]!.split("#")[0]!)
+    .filter((target) => target !== "" && !/^[a-z]+:/i.test(target));
+}
+
+void test("every relative link in README.md and docs/ leads to a file of the repository", () => {
+  const pages = ["README.md", ...readdirSync(join(ROOT, "docs")).map((name) => `docs/${name}`)];
+  const broken = pages.flatMap((page) => {
+    const text = readFileSync(join(ROOT, page), "utf8");
+    return relativeLinks(text)
+      .map((target) => join(dirname(join(ROOT, page)), target))
+      .filter((target) => !existsSync(target) || relative(ROOT, target).startsWith(".."))
+      .map((target) => `${page} -> ${relative(ROOT, target)}`);
+  });
+  assert.ok(relativeLinks(readme).length >= 5);
+  assert.deepEqual(broken, []);
 });
