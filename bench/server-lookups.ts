@@ -4,7 +4,7 @@
 // cost should not grow with the collection; the unindexed lookup scans and should grow
 // about linearly. Each kind is timed at 2,000 and at 200,000 documents to show both.
 import { MongoClient, type Collection } from "mongodb";
-import { startEmbeddedServer } from "../src/server/index.js";
+import { startEmbeddedServer } from "@pattern-sidecar/mongodb-embedded";
 import type { Benchmark } from "./benchmark.js";
 import { gcExposed, heapUsedBytes, timeEachAsync, timeOnce, type Timing } from "./measure.js";
 import { count, heading, mebibytes, ms, perSecond, printTable, ratio } from "./report.js";

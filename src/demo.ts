@@ -6,9 +6,9 @@
 import type { Db } from "mongodb";
 import { MongoClient } from "mongodb";
 import { configSchema, type Config } from "./config.js";
+import { startEmbeddedMongo } from "./embedded-server.js";
 import type { Logger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
-import { startEmbeddedServer } from "./server/index.js";
 import { createShutdownStack } from "./shutdown.js";
 import { Runner } from "./stream/runner.js";
 import { waitUntil } from "./wait-until.js";
@@ -43,7 +43,7 @@ export async function runDemo(logger: Logger): Promise<number> {
     logger.error({ err: error, resource: name }, "cleanup failed"),
   );
   try {
-    const server = await startEmbeddedServer({ host: "127.0.0.1", port: 0 });
+    const server = await startEmbeddedMongo({ host: "127.0.0.1", port: 0 });
     shutdown.defer("embedded server", () => server.close());
     const client = new MongoClient(server.uri);
     shutdown.defer("client", () => client.close());

@@ -2,9 +2,9 @@
 // it is unset, the embedded in-memory server, which keeps nothing after the process exits.
 import { MongoClient, type Db } from "mongodb";
 import type { Config } from "./config.js";
+import { startEmbeddedMongo } from "./embedded-server.js";
 import type { Logger } from "./logger.js";
 import { redactUriPasswords } from "./mongodb-uri.js";
-import { startEmbeddedServer } from "./server/index.js";
 import type { ShutdownStack } from "./shutdown.js";
 
 export interface Deployment {
@@ -20,7 +20,7 @@ export async function connectDeployment(
   // loadConfig has folded MONGODB_URI into mongodbUri, and the URI's path into database.
   let uri = config.mongodbUri;
   if (!uri) {
-    const server = await startEmbeddedServer({ host: "127.0.0.1", port: 0 });
+    const server = await startEmbeddedMongo({ host: "127.0.0.1", port: 0 });
     shutdown.defer("embedded server", () => server.close());
     uri = server.uri;
     logger.warn(

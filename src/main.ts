@@ -5,11 +5,11 @@ import type { Config } from "./config.js";
 import { parseCliArgs, USAGE, type CliArgs } from "./cli-args.js";
 import { connectDeployment, type Deployment } from "./deployment.js";
 import { runDemo } from "./demo.js";
+import { startEmbeddedMongo } from "./embedded-server.js";
 import { toError, UsageError } from "./errors.js";
 import { startHttpServer, type SidecarStatus } from "./http.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
-import { startEmbeddedServer } from "./server/index.js";
 import { createShutdownStack, type ShutdownStack } from "./shutdown.js";
 import { Runner } from "./stream/runner.js";
 import { formatSweepReport, sweepCommand } from "./sweep-command.js";
@@ -98,7 +98,7 @@ async function runSweep(config: Config, logger: Logger, dryRun: boolean): Promis
 }
 
 async function runDevServer(port: number | undefined, logger: Logger): Promise<number> {
-  const server = await startEmbeddedServer({ host: "127.0.0.1", port: port ?? 27017 });
+  const server = await startEmbeddedMongo({ host: "127.0.0.1", port: port ?? 27017 });
   process.stdout.write(`embedded server listening: ${server.uri}\n(in memory: nothing is persisted)\n`);
   await waitForStopSignal(logger);
   await server.close();
