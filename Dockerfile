@@ -6,16 +6,21 @@ ARG NODE_VERSION=20.20
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/mongodb-embedded/package.json ./packages/mongodb-embedded/
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.base.json tsconfig.json tsconfig.build.json ./
+COPY packages/mongodb-embedded/tsconfig.json packages/mongodb-embedded/tsconfig.build.json ./packages/mongodb-embedded/
+COPY packages/mongodb-embedded/src ./packages/mongodb-embedded/src
 COPY src ./src
 RUN npm run build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS production-dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
-# No dependency of the runtime needs an install script.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# No dependency of the runtime needs an install script. --workspaces=false leaves out the
+# embedded server's package (packages/), which only dev-server, demo, and run/sweep without
+# MONGODB_URI load; the image runs against MONGODB_URI.
+RUN npm ci --omit=dev --workspaces=false --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 FROM gcr.io/distroless/nodejs20-debian12:nonroot AS runtime
 ARG VERSION=0.1.0

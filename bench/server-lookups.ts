@@ -1,10 +1,10 @@
 // The embedded server at scale: 200,000 documents loaded through the driver, then point
 // lookups by _id, by an indexed field and by an unindexed one. Equality on _id and on an
-// index's first field goes through the index (src/server/storage/candidate-keys.ts), so its
-// cost should not grow with the collection; the unindexed lookup scans and should grow
-// about linearly. Each kind is timed at 2,000 and at 200,000 documents to show both.
+// index's first field goes through the index (packages/mongodb-embedded/src/storage/
+// candidate-keys.ts), so its cost should not grow with the collection; the unindexed lookup
+// scans and should grow about linearly. Each kind is timed at 2,000 and at 200,000 documents to show both.
 import { MongoClient, type Collection } from "mongodb";
-import { startEmbeddedServer } from "../src/server/index.js";
+import { startEmbeddedServer } from "@pattern-sidecar/mongodb-embedded";
 import type { Benchmark } from "./benchmark.js";
 import { gcExposed, heapUsedBytes, timeEachAsync, timeOnce, type Timing } from "./measure.js";
 import { count, heading, mebibytes, ms, perSecond, printTable, ratio } from "./report.js";

@@ -1,7 +1,9 @@
-// Runs every *.test.ts under test/ (or the files and folders given) with Node's own test
-// runner. Node 20 cannot glob, and its runner does not look for .ts files by itself.
+// Runs every *.test.ts under test/ and packages/*/test/ (or the files and folders given) with
+// Node's own test runner, in one run so that there is one summary. Node 20 cannot glob, and
+// its runner does not look for .ts files by itself. --conditions=source makes the workspace
+// packages resolve to their TypeScript sources (their exports' "source" condition).
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 function collectTestFiles(path) {
@@ -15,11 +17,18 @@ function collectTestFiles(path) {
     });
 }
 
-const roots = process.argv.slice(2);
-const files = (roots.length > 0 ? roots : ["test"]).flatMap(collectTestFiles);
+function defaultRoots() {
+  const packages = readdirSync("packages").map((name) => join("packages", name, "test"));
+  return ["test", ...packages.filter((path) => existsSync(path))];
+}
+
+const given = process.argv.slice(2);
+const roots = given.length > 0 ? given : defaultRoots();
+const files = roots.flatMap(collectTestFiles);
 if (files.length === 0) {
-  console.error(`no *.test.ts files found under ${roots.join(", ") || "test"}`);
+  console.error(`no *.test.ts files found under ${roots.join(", ")}`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", ...files], { stdio: "inherit" });
+const nodeArgs = ["--conditions=source", "--import", "tsx", "--test", ...files];
+const result = spawnSync(process.execPath, nodeArgs, { stdio: "inherit" });
 process.exit(result.status ?? 1);

@@ -5,7 +5,7 @@ import type { Config } from "../config/schema.js";
 import { redactUriPasswords } from "../config/mongodb-uri.js";
 import type { Logger } from "../ops/logger.js";
 import type { ShutdownStack } from "../ops/shutdown.js";
-import { startEmbeddedServer } from "../server/index.js";
+import { startEmbeddedMongo } from "./embedded-server.js";
 
 export interface Deployment {
   client: MongoClient;
@@ -20,7 +20,7 @@ export async function connectDeployment(
   // loadConfig has folded MONGODB_URI into mongodbUri, and the URI's path into database.
   let uri = config.mongodbUri;
   if (!uri) {
-    const server = await startEmbeddedServer({ host: "127.0.0.1", port: 0 });
+    const server = await startEmbeddedMongo({ host: "127.0.0.1", port: 0 });
     shutdown.defer("embedded server", () => server.close());
     uri = server.uri;
     logger.warn(

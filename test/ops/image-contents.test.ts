@@ -1,12 +1,13 @@
 // The image's contents, exercised without Docker: the runtime stage's files (package.json,
 // production node_modules, dist/) in a temp dir, started with `node dist/main.js` as the
-// image's ENTRYPOINT does.
+// image's ENTRYPOINT does. The image leaves the embedded server out: it runs against MONGODB_URI.
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { waitUntil } from "../../src/cli/wait-until.js";
+import { useTestDatabase } from "../support/mongo.js";
 import { freePort } from "./free-port.js";
 import { promtoolCheckMetrics, skipWithout } from "./prometheus-tools.js";
 import { containerEnv, prepareRuntimeInstall, removeRuntimeInstall, startNode } from "./runtime-install.js";
@@ -16,6 +17,8 @@ const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 };
+
+const fixture = useTestDatabase("image");
 
 async function statusOf(url: string): Promise<number | undefined> {
   try {
@@ -43,6 +46,11 @@ void describe("the image's runtime contents", () => {
     assert.deepEqual(Object.keys(packageJson.devDependencies).filter(installed), []);
   });
 
+  void test("leave out the embedded server's package and what only it needs (mingo)", () => {
+    assert.equal(existsSync(join(app, "node_modules/@pattern-sidecar/mongodb-embedded")), false);
+    assert.equal(existsSync(join(app, "node_modules/mingo")), false);
+  });
+
   void test("hold the compiled CLI and no test code", () => {
     assert.ok(existsSync(join(app, "dist/main.js")));
     assert.ok(existsSync(join(app, "dist/ops/http.js")));
@@ -58,10 +66,24 @@ void describe("the image's runtime contents", () => {
     assert.match(stdout, /\[outlier\]/);
   });
 
+  void test("`run` without MONGODB_URI exits 2, saying the embedded server is not installed", async () => {
+    const child = startNode(
+      app,
+      ["dist/main.js", "run"],
+      containerEnv({ SIDECAR_HTTP_PORT: String(await freePort()) }),
+    );
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, "exit")) as [number | null];
+    assert.equal(code, 2);
+    assert.match(stderr, /embedded in-memory server .* is not installed.*set MONGODB_URI/);
+  });
+
   void test("`run` serves /healthz and /metrics, and stops cleanly on SIGTERM", async () => {
     const port = await freePort();
-    // Without MONGODB_URI, `run` starts the embedded server: no MongoDB needed here.
-    const child = startNode(app, ["dist/main.js", "run"], containerEnv({ SIDECAR_HTTP_PORT: String(port) }));
+    const uri = fixture.mongo.uri.replace(/\/?(\?|$)/, `/${fixture.db.databaseName}$1`);
+    const env = containerEnv({ SIDECAR_HTTP_PORT: String(port), MONGODB_URI: uri });
+    const child = startNode(app, ["dist/main.js", "run"], env);
     try {
       const status = await waitUntil(() => statusOf(`http://127.0.0.1:${port}/healthz`), {
         timeoutMs: 10_000,

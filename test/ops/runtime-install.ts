@@ -1,6 +1,7 @@
 // Does what the Dockerfile's stages do, on a clean copy in a temp dir: compile src/ with the
-// build tsconfig, then install the production dependencies only, beside package.json and
-// dist/. No Docker engine runs here, so this is how the image's contents are exercised.
+// build tsconfig, then install the production dependencies only (not the workspace packages),
+// beside package.json and dist/. No Docker engine runs here, so this is how the image's
+// contents are exercised.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,8 +29,16 @@ export function prepareRuntimeInstall(): string {
   );
   // Stage "production-dependencies", then the runtime stage's COPY of package.json.
   for (const file of ["package.json", "package-lock.json"]) copyFileSync(join(REPO, file), join(app, file));
-  const npmArgs = ["ci", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"];
-  runStep("npm ci --omit=dev", "npm", npmArgs, app);
+  const npmArgs = [
+    "ci",
+    "--omit=dev",
+    "--workspaces=false",
+    "--ignore-scripts",
+    "--no-audit",
+    "--no-fund",
+    "--prefer-offline",
+  ];
+  runStep("npm ci --omit=dev --workspaces=false", "npm", npmArgs, app);
   return app;
 }
 

@@ -3,7 +3,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { MongoClient } from "mongodb";
-import { startEmbeddedServer } from "../../src/server/index.js";
+import { startEmbeddedServer } from "@pattern-sidecar/mongodb-embedded";
 import { KnownFailures } from "./known-failures.js";
 import { asError } from "./outcomes.js";
 import { RunReport } from "./report.js";

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { after, before } from "node:test";
 import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
-import { startEmbeddedServer, type EmbeddedServer } from "../../src/server/index.js";
+import { startEmbeddedServer, type EmbeddedServer } from "@pattern-sidecar/mongodb-embedded";
 
 export interface TestMongo {
   /** Connection string for the deployment (no database in the path). */

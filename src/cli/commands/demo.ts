@@ -8,7 +8,7 @@ import { MongoClient } from "mongodb";
 import { configSchema, type Config } from "../../config/schema.js";
 import type { Logger } from "../../ops/logger.js";
 import { createMetrics } from "../../ops/metrics.js";
-import { startEmbeddedServer } from "../../server/index.js";
+import { startEmbeddedMongo } from "../embedded-server.js";
 import { createShutdownStack } from "../../ops/shutdown.js";
 import { Runner } from "../../stream/runner.js";
 import { waitUntil } from "../wait-until.js";
@@ -43,7 +43,7 @@ export async function demoCommand(logger: Logger): Promise<number> {
     logger.error({ err: error, resource: name }, "cleanup failed"),
   );
   try {
-    const server = await startEmbeddedServer({ host: "127.0.0.1", port: 0 });
+    const server = await startEmbeddedMongo({ host: "127.0.0.1", port: 0 });
     shutdown.defer("embedded server", () => server.close());
     const client = new MongoClient(server.uri);
     shutdown.defer("client", () => client.close());

@@ -18,10 +18,14 @@ interface CliResult {
 
 async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
-      env: { ...process.env, ...env },
-      timeout: 20_000,
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ["--conditions=source", "--import", "tsx", "src/main.ts", ...args],
+      {
+        env: { ...process.env, ...env },
+        timeout: 20_000,
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

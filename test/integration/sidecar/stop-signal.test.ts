@@ -17,7 +17,7 @@ async function healthStatus(port: number): Promise<number | undefined> {
 
 void test("a sidecar still connecting to an unreachable deployment stops cleanly on SIGTERM", async () => {
   const [httpPort, nothingListens] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "run"], {
+  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "src/main.ts", "run"], {
     env: {
       ...process.env,
       MONGODB_URI: `mongodb://127.0.0.1:${nothingListens}/shop?replicaSet=rs0`,

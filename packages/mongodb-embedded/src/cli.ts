@@ -1,0 +1,49 @@
+// Starts the embedded server from the command line (in this package's folder):
+//   node --import tsx src/cli.ts [--host 127.0.0.1] [--port 27017] [--change-history 100000]
+// prints the connection string, and stops cleanly on SIGINT/SIGTERM.
+import { parseArgs } from "node:util";
+import { startEmbeddedServer } from "./index.js";
+
+const USAGE = "usage: cli.ts [--host <address>] [--port <number>] [--change-history <events>]";
+
+function parsePositiveInteger(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`--${name} must be a non-negative integer, got '${value}'`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      host: { type: "string" },
+      port: { type: "string" },
+      "change-history": { type: "string" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const server = await startEmbeddedServer({
+    host: values.host ?? "127.0.0.1",
+    port: parsePositiveInteger(values.port, "port", 27017),
+    changeHistoryLimit:
+      parsePositiveInteger(values["change-history"], "change-history", 100_000) || undefined,
+  });
+  console.log(server.uri);
+  const stop = (signal: string) => {
+    console.error(`${signal}: stopping the embedded server`);
+    void server.close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  console.error(USAGE);
+  process.exit(2);
+});

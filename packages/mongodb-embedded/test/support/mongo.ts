@@ -1,0 +1,92 @@
+// The one place this package's tests get their MongoDB from: a real replica set when MONGODB_URI
+// is set, otherwise this package's server, started once per test file on a free loopback port.
+// Tests must not assume which: they use fresh database names and clean up after themselves.
+import { randomBytes } from "node:crypto";
+import { after, before } from "node:test";
+import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
+import { startEmbeddedServer, type EmbeddedServer } from "../../src/index.js";
+
+export interface TestMongo {
+  /** Connection string for the deployment (no database in the path). */
+  uri: string;
+  /** A connected client; closed by `close()`. */
+  client: MongoClient;
+  /** True when the tests run against the embedded server rather than MONGODB_URI. */
+  embedded: boolean;
+  /** Another client to the same deployment, closed by `close()` too. */
+  newClient(options?: MongoClientOptions): Promise<MongoClient>;
+  close(): Promise<void>;
+}
+
+export async function startTestMongo(): Promise<TestMongo> {
+  const external = process.env.MONGODB_URI;
+  let server: EmbeddedServer | undefined;
+  let uri: string;
+  if (external) {
+    uri = external;
+  } else {
+    server = await startEmbeddedServer({ host: "127.0.0.1", port: 0 });
+    uri = server.uri;
+  }
+  const clients: MongoClient[] = [];
+  const newClient = async (options: MongoClientOptions = {}) => {
+    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000, ...options });
+    clients.push(client);
+    await client.connect();
+    return client;
+  };
+  const client = await newClient();
+  let closing: Promise<void> | undefined;
+  return {
+    uri,
+    client,
+    embedded: server !== undefined,
+    newClient,
+    close() {
+      closing ??= (async () => {
+        await Promise.all(clients.map((c) => c.close()));
+        await server?.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** A database name no other test (or earlier run against a real server) uses. */
+export function uniqueDatabaseName(label: string): string {
+  return `t_${label.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 30)}_${randomBytes(4).toString("hex")}`;
+}
+
+export interface TestDatabase {
+  mongo: TestMongo;
+  /** A fresh database (named by uniqueDatabaseName), through `mongo.client`. */
+  db: Db;
+}
+
+/**
+ * Registers the test file's before/after hooks: a test deployment and a fresh database, dropped
+ * and closed after the file. Read the fields inside tests. A file's own setup on the database
+ * goes in `setUp` (Node 20 starts a file's top-level `before` hooks without waiting for the
+ * earlier ones, so a hook of the file's own could run before the database exists), and what
+ * must end before the drop (a sidecar) goes in `tearDown`.
+ */
+export function useTestDatabase(
+  label: string,
+  hooks: {
+    setUp?: (fixture: TestDatabase) => Promise<void> | void;
+    tearDown?: () => Promise<void>;
+  } = {},
+): TestDatabase {
+  const fixture = {} as TestDatabase;
+  before(async () => {
+    fixture.mongo = await startTestMongo();
+    fixture.db = fixture.mongo.client.db(uniqueDatabaseName(label));
+    await hooks.setUp?.(fixture);
+  });
+  after(async () => {
+    await hooks.tearDown?.();
+    await fixture.db?.dropDatabase();
+    await fixture.mongo?.close();
+  });
+  return fixture;
+}

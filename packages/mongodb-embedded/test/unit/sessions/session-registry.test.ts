@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Binary } from "bson";
+import { SessionRegistry, SESSION_IDLE_LIMIT_MS } from "../../../src/sessions/session-registry.js";
+import { LockTable } from "../../../src/sessions/lock-table.js";
+import { Catalog } from "../../../src/storage/catalog.js";
+import { ClusterClock } from "../../../src/storage/cluster-clock.js";
+
+const lsid = (byte: number) => ({ id: new Binary(Buffer.alloc(16, byte), Binary.SUBTYPE_UUID) });
+const registry = () => new SessionRegistry(new Catalog(new ClusterClock(), () => {}), new LockTable());
+
+void describe("SessionRegistry use tracking", () => {
+  void it("lists each touched session once, with its last use", () => {
+    const sessions = registry();
+    sessions.touch(lsid(1), new Date(1000));
+    sessions.touch(lsid(2), new Date(2000));
+    sessions.touch(lsid(1), new Date(3000));
+    assert.deepEqual(
+      sessions.list().map((s) => [s.lsid.id.buffer[0], s.lastUse.getTime()]),
+      [
+        [1, 3000],
+        [2, 2000],
+      ],
+    );
+  });
+
+  void it("forgets sessions idle past the logical session timeout", () => {
+    const sessions = registry();
+    sessions.touch(lsid(1), new Date(0));
+    sessions.touch(lsid(2), new Date(SESSION_IDLE_LIMIT_MS));
+    sessions.expireIdle(SESSION_IDLE_LIMIT_MS + 1);
+    assert.deepEqual(
+      sessions.list().map((s) => s.lsid.id.buffer[0]),
+      [2],
+    );
+  });
+
+  void it("keeps an idle session whose transaction is still open", () => {
+    const sessions = registry();
+    sessions.transactionFor(lsid(1), 1n, true);
+    sessions.touch(lsid(1), new Date(0));
+    sessions.expireIdle(SESSION_IDLE_LIMIT_MS + 1);
+    assert.equal(sessions.list().length, 1);
+  });
+
+  void it("drops ended sessions from the list", () => {
+    const sessions = registry();
+    sessions.touch(lsid(1));
+    sessions.endSessions([lsid(1)]);
+    assert.deepEqual(sessions.list(), []);
+  });
+});
