@@ -1,5 +1,6 @@
-// The one place this package's tests get their MongoDB from: a real replica set when MONGODB_URI
-// is set, otherwise this package's server, started once per test file on a free loopback port.
+// The one place every test gets its MongoDB from (this package's, and the sidecar's through
+// test/support/mongo.ts): a real replica set when MONGODB_URI is set, otherwise this package's
+// server, started once per test file on a free loopback port.
 // Tests must not assume which: they use fresh database names and clean up after themselves.
 import { randomBytes } from "node:crypto";
 import { after, before } from "node:test";
