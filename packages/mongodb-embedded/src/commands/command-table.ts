@@ -6,6 +6,7 @@ import { collMod, create, drop, listCollections, renameCollection } from "./coll
 import { configureFailPoint } from "./configure-fail-point.js";
 import { dropDatabase, listDatabases } from "./databases.js";
 import { deleteCommand } from "./delete.js";
+import { explain } from "./explain.js";
 import { count, distinct, find } from "./find.js";
 import { findAndModify } from "./find-and-modify.js";
 import { getMore, killCursors } from "./get-more.js";
@@ -58,6 +59,7 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, Com
   ["findAndModify", findAndModify],
   ["findandmodify", findAndModify],
   ["aggregate", aggregate],
+  ["explain", explain],
   ["commitTransaction", commitTransaction],
   ["abortTransaction", abortTransaction],
   ["endSessions", endSessions],
