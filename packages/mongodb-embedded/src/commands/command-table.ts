@@ -20,6 +20,7 @@ import {
   hostInfo,
   ping,
   serverStatus,
+  setParameter,
   whatsmyuri,
 } from "./server-info.js";
 import { abortTransaction, commitTransaction, endSessions } from "./transactions.js";
@@ -33,6 +34,7 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, Com
   ["buildInfo", buildInfo],
   ["buildinfo", buildInfo],
   ["getParameter", getParameter],
+  ["setParameter", setParameter],
   ["serverStatus", serverStatus],
   ["hostInfo", hostInfo],
   ["whatsmyuri", whatsmyuri],

@@ -76,7 +76,7 @@ export const find: CommandHandler = (request, server) => {
       ? { documents: [], exhausted: docs.length === 0 }
       : cursor.takeBatch(batchSize ?? DEFAULT_FIRST_BATCH_SIZE);
   if (singleBatch) batch.exhausted = true;
-  return firstBatchReply(server, cursor, batch);
+  return firstBatchReply(server, cursor, batch, truthy(body.noCursorTimeout));
 };
 
 export const count: CommandHandler = (request, server) => {

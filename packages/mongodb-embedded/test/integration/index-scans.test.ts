@@ -60,7 +60,7 @@ void test("an equality on the first field and a range on the second examine only
 void test("an anchored case-sensitive prefix regex on _id is answered from the _id index's bounds", async () => {
   const collection = fixture.db.collection("prefixed");
   const docs = [];
-  for (let i = 0; i < 500; i++) docs.push({ _id: `c${i % 50}_${1_700_000_000 + i}` });
+  for (let i = 0; i < 500; i++) docs.push({ _id: `c${i % 50}_${1_700_000_000 + i}` as never });
   await collection.insertMany(docs);
   const explained = await explainFind(collection, { _id: { $regex: "^c7_" } }, {});
   assert.equal(explained.ixscan?.indexName, "_id_");
@@ -73,16 +73,13 @@ void test("an anchored case-sensitive prefix regex on _id is answered from the _
 void test("a range on _id sorted by _id descending with a limit reads one key", async () => {
   const collection = fixture.db.collection("id_range");
   await collection.insertMany(
-    Array.from({ length: 300 }, (_, i) => ({ _id: `k_${String(i).padStart(4, "0")}` })),
+    Array.from({ length: 300 }, (_, i) => ({ _id: `k_${String(i).padStart(4, "0")}` as never })),
   );
-  const explained = await explainFind(collection, { _id: { $gte: "k_0100", $lt: "k_0200" } }, { _id: -1 }, 1);
+  const range: Document = { _id: { $gte: "k_0100", $lt: "k_0200" } };
+  const explained = await explainFind(collection, range, { _id: -1 }, 1);
   assert.equal(explained.stages.includes("SORT"), false);
   assert.deepEqual([explained.keysExamined, explained.docsExamined], [1, 1]);
-  const [last] = await collection
-    .find({ _id: { $gte: "k_0100", $lt: "k_0200" } })
-    .sort({ _id: -1 })
-    .limit(1)
-    .toArray();
+  const [last] = await collection.find(range).sort({ _id: -1 }).limit(1).toArray();
   assert.equal(last?._id, "k_0199");
 });
 
