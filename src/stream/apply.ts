@@ -1,31 +1,45 @@
-// Executes a plan's writes inside the correction's transaction. A write that matches nothing
-// means the document changed between the read and the write; the whole transaction is redone
-// from a fresh read rather than committing a half-applied plan.
-import type { ClientSession, Db } from "mongodb";
+// Executes a plan's writes inside the correction's transaction: one ordered bulk write per
+// collection, so that a split into thousands of buckets is a few commands, well within the
+// transaction's lifetime, rather than one round trip per bucket. A guarded update that
+// matches nothing means the document changed between the read and the write; the whole
+// transaction is redone from a fresh read rather than committing a half-applied plan.
+import type { AnyBulkWriteOperation, ClientSession, Db, Document } from "mongodb";
 import { StalePlanError } from "../errors.js";
 import type { Write } from "../patterns/plan.js";
 
 export async function applyWrites(db: Db, writes: readonly Write[], session: ClientSession): Promise<void> {
-  for (const write of writes) await applyWrite(db, write, session);
+  for (const [collection, group] of byCollection(writes)) await applyGroup(db, collection, group, session);
 }
 
-async function applyWrite(db: Db, write: Write, session: ClientSession): Promise<void> {
-  const collection = db.collection(write.collection);
-  switch (write.op) {
-    case "insertOne":
-      await collection.insertOne({ ...write.document }, { session });
-      return;
-    case "updateOne": {
-      const result = await collection.updateOne(write.filter, write.update, { session });
-      if (result.matchedCount === 0) throw stale(write);
-      return;
-    }
-  }
+/** The writes of each collection, in plan order (a plan's collections are independent). */
+function byCollection(writes: readonly Write[]): Map<string, Write[]> {
+  const groups = new Map<string, Write[]>();
+  for (const write of writes) groups.set(write.collection, [...(groups.get(write.collection) ?? []), write]);
+  return groups;
 }
 
-function stale(write: Extract<Write, { op: "updateOne" }>): StalePlanError {
-  return new StalePlanError(`${write.op} on ${write.collection} matched no document`, {
-    collection: write.collection,
-    filter: write.filter,
+async function applyGroup(
+  db: Db,
+  collection: string,
+  writes: Write[],
+  session: ClientSession,
+): Promise<void> {
+  const result = await db
+    .collection(collection)
+    .bulkWrite(writes.map(toOperation), { ordered: true, session });
+  const updates = writes.filter((write) => write.op === "updateOne");
+  // Every update is guarded to match exactly its one document: fewer matches, a stale plan.
+  if (result.matchedCount < updates.length) throw stale(collection, updates);
+}
+
+function toOperation(write: Write): AnyBulkWriteOperation<Document> {
+  if (write.op === "insertOne") return { insertOne: { document: { ...write.document } } };
+  return { updateOne: { filter: write.filter, update: write.update } };
+}
+
+function stale(collection: string, updates: Extract<Write, { op: "updateOne" }>[]): StalePlanError {
+  return new StalePlanError(`an updateOne on ${collection} matched no document`, {
+    collection,
+    filters: updates.map((update) => update.filter),
   });
 }

@@ -16,7 +16,11 @@ export interface ServerStateOptions {
   changeHistoryLimit: number;
 }
 
-/** How often open transactions are checked against transactionLifetimeLimitSeconds. */
+/** mongod's default cursorTimeoutMillis: 10 minutes. */
+const DEFAULT_CURSOR_TIMEOUT_MS = 600_000;
+
+/** How often open transactions (transactionLifetimeLimitSeconds) and idle cursors
+ * (cursorTimeoutMillis) are checked. */
 const TRANSACTION_REAP_INTERVAL_MS = 1_000;
 
 export class ServerState {
@@ -32,6 +36,8 @@ export class ServerState {
   readonly sessions: SessionRegistry;
   readonly cursors = new CursorRegistry();
   readonly failPoints = new FailPoints();
+  /** The parameters setParameter may change. */
+  readonly parameters = { cursorTimeoutMillis: DEFAULT_CURSOR_TIMEOUT_MS };
   private readonly reaper: NodeJS.Timeout;
   private connectionCount = 0;
   private nextConnectionId = 1;
@@ -48,6 +54,7 @@ export class ServerState {
     this.reaper = setInterval(() => {
       this.sessions.abortExpired();
       this.sessions.expireIdle();
+      this.cursors.killIdle(this.parameters.cursorTimeoutMillis);
     }, TRANSACTION_REAP_INTERVAL_MS);
     this.reaper.unref();
   }

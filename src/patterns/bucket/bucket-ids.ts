@@ -7,7 +7,7 @@
 // takes the suffix after the largest taken one, never a gap, so it sorts after the others.
 import { ObjectId } from "bson";
 
-const SUFFIX_DIGITS = 6;
+export const SUFFIX_DIGITS = 6;
 const MAX_SUFFIX = 10 ** SUFFIX_DIGITS - 1;
 
 /** The text a bucket key contributes to `_id`s, or null for a key that cannot build one. */
@@ -29,9 +29,9 @@ function withSuffix(base: string, suffix: number): string {
 }
 
 /**
- * Hands out the `_id`s of one plan's new buckets: `base` while no bucket takes it or a
- * suffixed form of it, otherwise the suffix after the largest taken, so that a new bucket
- * sorts after every bucket of its second. `taken` is indexed once, so a split into k
+ * Hands out the `_id`s of one plan's new buckets: `base` while no bucket takes it, otherwise
+ * the suffix after the largest taken, so that a new bucket sorts after every bucket of its
+ * second. `taken` holds the taken bases among the plan's and their largest suffixed forms. `taken` is indexed once, so a split into k
  * buckets of one second costs O(k), not O(k²). Returns null once the suffixes run out.
  */
 export function bucketIdAllocator(taken: Iterable<string>): (base: string) => string | null {

@@ -17,8 +17,24 @@ import type { Plan, Write } from "../plan.js";
 
 export interface BucketState {
   bucket: Document;
-  /** `_id`s of the existing buckets of this key (prefix "<key>_"). */
+  /** Of the base `_id`s a split would name its new buckets after (`splitBaseIds`), those
+   * taken, each with its largest taken suffixed form: all the allocator needs, so that a
+   * split reads O(new buckets), never the key's whole history. */
   takenIds: ReadonlySet<string>;
+}
+
+/** The base `_id`s (`<key>_<seconds>`) of the buckets a split of `bucket` would create; none
+ * when it needs no split or cannot be split. */
+export function splitBaseIds(rule: BucketRule, bucket: Document): string[] {
+  const entries: unknown = bucket[rule.arrayField];
+  const keyText = bucketKeyText(bucket[rule.keyField]);
+  if (!Array.isArray(entries) || entries.length <= rule.threshold || keyText === null) return [];
+  const bases = new Set<string>();
+  for (const [first] of inGroupsOf(entries.slice(rule.threshold), rule.threshold)) {
+    const date = isPlainDocument(first) ? first[rule.dateField] : undefined;
+    if (isValidDate(date)) bases.add(baseBucketId(keyText, date));
+  }
+  return [...bases];
 }
 
 const NONE: Plan = { outcome: "none" };

@@ -1,11 +1,32 @@
-// Reads a bucket and the _ids its customer's buckets already take, so that new buckets get
-// unique _ids that sort in time order.
-import type { ClientSession, Db } from "mongodb";
+// Reads a bucket and, for a split, only the `_id`s its new buckets could collide with: each
+// base `_id` the split would use and, when that is taken, its largest suffixed form. Two
+// reads answered from the _id index, whatever the number of the key's buckets.
+import type { ClientSession, Collection, Db } from "mongodb";
 import type { BucketRule } from "./rule.js";
-import type { BucketState } from "./planner.js";
+import { splitBaseIds, type BucketState } from "./planner.js";
+import { SUFFIX_DIGITS } from "./bucket-ids.js";
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The largest `<base>_NNNNNN`: a backward scan of the _id index from `<base>_999999`. */
+async function largestSuffixedId(buckets: Collection, base: string, session?: ClientSession) {
+  const [last] = await buckets
+    .find(
+      {
+        _id: {
+          $gt: `${base}_`,
+          $lte: `${base}_${"9".repeat(SUFFIX_DIGITS)}`,
+          $regex: `^${escapeRegex(base)}_\\d{${SUFFIX_DIGITS}}$`,
+        } as never,
+      },
+      { session, projection: { _id: 1 } },
+    )
+    .sort({ _id: -1 })
+    .limit(1)
+    .toArray();
+  return last ? String(last._id) : undefined;
 }
 
 export async function readBucketState(
@@ -17,11 +38,15 @@ export async function readBucketState(
   const buckets = db.collection(rule.collection);
   const bucket = await buckets.findOne({ _id: bucketId as never }, { session });
   if (!bucket) return null;
-  const key: unknown = bucket[rule.keyField];
-  if (key === undefined || key === null) return { bucket, takenIds: new Set() };
-  // A prefix regex on _id is answered from the _id index, as the seed's own paging query is.
+  const bases = splitBaseIds(rule, bucket);
+  if (bases.length === 0) return { bucket, takenIds: new Set() };
   const taken = await buckets
-    .find({ _id: { $regex: `^${escapeRegex(String(key))}_` } as never }, { session, projection: { _id: 1 } })
+    .find({ _id: { $in: bases } as never }, { session, projection: { _id: 1 } })
     .toArray();
-  return { bucket, takenIds: new Set(taken.map((doc) => String(doc._id))) };
+  const takenIds = new Set(taken.map((doc) => String(doc._id)));
+  for (const base of [...takenIds]) {
+    const suffixed = await largestSuffixedId(buckets, base, session);
+    if (suffixed) takenIds.add(suffixed);
+  }
+  return { bucket, takenIds };
 }

@@ -4,7 +4,9 @@ import type { ClientSession, Db, Document } from "mongodb";
 import type { OutlierRule } from "./rule.js";
 import type { OverflowChunkState, OutlierState } from "./planner.js";
 
-/** The overflow document of `sourceId` with the highest sequence number: where extras go next. */
+/** The overflow document of `sourceId` with the highest sequence number: where extras go next.
+ * The sort is the index {reference: 1, sequence: 1} read backwards (one key examined): a
+ * tiebreak on _id, which the index lacks, would fetch and sort every chunk of the source. */
 async function readLastChunk(
   db: Db,
   rule: OutlierRule,
@@ -14,7 +16,7 @@ async function readLastChunk(
   const [last] = await db
     .collection(rule.overflowCollection)
     .find({ [rule.referenceField]: sourceId }, { session })
-    .sort({ [rule.sequenceField]: -1, _id: -1 })
+    .sort({ [rule.sequenceField]: -1 })
     .limit(1)
     .toArray();
   return last ?? null;

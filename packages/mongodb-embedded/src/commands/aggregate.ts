@@ -3,7 +3,9 @@
 // using indexes, and a final $out or $merge is carried out here as writes.
 import type { Document } from "bson";
 import { openChangeStream } from "../changestream/index.js";
-import { collatorFor, runPipeline } from "../query/index.js";
+import { collatorFor, runPipeline, sortDocuments } from "../query/index.js";
+import { executeAggregateRead } from "./aggregate-read.js";
+import { explainAggregate } from "./explain.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { ServerState } from "../server-state.js";
 import { documentKey } from "../storage/stored-collection.js";
@@ -15,6 +17,7 @@ import {
   letVariables,
   optionalCount,
   optionalDocument,
+  truthy,
 } from "./command-args.js";
 import { firstBatchReply } from "./cursor-replies.js";
 import { DEFAULT_FIRST_BATCH_SIZE } from "./find.js";
@@ -23,13 +26,7 @@ import { assertCollectionless, localSessionDocuments } from "./list-local-sessio
 
 export const aggregate: CommandHandler = async (request, server) => {
   const pipeline = documentArray(request.body, "pipeline");
-  if (request.body.explain !== undefined) {
-    throw new ServerError(
-      ErrorCode.NotImplemented,
-      "NotImplemented",
-      "explain is not supported by the embedded server",
-    );
-  }
+  if (truthy(request.body.explain)) return explainAggregate(request, server, "queryPlanner");
   const cursorOptions = optionalDocument(request.body, "cursor");
   if (!cursorOptions) {
     throw new ServerError(
@@ -99,16 +96,11 @@ function runStages(request: CommandRequest, server: ServerState, stages: Documen
     // `aggregate: 1` runs collection-less stages ($documents); nothing else is supported.
     return runPipeline([], stages, context);
   }
-  const collection = server.catalog.collection(request.db, collectionName);
-  const leadingMatch = (stages[0] as Document | undefined)?.$match as Document | undefined;
-  if (leadingMatch && typeof leadingMatch === "object") {
-    return runPipeline(
-      view.find(collection, leadingMatch, strings, variables).map((v) => v.doc),
-      stages.slice(1),
-      context,
-    );
-  }
-  return runPipeline(view.documents(collection), stages, context);
+  const read = executeAggregateRead(request, server, stages);
+  let docs = (read.query?.found ?? []).map((v) => v.doc);
+  if (read.read.sort && !read.query?.sorted) docs = sortDocuments(docs, read.read.sort, strings);
+  if (read.read.limit > 0) docs = docs.slice(0, read.read.limit);
+  return runPipeline(docs, read.rest, context);
 }
 
 /** Stages are checked for shape later (runPipeline); this must not trip over a malformed one. */

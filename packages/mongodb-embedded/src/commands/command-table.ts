@@ -6,6 +6,7 @@ import { collMod, create, drop, listCollections, renameCollection } from "./coll
 import { configureFailPoint } from "./configure-fail-point.js";
 import { dropDatabase, listDatabases } from "./databases.js";
 import { deleteCommand } from "./delete.js";
+import { explain } from "./explain.js";
 import { count, distinct, find } from "./find.js";
 import { findAndModify } from "./find-and-modify.js";
 import { getMore, killCursors } from "./get-more.js";
@@ -19,6 +20,7 @@ import {
   hostInfo,
   ping,
   serverStatus,
+  setParameter,
   whatsmyuri,
 } from "./server-info.js";
 import { abortTransaction, commitTransaction, endSessions } from "./transactions.js";
@@ -32,6 +34,7 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, Com
   ["buildInfo", buildInfo],
   ["buildinfo", buildInfo],
   ["getParameter", getParameter],
+  ["setParameter", setParameter],
   ["serverStatus", serverStatus],
   ["hostInfo", hostInfo],
   ["whatsmyuri", whatsmyuri],
@@ -58,6 +61,7 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, Com
   ["findAndModify", findAndModify],
   ["findandmodify", findAndModify],
   ["aggregate", aggregate],
+  ["explain", explain],
   ["commitTransaction", commitTransaction],
   ["abortTransaction", abortTransaction],
   ["endSessions", endSessions],

@@ -15,10 +15,15 @@ export function cursorReply(id: Long, ns: string, batch: CursorBatch, first: boo
 }
 
 /** Registers the cursor unless its first batch already exhausted it, and answers the batch. */
-export function firstBatchReply(server: ServerState, cursor: ServerCursor, batch: CursorBatch): Document {
+export function firstBatchReply(
+  server: ServerState,
+  cursor: ServerCursor,
+  batch: CursorBatch,
+  noTimeout = false,
+): Document {
   if (batch.exhausted) {
     cursor.close();
     return cursorReply(Long.ZERO, cursor.ns, batch, true);
   }
-  return cursorReply(server.cursors.register(cursor), cursor.ns, batch, true);
+  return cursorReply(server.cursors.register(cursor, noTimeout), cursor.ns, batch, true);
 }

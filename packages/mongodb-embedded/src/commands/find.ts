@@ -5,14 +5,28 @@ import type { Document } from "bson";
 import { collatorFor, compareValues, projectDocument, sortDocuments, valuesEqual } from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import { ArrayCursor } from "./array-cursor.js";
-import type { CommandHandler } from "./command-context.js";
+import type { CommandHandler, CommandRequest } from "./command-context.js";
+import type { ServerState } from "../server-state.js";
+import type { QueryResult } from "../storage/read-view.js";
 import { letVariables, optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
 import { firstBatchReply } from "./cursor-replies.js";
 
 /** mongod's default first batch: 101 documents. */
 export const DEFAULT_FIRST_BATCH_SIZE = 101;
 
-export const find: CommandHandler = (request, server) => {
+/** What a find did, for its reply and for explain. */
+export interface FindExecution {
+  docs: Document[];
+  query: QueryResult | undefined;
+  filter: Document;
+  sort: Document | undefined;
+  skip: number;
+  limit: number;
+  singleBatch: boolean;
+  projection: Document | undefined;
+}
+
+export function executeFind(request: CommandRequest, server: ServerState): FindExecution {
   const body = request.body;
   const name = targetCollection(request);
   if (truthy(body.tailable)) {
@@ -23,17 +37,38 @@ export const find: CommandHandler = (request, server) => {
   const scope = server.scope(request.transaction);
   const collection = server.catalog.collection(request.db, name);
   const filter = optionalDocument(body, "filter") ?? {};
-  let docs = scope.view.find(collection, filter, strings, variables).map((v) => v.doc);
-  const sort = optionalDocument(body, "sort");
-  if (sort && Object.keys(sort).length > 0) docs = sortDocuments(docs, sort, strings);
+  const sortSpec = optionalDocument(body, "sort");
+  const sort = sortSpec && Object.keys(sortSpec).length > 0 ? sortSpec : undefined;
   const skip = optionalCount(body, "skip") ?? 0;
   let limit = optionalCount(body, "limit") ?? 0;
   let singleBatch = truthy(body.singleBatch);
   if (limit < 0) [limit, singleBatch] = [-limit, true];
-  docs = docs.slice(skip, limit > 0 ? skip + limit : undefined);
+  const wanted = limit > 0 ? skip + limit : undefined;
+  const query = collection
+    ? scope.view.query(collection, { filter, sort, limit: wanted, strings, variables })
+    : undefined;
+  let docs = (query?.found ?? []).map((v) => v.doc);
+  if (sort && !query?.sorted) docs = sortDocuments(docs, sort, strings);
+  docs = docs.slice(skip, wanted);
   const projection = optionalDocument(body, "projection");
-  if (projection && Object.keys(projection).length > 0)
-    docs = docs.map((d) => projectDocument(d, projection, strings, variables));
+  const projects = projection && Object.keys(projection).length > 0;
+  if (projects) docs = docs.map((d) => projectDocument(d, projection, strings, variables));
+  return {
+    docs,
+    query,
+    filter,
+    sort,
+    skip,
+    limit,
+    singleBatch,
+    projection: projects ? projection : undefined,
+  };
+}
+
+export const find: CommandHandler = (request, server) => {
+  const { docs, singleBatch } = executeFind(request, server);
+  const body = request.body;
+  const name = targetCollection(request);
   const cursor = new ArrayCursor(`${request.db}.${name}`, docs);
   const batchSize = optionalCount(body, "batchSize");
   const batch =
@@ -41,7 +76,7 @@ export const find: CommandHandler = (request, server) => {
       ? { documents: [], exhausted: docs.length === 0 }
       : cursor.takeBatch(batchSize ?? DEFAULT_FIRST_BATCH_SIZE);
   if (singleBatch) batch.exhausted = true;
-  return firstBatchReply(server, cursor, batch);
+  return firstBatchReply(server, cursor, batch, truthy(body.noCursorTimeout));
 };
 
 export const count: CommandHandler = (request, server) => {

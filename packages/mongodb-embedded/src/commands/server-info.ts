@@ -1,7 +1,8 @@
 // Commands that describe the server rather than data: ping, buildInfo, getParameter,
 // serverStatus, hostInfo, and the few administrative commands the driver and tests send.
 import { hostname } from "node:os";
-import { Int32, type Document } from "bson";
+import { Int32, Long, type Document } from "bson";
+import { ErrorCode, ServerError } from "../errors.js";
 import type { CommandHandler } from "./command-context.js";
 
 const VERSION = "7.0.0";
@@ -28,21 +29,51 @@ const PARAMETERS: Document = {
   maxTransactionLockRequestTimeoutMillis: new Int32(5),
 };
 
-export const getParameter: CommandHandler = (request) => {
+export const getParameter: CommandHandler = (request, server) => {
+  const parameters = {
+    ...PARAMETERS,
+    cursorTimeoutMillis: Long.fromNumber(server.parameters.cursorTimeoutMillis),
+  };
   const wanted = request.body.getParameter;
   if (wanted === "*" || (typeof wanted === "object" && wanted !== null)) {
-    return { ...PARAMETERS, ok: 1 };
+    return { ...parameters, ok: 1 };
   }
   const reply: Document = { ok: 1 };
-  for (const name of Object.keys(request.body)) {
-    if (name === "getParameter" || name.startsWith("$") || name === "lsid") continue;
-    if (!(name in PARAMETERS)) {
+  for (const name of parameterNames(request.body, "getParameter")) {
+    if (!(name in parameters)) {
       return { ok: 0, errmsg: "no option found to get", code: 72, codeName: "InvalidOptions" };
     }
-    reply[name] = PARAMETERS[name];
+    reply[name] = parameters[name as keyof typeof parameters];
   }
   return reply;
 };
+
+/** setParameter of cursorTimeoutMillis, the one parameter the server lets change. */
+export const setParameter: CommandHandler = (request, server) => {
+  const reply: Document = { ok: 1 };
+  for (const name of parameterNames(request.body, "setParameter")) {
+    const value = Number(String(request.body[name]));
+    if (name !== "cursorTimeoutMillis")
+      throw new ServerError(
+        ErrorCode.InvalidOptions,
+        "InvalidOptions",
+        `attempted to set unrecognized parameter [${name}]`,
+      );
+    if (!Number.isInteger(value) || value < 0)
+      throw new ServerError(
+        ErrorCode.BadValue,
+        "BadValue",
+        "cursorTimeoutMillis must be a non-negative integer",
+      );
+    reply.was = Long.fromNumber(server.parameters.cursorTimeoutMillis);
+    server.parameters.cursorTimeoutMillis = value;
+  }
+  return reply;
+};
+
+function parameterNames(body: Document, command: string): string[] {
+  return Object.keys(body).filter((name) => name !== command && !name.startsWith("$") && name !== "lsid");
+}
 
 export const serverStatus: CommandHandler = (_request, server) => ({
   host: server.address,

@@ -3,12 +3,36 @@
 import type { Document } from "bson";
 import { compileFilter, type StringComparator } from "../query/index.js";
 import { planLookup, type IndexLookup } from "./candidate-keys.js";
+import { keyRanges, planIndexScan, type IndexScanPlan } from "./index-scan.js";
 import { orderByIndex } from "./index-order.js";
 import type { StoredCollection } from "./stored-collection.js";
 
 export interface VisibleDocument {
   key: string;
   doc: Document;
+}
+
+export interface QueryOptions {
+  filter?: Document;
+  /** The sort the caller will apply: an index that gives this order is preferred. */
+  sort?: Document;
+  /** Documents wanted (skip included); 0 or absent for all. Scans in sort order stop there. */
+  limit?: number;
+  strings?: StringComparator;
+  variables?: Document;
+}
+
+/** How a read found its documents, for explain. */
+export type AccessPath =
+  { stage: "IXSCAN"; scan: IndexScanPlan } | { stage: "IXSCAN"; lookup: IndexLookup } | { stage: "COLLSCAN" };
+
+export interface QueryResult {
+  found: VisibleDocument[];
+  path: AccessPath;
+  /** The documents come in the requested sort's order already. */
+  sorted: boolean;
+  keysExamined: number;
+  docsExamined: number;
 }
 
 /** A transaction's own writes to one collection: document key -> new document or null. */
@@ -37,16 +61,86 @@ export class ReadView {
     variables?: Document,
   ): VisibleDocument[] {
     if (!collection) return [];
-    const matches = compileFilter(filter, { strings, variables });
-    const lookup = planLookup(collection, filter, strings !== undefined);
-    const found: VisibleDocument[] = [];
+    return this.query(collection, { filter, strings, variables }).found;
+  }
+
+  /** A read through the best index scan, an equality lookup, or a collection scan. */
+  query(collection: StoredCollection, options: QueryOptions): QueryResult {
+    const filter = options.filter ?? {};
+    const matches = compileFilter(filter, { strings: options.strings, variables: options.variables });
+    const collated = options.strings !== undefined;
+    const scan = planIndexScan(collection, filter, options.sort, collated);
+    if (scan) return this.scanIndex(collection, scan, matches, options);
+    const lookup = planLookup(collection, filter, collated);
+    const result: QueryResult = {
+      found: [],
+      path: lookup ? { stage: "IXSCAN", lookup } : { stage: "COLLSCAN" },
+      sorted: false,
+      keysExamined: lookup?.keys.size ?? 0,
+      docsExamined: 0,
+    };
     for (const key of this.keysToVisit(collection, lookup)) {
+      result.docsExamined += 1;
       const doc = this.get(collection, key);
-      if (doc && matches(doc)) found.push({ key, doc });
+      if (doc && matches(doc)) result.found.push({ key, doc });
     }
     // Ordered after reading: the versions this reader sees decide the keys, not the index.
-    if (!lookup) return found;
-    return orderByIndex(found, lookup.order, (key) => this.recordId(collection, key));
+    if (lookup)
+      result.found = orderByIndex(result.found, lookup.order, (key) => this.recordId(collection, key));
+    return result;
+  }
+
+  /** Walks the plan's key ranges; stops once `limit` documents are found in sort order. The
+   * keys this reader sees differently from the (latest-state) index are read on their own
+   * and merged in key order. */
+  private scanIndex(
+    collection: StoredCollection,
+    plan: IndexScanPlan,
+    matches: (doc: Document) => boolean,
+    options: QueryOptions,
+  ): QueryResult {
+    const changed = this.changedKeys(collection);
+    const enough = (plan.providesSort || !options.sort) && options.limit ? options.limit : Infinity;
+    const result: QueryResult = {
+      found: [],
+      path: { stage: "IXSCAN", scan: plan },
+      sorted: plan.providesSort,
+      keysExamined: 0,
+      docsExamined: 0,
+    };
+    const visited = new Set<string>();
+    const visit = (key: string) => {
+      visited.add(key);
+      result.docsExamined += 1;
+      const doc = this.get(collection, key);
+      if (doc && matches(doc)) result.found.push({ key, doc });
+    };
+    scanning: for (const range of keyRanges(plan)) {
+      for (const entry of plan.index.keys.scan(range, plan.backward)) {
+        if (result.found.length >= enough) break scanning;
+        result.keysExamined += 1;
+        if (!changed.has(entry.docKey) && !visited.has(entry.docKey)) visit(entry.docKey);
+      }
+    }
+    const before = result.found.length;
+    for (const key of changed) if (!visited.has(key)) visit(key);
+    if (result.found.length > before) {
+      const directions = plan.index.directions.map((d) => (plan.backward ? -d : d));
+      const pattern = Object.fromEntries(plan.index.fields.map((f, i) => [f, directions[i]]));
+      const ordered = orderByIndex(result.found, { pattern, firstFieldValues: [] }, (key) =>
+        this.recordId(collection, key),
+      );
+      result.found = ordered.slice(0, enough);
+    }
+    return result;
+  }
+
+  /** Keys whose version this reader sees may differ from the latest committed one. */
+  private changedKeys(collection: StoredCollection): Set<string> {
+    const changed = new Set<string>(this.overlayOf(collection)?.keys() ?? []);
+    if (this.snapshot !== undefined)
+      for (const key of collection.keysWrittenAfter(this.snapshot)) changed.add(key);
+    return changed;
   }
 
   /** This reader's own uncommitted writes to a collection, if any. */

@@ -1,9 +1,11 @@
-// A secondary index over the latest committed documents of a collection. It answers two
+// A secondary index over the latest committed documents of a collection. It answers three
 // questions without a scan: which documents may have this value in the index's first field
-// (equality and $in lookups), and which documents already hold this whole key (unique).
+// (equality and $in lookups on values the ordered keys cannot bound), which documents already
+// hold this whole key (unique), and which keys lie within bounds, in index order (scans).
 import type { Document } from "bson";
 import { canonicalKey } from "./canonical-key.js";
 import { indexedValues, isPathMissing } from "./field-values.js";
+import { OrderedKeys, type IndexEntry, type ScannableIndex } from "./ordered-keys.js";
 
 export interface IndexSpec {
   name: string;
@@ -18,21 +20,37 @@ const MAX_KEYS_PER_DOCUMENT = 10_000;
 
 export class SecondaryIndex {
   readonly fields: string[];
+  readonly directions: number[];
   private readonly byFirstField = new Map<string, Set<string>>();
   private readonly byWholeKey = new Map<string, Set<string>>();
+  private readonly ordered: OrderedKeys;
+  /** Set once a document holds several keys, and never cleared, as mongod's flag. */
+  private multikey = false;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
+    this.directions = this.fields.map((field) => (Number(String(spec.key[field])) < 0 ? -1 : 1));
+    this.ordered = new OrderedKeys(this.directions);
   }
 
-  add(docKey: string, doc: Document): void {
+  add(docKey: string, doc: Document, recordId: number): void {
     for (const value of new Set(this.firstFieldKeys(doc))) addTo(this.byFirstField, value, docKey);
     if (this.spec.unique) for (const key of this.wholeKeys(doc)) addTo(this.byWholeKey, key, docKey);
+    const entries = this.orderedEntries(docKey, doc, recordId);
+    if (entries.length > 1 || entries.some((e) => e.values.some(Array.isArray))) this.multikey = true;
+    for (const entry of entries) this.ordered.insert(entry);
   }
 
-  remove(docKey: string, doc: Document): void {
+  remove(docKey: string, doc: Document, recordId: number): void {
     for (const value of this.firstFieldKeys(doc)) removeFrom(this.byFirstField, value, docKey);
     if (this.spec.unique) for (const key of this.wholeKeys(doc)) removeFrom(this.byWholeKey, key, docKey);
+    for (const entry of this.orderedEntries(docKey, doc, recordId)) this.ordered.remove(entry);
+  }
+
+  scannable(): ScannableIndex {
+    const { name, key, unique } = this.spec;
+    const { fields, directions, multikey, ordered: keys } = this;
+    return { name, keyPattern: key, fields, directions, unique, multikey, keys };
   }
 
   /** Documents whose first indexed field may equal `value`. */
@@ -64,6 +82,16 @@ export class SecondaryIndex {
 
   private firstFieldKeys(doc: Document): string[] {
     return indexedValues(doc, this.fields[0]!).map(canonicalKey);
+  }
+
+  /** One entry per key of the document: the product of its values for each field. */
+  private orderedEntries(docKey: string, doc: Document, recordId: number): IndexEntry[] {
+    let tuples: unknown[][] = [[]];
+    for (const field of this.fields) {
+      const values = indexedValues(doc, field, false);
+      tuples = tuples.flatMap((tuple) => values.map((v) => [...tuple, v])).slice(0, MAX_KEYS_PER_DOCUMENT);
+    }
+    return tuples.map((values) => ({ values, docKey, recordId }));
   }
 
   private wholeKeys(doc: Document): string[] {

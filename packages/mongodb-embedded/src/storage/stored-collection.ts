@@ -6,6 +6,7 @@
 // again. Map order follows it (a re-insert moves the key to the end): the natural order.
 import { UUID, type Document } from "bson";
 import { canonicalKey } from "./canonical-key.js";
+import { OrderedKeys, type ScannableIndex } from "./ordered-keys.js";
 import { SecondaryIndex, type IndexSpec } from "./secondary-index.js";
 
 export interface DocumentVersion {
@@ -22,6 +23,8 @@ export class StoredCollection {
   options: Document;
   private readonly versions = new Map<string, DocumentVersion[]>();
   private readonly secondary = new Map<string, SecondaryIndex>();
+  /** The _id index in key order, for range scans and sorts by _id. */
+  private idKeys = new OrderedKeys([1]);
   /** Keys written since the oldest open snapshot, with their commit time: snapshot readers
    * must look at them even when the (latest-state) indexes no longer point to them. */
   private recentWrites: { ts: bigint; key: string }[] = [];
@@ -74,11 +77,12 @@ export class StoredCollection {
   /** Stores a new committed version; `oldestSnapshot` bounds which old versions to keep. */
   write(key: string, doc: Document | null, ts: bigint, oldestSnapshot: bigint | undefined): void {
     const before = this.read(key);
-    if (before) this.unindex(key, before);
-    if (doc) this.index(key, doc);
-    this.liveCount += (doc ? 1 : 0) - (before ? 1 : 0);
     const chain = this.versions.get(key) ?? [];
-    const recordId = !doc ? 0 : before ? chain[chain.length - 1]!.recordId : ++this.lastRecordId;
+    const beforeId = before ? chain[chain.length - 1]!.recordId : 0;
+    const recordId = !doc ? 0 : before ? beforeId : ++this.lastRecordId;
+    if (before) this.unindex(key, before, beforeId, doc === null);
+    if (doc) this.index(key, doc, recordId, !before);
+    this.liveCount += (doc ? 1 : 0) - (before ? 1 : 0);
     // A (re-)insert goes to the end of the natural order, even while snapshots still keep the
     // deleted versions of its _id.
     if (doc && !before) {
@@ -110,6 +114,7 @@ export class StoredCollection {
     this.versions.clear();
     this.recentWrites = [];
     this.liveCount = 0;
+    this.idKeys = new OrderedKeys([1]);
     for (const [name, index] of this.secondary) this.secondary.set(name, new SecondaryIndex(index.spec));
   }
 
@@ -118,6 +123,23 @@ export class StoredCollection {
       { name: ID_INDEX_NAME, key: { _id: 1 }, unique: true, options: {} },
       ...this.indexes().map((i) => i.spec),
     ];
+  }
+
+  /** The _id index, then the secondary indexes a planner may scan (not sparse, not partial). */
+  scannableIndexes(): ScannableIndex[] {
+    const id: ScannableIndex = {
+      name: ID_INDEX_NAME,
+      keyPattern: { _id: 1 },
+      fields: ["_id"],
+      directions: [1],
+      unique: true,
+      multikey: false,
+      keys: this.idKeys,
+    };
+    const usable = this.indexes().filter(
+      (i) => !i.spec.options.sparse && !i.spec.options.partialFilterExpression,
+    );
+    return [id, ...usable.map((index) => index.scannable())];
   }
 
   indexes(): SecondaryIndex[] {
@@ -131,8 +153,8 @@ export class StoredCollection {
   addIndex(spec: IndexSpec): SecondaryIndex {
     const index = new SecondaryIndex(spec);
     for (const [key, chain] of this.versions) {
-      const doc = chain[chain.length - 1]!.doc;
-      if (doc) index.add(key, doc);
+      const { doc, recordId } = chain[chain.length - 1]!;
+      if (doc) index.add(key, doc, recordId);
     }
     this.secondary.set(spec.name, index);
     return index;
@@ -150,12 +172,14 @@ export class StoredCollection {
     return undefined;
   }
 
-  private index(key: string, doc: Document): void {
-    for (const index of this.secondary.values()) index.add(key, doc);
+  private index(key: string, doc: Document, recordId: number, inserted: boolean): void {
+    if (inserted) this.idKeys.insert({ values: [doc._id], docKey: key, recordId });
+    for (const index of this.secondary.values()) index.add(key, doc, recordId);
   }
 
-  private unindex(key: string, doc: Document): void {
-    for (const index of this.secondary.values()) index.remove(key, doc);
+  private unindex(key: string, doc: Document, recordId: number, deleted: boolean): void {
+    if (deleted) this.idKeys.remove({ values: [doc._id], docKey: key, recordId });
+    for (const index of this.secondary.values()) index.remove(key, doc, recordId);
   }
 }
 

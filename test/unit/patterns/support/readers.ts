@@ -1,14 +1,14 @@
 // The states the planners plan from, read from a MemoryDb with the selections and sort
 // orders the planners' contracts ask of src/stream/readers. In detail:
 // - outlier: the last chunk is the highest seq (missing sorts first), as in production;
-//   ties on seq go to the last inserted here, to the highest _id there.
+//   ties on seq go to the last inserted, as a backward scan of {book_id: 1, seq: 1} gives them.
 // - subset: the newest entries are ranked by sortField then idField, descending, as
 //   src/patterns/subset.ts requires and production sorts (ties by _id would hide reviews).
 import type { Document } from "mongodb";
 import type { BucketRule } from "../../../../src/patterns/bucket/rule.js";
 import type { OutlierRule } from "../../../../src/patterns/outlier/rule.js";
 import type { SubsetRule } from "../../../../src/patterns/subset/rule.js";
-import type { BucketState } from "../../../../src/patterns/bucket/planner.js";
+import { splitBaseIds, type BucketState } from "../../../../src/patterns/bucket/planner.js";
 import type { OutlierState, OverflowChunkState } from "../../../../src/patterns/outlier/planner.js";
 import type { SubsetState } from "../../../../src/patterns/subset/planner.js";
 import { matches, type MemoryDb } from "./memory-db.js";
@@ -37,12 +37,25 @@ export function readOverflowChunkState(db: MemoryDb, rule: OutlierRule, chunk: D
   return { chunk, lastChunk };
 }
 
+const SUFFIXED = /_\d{6}$/;
+
+/** What src/patterns/bucket/reader.ts reads: the split's taken bases and their largest suffix. */
 export function readBucketState(db: MemoryDb, rule: BucketRule, bucketId: string): BucketState {
   const [bucket] = db.find(rule.collection, (doc) => doc._id === bucketId);
   if (!bucket) throw new Error(`no bucket ${bucketId}`);
-  const prefix = `${String(bucket[rule.keyField])}_`;
-  const taken = db.find(rule.collection, (doc) => typeof doc._id === "string" && doc._id.startsWith(prefix));
-  return { bucket, takenIds: new Set(taken.map((doc) => doc._id as string)) };
+  const takenIds = new Set<string>();
+  for (const base of splitBaseIds(rule, bucket)) {
+    if (db.find(rule.collection, (doc) => doc._id === base).length === 0) continue;
+    const suffixed = db
+      .find(
+        rule.collection,
+        (doc) => typeof doc._id === "string" && SUFFIXED.test(doc._id) && doc._id.startsWith(`${base}_`),
+      )
+      .map((doc) => doc._id as string)
+      .sort();
+    for (const id of [base, ...suffixed.slice(-1)]) takenIds.add(id);
+  }
+  return { bucket, takenIds };
 }
 
 function dateOf(rule: SubsetRule, doc: Document): number {

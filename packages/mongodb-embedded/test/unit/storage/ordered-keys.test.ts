@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import fc from "fast-check";
+import { OrderedKeys, type IndexEntry } from "../../../src/storage/ordered-keys.js";
+
+const everything = { before: () => false, after: () => false };
+
+void test("ordered keys stay in index order through any inserts and removals, forwards and backwards", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.boolean()), { maxLength: 3000 }),
+      (ops) => {
+        const keys = new OrderedKeys([-1]);
+        const live = new Map<number, IndexEntry>();
+        ops.forEach(([value, insert], recordId) => {
+          const held = live.get(value);
+          if (insert && !held) live.set(value, { values: [value], docKey: String(value), recordId });
+          if (!insert && held) live.delete(value);
+          if (insert && !held) keys.insert(live.get(value)!);
+          if (!insert && held) keys.remove(held);
+        });
+        const expected = [...live.keys()].sort((a, b) => b - a);
+        assert.deepEqual(
+          [...keys.scan(everything, false)].map((e) => e.values[0]),
+          expected,
+        );
+        assert.deepEqual(
+          [...keys.scan(everything, true)].map((e) => e.values[0]),
+          expected.reverse(),
+        );
+      },
+    ),
+  );
+});
+
+void test("a scan starts at its range's first key and stops after its last", () => {
+  const keys = new OrderedKeys([1]);
+  for (let i = 0; i < 5000; i++) keys.insert({ values: [i], docKey: String(i), recordId: i });
+  const range = {
+    before: (e: IndexEntry) => (e.values[0] as number) < 1200,
+    after: (e: IndexEntry) => (e.values[0] as number) > 1204,
+  };
+  assert.deepEqual(
+    [...keys.scan(range, false)].map((e) => e.values[0]),
+    [1200, 1201, 1202, 1203, 1204],
+  );
+  assert.deepEqual(
+    [...keys.scan(range, true)].map((e) => e.values[0]),
+    [1204, 1203, 1202, 1201, 1200],
+  );
+});

@@ -1,0 +1,116 @@
+// Every read a correction plans from is answered from an index, without a blocking sort,
+// and examines as many keys and documents for a document with a long history as for one
+// with none: explain with executionStats proves it against the embedded server and mongod.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Document, MongoClient } from "mongodb";
+import { readBucketState } from "../../../src/patterns/bucket/reader.js";
+import { readOutlierState } from "../../../src/patterns/outlier/reader.js";
+import { readSubsetState } from "../../../src/patterns/subset/reader.js";
+import { driverOf } from "../../../src/patterns/registry.js";
+import type { PatternRule } from "../../../src/patterns/driver.js";
+import { explainReads, type ExplainedRead } from "../../support/explain.js";
+import { useTestDatabase } from "../../support/mongo.js";
+import { bucketRule, outlierRule, subsetRule, users } from "../../unit/patterns/support/rules.js";
+
+let monitored: MongoClient;
+const fixture = useTestDatabase("correction_reads", {
+  async setUp({ mongo, db }) {
+    monitored = await mongo.newClient({ monitorCommands: true });
+    for (const rule of [outlierRule, bucketRule, subsetRule] as PatternRule[])
+      for (const index of driverOf(rule).indexes(rule))
+        await db.collection(index.collection).createIndex(index.keys, index.options ?? {});
+  },
+});
+
+const db = () => monitored.db(fixture.db.databaseName);
+
+function assertIndexed(reads: ExplainedRead[]): void {
+  assert.ok(reads.length > 0);
+  for (const read of reads) {
+    assert.equal(read.stages.includes("SORT"), false, `${read.collection}: ${read.stages.join(" < ")}`);
+    assert.equal(read.stages.includes("COLLSCAN"), false, `${read.collection}: ${read.stages.join(" < ")}`);
+  }
+}
+
+/** What each read examined, in the order they were sent. */
+const costs = (reads: ExplainedRead[]) => reads.map((r) => [r.collection, r.keysExamined, r.docsExamined]);
+
+async function bookWithChunks(bookId: number, chunks: number): Promise<void> {
+  await fixture.db.collection("sales").insertOne({ _id: bookId as never, customers_purchased: users(0, 60) });
+  const docs: Document[] = [];
+  for (let seq = 0; seq < chunks; seq++)
+    docs.push({ _id: { book_id: bookId, seq }, book_id: bookId, seq, customers_purchased_extra: ["u"] });
+  await fixture.db.collection("extra_sales").insertMany(docs);
+}
+
+void test("reading a book's last chunk examines the same one key with 1 chunk as with 200", async () => {
+  await bookWithChunks(1, 1);
+  await bookWithChunks(2, 200);
+  const small = await explainReads(monitored, db(), () => readOutlierState(db(), outlierRule, 1));
+  const large = await explainReads(monitored, db(), () => readOutlierState(db(), outlierRule, 2));
+  assertIndexed(large);
+  assert.deepEqual(costs(large), costs(small));
+  const lastChunk = large.find((read) => read.collection === "extra_sales");
+  assert.deepEqual([lastChunk?.keysExamined, lastChunk?.docsExamined], [1, 1]);
+});
+
+async function customerWithBuckets(customer: string, buckets: number): Promise<string> {
+  const docs: Document[] = [];
+  for (let i = 0; i < buckets; i++)
+    docs.push({
+      _id: `${customer}_${1_600_000_000 + i}`,
+      customerId: customer,
+      count: 1,
+      history: [{ date: new Date() }],
+    });
+  await fixture.db.collection("trades").insertMany(docs);
+  // A bucket of 20 trades whose second ten start in a second that a bucket already takes,
+  // with one suffixed bucket of that second.
+  const taken = new Date((1_600_000_000 + buckets - 1) * 1000);
+  await fixture.db.collection("trades").insertOne({
+    _id: `${customer}_${1_600_000_000 + buckets - 1}_000001` as never,
+    customerId: customer,
+    count: 1,
+    history: [{ date: taken }],
+  });
+  const id = `${customer}_0`;
+  const history = Array.from({ length: 20 }, () => ({ date: taken }));
+  await fixture.db
+    .collection("trades")
+    .insertOne({ _id: id as never, customerId: customer, count: 20, history });
+  return id;
+}
+
+void test("planning a bucket split examines as much with 40 buckets of the customer as with 2,000", async () => {
+  const few = await customerWithBuckets("few", 40);
+  const many = await customerWithBuckets("many", 2000);
+  const small = await explainReads(monitored, db(), () => readBucketState(db(), bucketRule, few));
+  const large = await explainReads(monitored, db(), () => readBucketState(db(), bucketRule, many));
+  assertIndexed(large);
+  assert.deepEqual(costs(large), costs(small));
+  for (const read of large) assert.ok(read.keysExamined <= 2 && read.docsExamined <= 2, JSON.stringify(read));
+  const state = await readBucketState(fixture.db, bucketRule, many);
+  assert.deepEqual([...(state?.takenIds ?? [])].sort(), ["many_1600001999", "many_1600001999_000001"]);
+});
+
+async function productWithReviews(productId: number, reviews: number): Promise<void> {
+  const docs = Array.from({ length: reviews }, (_, i) => ({
+    product_id: productId,
+    review_id: i,
+    published_date: new Date(1_600_000_000_000 + i * 1000),
+  }));
+  await fixture.db.collection("reviews").insertMany(docs);
+  const embedded = docs.slice(-3).map(({ product_id: _p, ...review }) => review);
+  await fixture.db.collection("products").insertOne({ _id: productId as never, reviews: embedded });
+}
+
+void test("reading a product's full set examines as much with 12 reviews as with 500", async () => {
+  await productWithReviews(1, 12);
+  await productWithReviews(2, 500);
+  const small = await explainReads(monitored, db(), () => readSubsetState(db(), subsetRule, 1));
+  const large = await explainReads(monitored, db(), () => readSubsetState(db(), subsetRule, 2));
+  assertIndexed(large);
+  assert.deepEqual(costs(large), costs(small));
+  for (const read of large) assert.ok(read.docsExamined <= subsetRule.threshold, JSON.stringify(read));
+});
