@@ -1,9 +1,16 @@
 # syntax=docker/dockerfile:1
 # mongo-pattern-sidecar: build with the dev dependencies, run with the production ones only,
 # as a non-root user on a distroless Node image (no shell, no package manager at run time).
-ARG NODE_VERSION=20.20
+#
+# Base images are pinned by digest, so that a rebuild gets the same bytes; the tag is in the
+# comment. Update both together (docker buildx imagetools inspect <tag>).
+# node:20.20-bookworm-slim
+ARG BUILD_IMAGE=node:20.20-bookworm-slim@sha256:6c51af7dc83f4708aaac35991306bca8f478351cfd2bda35750a62d7efcf05bb
+# Not pinned yet: no digest of a nodejs20-debian12 build with Node >= 20.19 (package.json's
+# engines) could be verified without registry access.
+ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs20-debian12:nonroot
 
-FROM node:${NODE_VERSION}-bookworm-slim AS build
+FROM ${BUILD_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/mongodb-embedded/package.json ./packages/mongodb-embedded/
@@ -14,7 +21,7 @@ COPY packages/mongodb-embedded/src ./packages/mongodb-embedded/src
 COPY src ./src
 RUN npm run build
 
-FROM node:${NODE_VERSION}-bookworm-slim AS production-dependencies
+FROM ${BUILD_IMAGE} AS production-dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
 # No dependency of the runtime needs an install script. --workspaces=false leaves out the
@@ -22,7 +29,7 @@ COPY package.json package-lock.json ./
 # MONGODB_URI load; the image runs against MONGODB_URI.
 RUN npm ci --omit=dev --workspaces=false --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
-FROM gcr.io/distroless/nodejs20-debian12:nonroot AS runtime
+FROM ${RUNTIME_IMAGE} AS runtime
 ARG VERSION=0.1.0
 LABEL org.opencontainers.image.title="mongo-pattern-sidecar" \
       org.opencontainers.image.description="Keeps MongoDB documents in the shape of the outlier, bucket and subset schema design patterns by watching change streams." \
@@ -38,6 +45,10 @@ COPY --chown=0:0 package.json ./
 USER 65532:65532
 # /metrics, /healthz, /readyz (config http.port, env SIDECAR_HTTP_PORT).
 EXPOSE 9464
+# No shell or curl in distroless: node GETs /healthz on SIDECAR_HTTP_PORT (else 9464) on
+# loopback. For docker and compose; Kubernetes ignores it and uses the manifests' probes.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["/nodejs/bin/node", "dist/healthcheck.js"]
 # Node runs as PID 1 and handles SIGTERM itself: the sidecar stops in order and persists its
 # resume token before exiting.
 ENTRYPOINT ["/nodejs/bin/node", "dist/main.js"]

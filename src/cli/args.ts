@@ -1,44 +1,80 @@
 // Command-line parsing for run-cli.ts, pure so that it is unit-tested. Bad usage raises a
-// UsageError naming the argument and what was expected; main.ts exits 2 on it.
+// UsageError naming the argument and what was expected, with the usage to print after it;
+// run-cli.ts exits 2 on it. Each command lists its own options in COMMAND_SPECS: adding an
+// option to a command is one line there.
 import { parseArgs } from "node:util";
 import { UsageError } from "../errors.js";
+import { commandUsage, type CommandSpec, type OptionSpec } from "./usage.js";
 
 export const COMMANDS = ["run", "sweep", "check-config", "dev-server", "demo"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export interface CliArgs {
   command: Command;
+  /** Whether the command was named (`sweep --help`) or defaulted to run (`--help`). */
+  commandNamed: boolean;
   help: boolean;
+  version: boolean;
   configFile?: string;
   dryRun: boolean;
+  /** Start the embedded in-memory server even under NODE_ENV=production. */
+  embedded: boolean;
+  /** Human-readable logs instead of JSON lines. */
+  pretty: boolean;
   port?: number;
 }
 
-export const USAGE = `Usage: mongo-pattern-sidecar [command] [options]
+const CONFIG: OptionSpec = { type: "string", value: "FILE", help: "YAML or JSON configuration file" };
+const EMBEDDED: OptionSpec = {
+  type: "boolean",
+  help: "without MONGODB_URI, use the embedded in-memory server even under NODE_ENV=production",
+};
+const PRETTY: OptionSpec = {
+  type: "boolean",
+  help: "log for a person at a terminal (needs pino-pretty) instead of JSON lines",
+};
 
-Commands:
-  run                  watch the change stream and correct documents (default)
-  sweep [--dry-run]    correct every document that breaks a rule once, then exit;
-                       --dry-run writes nothing and reports what would change
-  check-config         validate the configuration and print the rules
-  dev-server --port N  start the embedded MongoDB-compatible server alone
-  demo                 show the sidecar fixing the seeds' examples on the embedded server
-                       (with the seeds' default rules, whatever --config says)
+export const COMMAND_SPECS: Record<Command, CommandSpec> = {
+  run: {
+    summary: "watch the change stream and correct documents (the default command)",
+    options: { config: CONFIG, embedded: EMBEDDED, pretty: PRETTY },
+    examples: [
+      "MONGODB_URI=mongodb://h1,h2/shop?replicaSet=rs0 mongo-pattern-sidecar run",
+      "mongo-pattern-sidecar --pretty",
+    ],
+  },
+  sweep: {
+    summary: "correct every document that breaks a rule once, then exit",
+    options: {
+      config: CONFIG,
+      "dry-run": { type: "boolean", help: "write nothing; report per rule what would change" },
+      embedded: EMBEDDED,
+      pretty: PRETTY,
+    },
+    examples: ["MONGODB_URI=mongodb://h1/shop?replicaSet=rs0 mongo-pattern-sidecar sweep --dry-run"],
+  },
+  "check-config": {
+    summary: "validate the configuration and print the rules",
+    options: { config: CONFIG, embedded: EMBEDDED },
+    examples: ["mongo-pattern-sidecar check-config --config sidecar.yaml"],
+  },
+  "dev-server": {
+    summary: "start the embedded MongoDB-compatible server alone",
+    options: { port: { type: "string", value: "N", help: "port to listen on (default 27017)" } },
+    examples: ["mongo-pattern-sidecar dev-server --port 27018"],
+  },
+  demo: {
+    summary: "show the sidecar fixing the seeds' examples on the embedded server (seed rules)",
+    // Accepted, so that a shared invocation works, but the demo's data needs the seeds' rules.
+    options: { config: { ...CONFIG, help: "read and validated, but the demo uses the seeds' rules" } },
+    examples: ["mongo-pattern-sidecar demo"],
+  },
+};
 
-Options:
-  --config FILE        YAML or JSON configuration file
-  --help               show this help
-
-Environment:
-  MONGODB_URI          deployment to watch; its path names the database. Unset: an
-                       embedded, in-memory server is started (nothing is persisted).`;
-
-const OPTIONS_OF: Record<Command, readonly string[]> = {
-  run: [],
-  sweep: ["dry-run"],
-  "check-config": [],
-  "dev-server": ["port"],
-  demo: [],
+/** Options every command takes. */
+const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
+  help: { type: "boolean", help: "show this help (`<command> --help`: the command's own)" },
+  version: { type: "boolean", help: "print the version" },
 };
 
 function isCommand(word: string): word is Command {
@@ -54,39 +90,72 @@ function parsePort(text: string | undefined): number | undefined {
   return port;
 }
 
+/** Every option of every command, for node's parser; which command takes which is checked after. */
+function allOptions() {
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {};
+  for (const spec of [GLOBAL_OPTIONS, ...Object.values(COMMAND_SPECS).map((command) => command.options)]) {
+    for (const [name, option] of Object.entries(spec)) options[name] = { type: option.type };
+  }
+  options.help = { type: "boolean", short: "h" };
+  return options;
+}
+
+// node's messages ("Unknown option '--x'. To specify a positional argument starting with a
+// '-', place it at the end ...") are longer than the mistake; say it in a few words.
+function usageErrorOf(error: Error & { code?: string }, command: Command | undefined): UsageError {
+  const option = /'(-[^' ]+)/.exec(error.message)?.[1] ?? "";
+  const message =
+    error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION"
+      ? `unknown option "${option}"`
+      : error.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE"
+        ? `${option.replace(/^(--\S+).*$/, "$1")}: expected a value`
+        : error.message;
+  return new UsageError(message, { usage: commandUsage(command, COMMAND_SPECS) });
+}
+
+function firstWord(argv: readonly string[]): Command | undefined {
+  const word = argv.find((arg) => !arg.startsWith("-"));
+  return word !== undefined && isCommand(word) ? word : undefined;
+}
+
 export function parseCliArgs(argv: readonly string[]): CliArgs {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        config: { type: "string" },
-        "dry-run": { type: "boolean" },
-        port: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: allOptions() });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n(see --help)`);
+    throw usageErrorOf(error as Error, firstWord(argv));
   }
-  const { values, positionals } = parsed;
-  const [word = "run", ...extra] = positionals;
-  if (!isCommand(word))
-    throw new UsageError(`unknown command "${word}": expected one of ${COMMANDS.join(", ")}`);
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const [named, ...extra] = parsed.positionals;
+  const word = named ?? "run";
+  if (!isCommand(word)) {
+    throw new UsageError(`unknown command "${word}": expected one of ${COMMANDS.join(", ")}`, {
+      usage: commandUsage(undefined, COMMAND_SPECS),
+    });
+  }
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" after "${word}"`);
-  for (const option of ["dry-run", "port"] as const) {
-    if (values[option] !== undefined && !OPTIONS_OF[word].includes(option)) {
-      throw new UsageError(`--${option} is not an option of "${word}"`);
+  for (const [option, value] of Object.entries(values)) {
+    if (value !== undefined && !(option in GLOBAL_OPTIONS) && !(option in COMMAND_SPECS[word].options)) {
+      throw new UsageError(`--${option} is not an option of "${word}"`, {
+        usage: commandUsage(word, COMMAND_SPECS),
+      });
     }
   }
   if (values.config === "") throw new UsageError("--config: expected a file path");
   return {
     command: word,
-    help: values.help ?? false,
-    configFile: values.config,
-    dryRun: values["dry-run"] ?? false,
-    port: parsePort(values.port),
+    commandNamed: named !== undefined,
+    help: values.help === true,
+    version: values.version === true,
+    configFile: values.config as string | undefined,
+    dryRun: values["dry-run"] === true,
+    embedded: values.embedded === true,
+    pretty: values.pretty === true,
+    port: parsePort(values.port as string | undefined),
   };
+}
+
+/** What `--help` prints: the overview, or after a command, that command's options and examples. */
+export function helpText(args: Pick<CliArgs, "command" | "commandNamed">): string {
+  return commandUsage(args.commandNamed ? args.command : undefined, COMMAND_SPECS);
 }

@@ -1,15 +1,140 @@
-// Which MongoDB the sidecar talks to: MONGODB_URI (its path names the database), or, when
-// it is unset, the embedded in-memory server, which keeps nothing after the process exits.
+// Which MongoDB the sidecar talks to: MONGODB_URI, or, when it is unset, the embedded
+// in-memory server, which keeps nothing after the process exits. Connecting retries with
+// backoff for connectTimeoutSeconds, logging each attempt, then fails with a line a person
+// can act on (src/cli/failures.ts).
+import { setTimeout as delay } from "node:timers/promises";
 import { MongoClient, type Db } from "mongodb";
 import type { Config } from "../config/schema.js";
 import { redactUriPasswords } from "../config/mongodb-uri.js";
 import type { Logger } from "../ops/logger.js";
 import type { ShutdownStack } from "../ops/shutdown.js";
 import { startEmbeddedMongo } from "./embedded-server.js";
+import { EXIT_STATUS, OperationalError } from "./failures.js";
 
 export interface Deployment {
   client: MongoClient;
   db: Db;
+}
+
+/** Each attempt's server selection: short, so that the retries (and their log lines) show progress. */
+const ATTEMPT_TIMEOUT_MS = 2_000;
+const MIN_ATTEMPT_TIMEOUT_MS = 500;
+const MAX_BACKOFF_MS = 10_000;
+const AUTHENTICATION_FAILED = 18;
+const UNAUTHORIZED = 13;
+
+function codeOf(error: unknown): number | undefined {
+  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: unknown };
+  if (typeof code === "number") return code;
+  return cause === undefined ? undefined : codeOf(cause);
+}
+
+// The driver reports refused credentials as a server error, or inside a server selection
+// timeout when the handshake kept failing; retrying cannot fix either.
+function isAuthenticationFailure(error: unknown): boolean {
+  return codeOf(error) === AUTHENTICATION_FAILED || /authentication failed/i.test(String(error));
+}
+
+function authenticationError(error: unknown, uri: string): OperationalError {
+  return new OperationalError(
+    `MongoDB refused the credentials in MONGODB_URI (${redactUriPasswords(uri)}): authentication failed; ` +
+      "check the user name, the password and authSource",
+    EXIT_STATUS.authentication,
+    {},
+    { cause: error },
+  );
+}
+
+function unreachableError(error: unknown, uri: string, seconds: number): OperationalError {
+  return new OperationalError(
+    `cannot reach MongoDB at ${redactUriPasswords(uri)} after trying for ${seconds} s: ${(error as Error).message}; ` +
+      "check MONGODB_URI's hosts and ports, the network and the replica set, or raise connectTimeoutSeconds",
+    EXIT_STATUS.unreachable,
+    {},
+    { cause: error },
+  );
+}
+
+interface ConnectAttempts {
+  uri: string;
+  timeoutSeconds: number;
+  logger: Logger;
+  shutdown: ShutdownStack;
+}
+
+const CLIENT_OPTIONS = { appName: "mongo-pattern-sidecar" };
+
+/**
+ * Waits until the deployment answers, retrying with backoff (1 s, 2 s, 4 s ... 10 s) until
+ * timeoutSeconds have passed. Each attempt is a short-lived client with a short server
+ * selection timeout, so that the sidecar's own client keeps the driver's defaults.
+ */
+async function waitUntilReachable({ uri, timeoutSeconds, logger, shutdown }: ConnectAttempts): Promise<void> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  let probe: MongoClient | undefined;
+  shutdown.defer("mongodb probe", () => probe?.close());
+  for (let attempt = 1; ; attempt++) {
+    const remainingMs = deadline - Date.now();
+    const serverSelectionTimeoutMS = Math.max(
+      MIN_ATTEMPT_TIMEOUT_MS,
+      Math.min(ATTEMPT_TIMEOUT_MS, remainingMs),
+    );
+    probe = new MongoClient(uri, { ...CLIENT_OPTIONS, serverSelectionTimeoutMS });
+    try {
+      await probe.connect();
+      await probe.close();
+      return;
+    } catch (error) {
+      await probe.close();
+      if (isAuthenticationFailure(error)) throw authenticationError(error, uri);
+      const retryInMs = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (attempt - 1), deadline - Date.now());
+      if (shutdown.closed || retryInMs <= 0) throw unreachableError(error, uri, timeoutSeconds);
+      const deployment = redactUriPasswords(uri);
+      logger.warn({ err: error, attempt, retryInMs, deployment }, "cannot reach MongoDB yet; retrying");
+      // Unreferenced: a stop during the wait must not be held up by it.
+      await delay(retryInMs, undefined, { ref: false });
+    }
+  }
+}
+
+async function connectClient(attempts: ConnectAttempts): Promise<MongoClient> {
+  await waitUntilReachable(attempts);
+  const client = new MongoClient(attempts.uri, CLIENT_OPTIONS);
+  attempts.shutdown.defer("mongodb client", () => client.close());
+  try {
+    return await client.connect();
+  } catch (error) {
+    if (isAuthenticationFailure(error)) throw authenticationError(error, attempts.uri);
+    throw unreachableError(error, attempts.uri, attempts.timeoutSeconds);
+  }
+}
+
+// Reading the state collection needs the `find` the sidecar's role grants on the database:
+// refused here, the user may not use this database at all, and nothing would work.
+async function checkAuthorised(db: Db, stateCollection: string): Promise<void> {
+  try {
+    await db.collection(stateCollection).findOne({}, { projection: { _id: 1 } });
+  } catch (error) {
+    if (codeOf(error) !== UNAUTHORIZED) throw error;
+    throw new OperationalError(
+      `the MongoDB user in MONGODB_URI may not read the database "${db.databaseName}": ${(error as Error).message}; ` +
+        "grant it the sidecar's role (deploy/mongodb-role.js) on that database, or set database (SIDECAR_DATABASE)",
+      EXIT_STATUS.notAuthorised,
+      {},
+      { cause: error },
+    );
+  }
+}
+
+async function embeddedUri(shutdown: ShutdownStack): Promise<string> {
+  const server = await startEmbeddedMongo({ host: "127.0.0.1", port: 0 });
+  // A stop while it started has already run the cleanups: close it here, or it keeps the process alive.
+  if (shutdown.closed) {
+    await server.close();
+    throw new Error("stopped while the embedded server started");
+  }
+  shutdown.defer("embedded server", () => server.close());
+  return server.uri;
 }
 
 export async function connectDeployment(
@@ -18,19 +143,11 @@ export async function connectDeployment(
   shutdown: ShutdownStack,
 ): Promise<Deployment> {
   // loadConfig has folded MONGODB_URI into mongodbUri, and the URI's path into database.
-  let uri = config.mongodbUri;
-  if (!uri) {
-    const server = await startEmbeddedMongo({ host: "127.0.0.1", port: 0 });
-    shutdown.defer("embedded server", () => server.close());
-    uri = server.uri;
-    logger.warn(
-      { deployment: server.uri },
-      "MONGODB_URI is not set: using an EMBEDDED IN-MEMORY server. NOTHING IS PERSISTED; every document is lost on exit.",
-    );
-  }
-  const client = new MongoClient(uri, { appName: "mongo-pattern-sidecar" });
-  shutdown.defer("mongodb client", () => client.close());
-  await client.connect();
-  logger.info({ deployment: redactUriPasswords(uri), database: config.database }, "connected");
-  return { client, db: client.db(config.database) };
+  const embedded = config.mongodbUri === undefined;
+  const uri = config.mongodbUri ?? (await embeddedUri(shutdown));
+  const client = await connectClient({ uri, timeoutSeconds: config.connectTimeoutSeconds, logger, shutdown });
+  const db = client.db(config.database);
+  await checkAuthorised(db, config.stateCollection);
+  logger.info({ deployment: redactUriPasswords(uri), database: config.database, embedded }, "connected");
+  return { client, db };
 }

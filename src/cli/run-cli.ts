@@ -1,24 +1,66 @@
 // The command line: parse, load the configuration, run one command, map failures to exit
-// statuses (2: usage or configuration; 1: anything else, with a JSON log line).
+// statuses (src/cli/failures.ts): 2 for usage or configuration, 3 to 7 for operational
+// failures a person can act on, each with one line on stderr; 1 for anything else. The JSON
+// log gets the detail.
+import { readFileSync } from "node:fs";
 import { loadConfig } from "../config/load.js";
 import { describeRules } from "../config/describe.js";
+import type { Config } from "../config/schema.js";
 import { ConfigError, toError, UsageError } from "../errors.js";
-import { createLogger } from "../ops/logger.js";
-import { parseCliArgs, USAGE, type CliArgs } from "./args.js";
+import { createLogger, logDestination, type Logger } from "../ops/logger.js";
+import { helpText, parseCliArgs, type CliArgs } from "./args.js";
 import { demoCommand } from "./commands/demo.js";
 import { devServerCommand } from "./commands/dev-server.js";
 import { runSidecar } from "./commands/run.js";
 import { sweepCommand } from "./commands/sweep.js";
+import { EXIT_STATUS, OperationalError } from "./failures.js";
 
-const EXIT_USAGE = 2;
+const PREFIX = "mongo-pattern-sidecar: ";
+
+/** Every line of `message` on stderr, each with the program's name. */
+function printError(message: string): void {
+  process.stderr.write(
+    message
+      .split("\n")
+      .map((line) => `${PREFIX}${line}\n`)
+      .join(""),
+  );
+}
+
+function version(): string {
+  // package.json sits two levels up from both src/cli/ and dist/cli/, and the image copies it.
+  const file = new URL("../../package.json", import.meta.url);
+  return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+}
+
+// The image sets NODE_ENV=production: there, a forgotten MONGODB_URI must not quietly start an
+// empty in-memory database that loses every write.
+function checkDeploymentChoice(config: Config, args: CliArgs): void {
+  if (config.mongodbUri !== undefined || !["run", "sweep", "check-config"].includes(args.command)) return;
+  if (process.env.NODE_ENV === "production" && !args.embedded) {
+    throw new ConfigError(
+      "MONGODB_URI is not set and NODE_ENV is production: set MONGODB_URI to the deployment to watch, " +
+        "or pass --embedded to use an in-memory server that keeps nothing",
+    );
+  }
+  if (args.command !== "check-config") {
+    process.stderr.write(
+      `${PREFIX}MONGODB_URI is not set: using an embedded in-memory server; nothing is persisted\n`,
+    );
+  }
+}
+
+async function commandLogger(config: Config, args: CliArgs): Promise<Logger> {
+  // `sweep` prints its report on stdout; its log lines (progress among them) go to stderr.
+  const fd = args.command === "sweep" ? 2 : 1;
+  const format = args.pretty ? "pretty" : config.logFormat;
+  return createLogger({ level: config.logLevel, destination: await logDestination(format, fd) });
+}
 
 async function runParsedCommand(args: CliArgs): Promise<number> {
-  const config = await loadConfig({ file: args.configFile, env: process.env });
-  // `sweep` prints its report on stdout; its log lines (progress among them) go to stderr.
-  const logger = createLogger({
-    level: config.logLevel,
-    destination: args.command === "sweep" ? process.stderr : undefined,
-  });
+  const config = loadConfig({ file: args.configFile, env: process.env });
+  checkDeploymentChoice(config, args);
+  const logger = await commandLogger(config, args);
   switch (args.command) {
     case "check-config":
       process.stdout.write(`${describeRules(config)}\n`);
@@ -34,21 +76,28 @@ async function runParsedCommand(args: CliArgs): Promise<number> {
   }
 }
 
+function reportFailure(thrown: unknown): number {
+  if (thrown instanceof UsageError || thrown instanceof ConfigError) {
+    printError(thrown.message);
+    const usage = thrown instanceof UsageError ? thrown.context.usage : undefined;
+    if (typeof usage === "string") process.stderr.write(`\n${usage}\n`);
+    return EXIT_STATUS.usage;
+  }
+  const err = toError(thrown);
+  createLogger().fatal({ err }, "sidecar failed");
+  if (!(thrown instanceof OperationalError)) return EXIT_STATUS.failed;
+  printError(thrown.message);
+  return thrown.exitStatus;
+}
+
 export async function runCli(argv: readonly string[]): Promise<number> {
   try {
     const args = parseCliArgs(argv);
-    if (args.help) {
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
-    }
-    return await runParsedCommand(args);
+    if (args.version) process.stdout.write(`${version()}\n`);
+    else if (args.help) process.stdout.write(`${helpText(args)}\n`);
+    else return await runParsedCommand(args);
+    return 0;
   } catch (thrown) {
-    if (thrown instanceof UsageError || thrown instanceof ConfigError) {
-      process.stderr.write(`mongo-pattern-sidecar: ${thrown.message}\n`);
-      return EXIT_USAGE;
-    }
-    const err = toError(thrown);
-    createLogger().fatal({ err }, "sidecar failed");
-    return 1;
+    return reportFailure(thrown);
   }
 }

@@ -31,18 +31,46 @@ function valueAt(root: unknown, path: readonly PathKey[]): unknown {
 function describeFound(value: unknown): string {
   if (value === undefined) return "nothing";
   if (typeof value === "string") return JSON.stringify(redactUriPasswords(value));
-  if (Array.isArray(value)) return "a list";
+  if (Array.isArray(value)) return value.length === 0 ? "an empty list" : `a list of ${value.length}`;
   if (value !== null && typeof value === "object") return "a mapping";
   return JSON.stringify(value);
 }
 
-// zod's own messages start with "Invalid input: " or similar; ours already say "expected ...".
+/** What a person calls each type zod names. */
+const TYPE_NAMES: Record<string, string> = {
+  number: "a number",
+  int: "an integer",
+  string: "text",
+  boolean: "true or false",
+  array: "a list",
+  object: "a mapping",
+};
+
+function sizeExpectation(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall): string {
+  const big = issue.code === "too_big";
+  const limit = Number(big ? issue.maximum : issue.minimum);
+  const bound = big ? (issue.inclusive ? "at most" : "below") : issue.inclusive ? "at least" : "above";
+  if (issue.origin === "number") return `expected a number ${bound} ${limit}`;
+  if (issue.origin === "array") return `expected a list of ${bound} ${limit} entries`;
+  return `expected text of ${bound} ${limit} characters`;
+}
+
+// zod's own messages ("Invalid input: expected number, received string", "Too big: ...")
+// are rewritten as sentences; the schema's own messages already say "expected ...".
 function expectation(issue: z.core.$ZodIssue): string {
-  if (issue.code === "unrecognized_keys") {
-    return `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}`;
-  }
-  if (issue.code === "invalid_union" && "options" in issue && Array.isArray(issue.options)) {
-    return `expected one of ${issue.options.map((option) => JSON.stringify(option)).join(", ")}`;
+  switch (issue.code) {
+    case "unrecognized_keys":
+      return `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}`;
+    case "invalid_type":
+      return `expected ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
+    case "too_big":
+    case "too_small":
+      if (/^Too (big|small)/.test(issue.message)) return sizeExpectation(issue);
+      break;
+    case "invalid_union":
+      if ("options" in issue && Array.isArray(issue.options))
+        return `expected one of ${issue.options.map((option) => JSON.stringify(option)).join(", ")}`;
+      break;
   }
   const message = issue.message.replace(/^Invalid (input|option|value): /, "");
   return message.replace(/"\|"/g, '", "');

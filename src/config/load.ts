@@ -1,16 +1,13 @@
 // loadConfig reads, in this order (later wins): the defaults; the file given by `--config
-// FILE` or SIDECAR_CONFIG (YAML, or JSON, which is YAML); then these environment variables:
-//   MONGODB_URI          mongodbUri (its path, if it names a database, wins over `database`)
-//   SIDECAR_DATABASE     database
-//   SIDECAR_HTTP_PORT    http.port
-//   SIDECAR_LOG_LEVEL    logLevel
-//   SIDECAR_CONCURRENCY  concurrency
+// FILE` or SIDECAR_CONFIG (YAML, or JSON, which is YAML); then the environment variables of
+// ENV_OVERRIDES. An explicit `database` (file or SIDECAR_DATABASE) wins over the connection
+// string's path, which on many deployments names the authentication database instead.
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { ConfigError } from "../errors.js";
 import { formatIssues, type ValueOrigin } from "./issues.js";
 import { databaseOfUri, redactUriPasswords } from "./mongodb-uri.js";
-import { configSchema, type Config } from "./schema.js";
+import { configSchema, databaseName, type Config } from "./schema.js";
 
 export interface LoadConfigOptions {
   /** `--config FILE`; falls back to SIDECAR_CONFIG. */
@@ -18,12 +15,52 @@ export interface LoadConfigOptions {
   env: NodeJS.ProcessEnv;
 }
 
-export const ENV_OVERRIDES: ReadonlyArray<{ variable: string; path: readonly string[]; numeric: boolean }> = [
-  { variable: "MONGODB_URI", path: ["mongodbUri"], numeric: false },
-  { variable: "SIDECAR_DATABASE", path: ["database"], numeric: false },
-  { variable: "SIDECAR_HTTP_PORT", path: ["http", "port"], numeric: true },
-  { variable: "SIDECAR_LOG_LEVEL", path: ["logLevel"], numeric: false },
-  { variable: "SIDECAR_CONCURRENCY", path: ["concurrency"], numeric: true },
+export interface EnvOverride {
+  variable: string;
+  path: readonly string[];
+  numeric: boolean;
+  /** What `--help` says of it. */
+  help: string;
+}
+
+export const ENV_OVERRIDES: readonly EnvOverride[] = [
+  {
+    variable: "MONGODB_URI",
+    path: ["mongodbUri"],
+    numeric: false,
+    help: "deployment to watch (mongodbUri). Unset: an embedded, in-memory server (nothing persisted)",
+  },
+  {
+    variable: "SIDECAR_DATABASE",
+    path: ["database"],
+    numeric: false,
+    help: "database to watch (database); wins over the connection string's path",
+  },
+  {
+    variable: "SIDECAR_HTTP_PORT",
+    path: ["http", "port"],
+    numeric: true,
+    help: "port of /metrics, /healthz, /readyz",
+  },
+  {
+    variable: "SIDECAR_LOG_LEVEL",
+    path: ["logLevel"],
+    numeric: false,
+    help: "fatal, error, warn, info, debug, trace, silent",
+  },
+  { variable: "SIDECAR_LOG_FORMAT", path: ["logFormat"], numeric: false, help: "json (default) or pretty" },
+  {
+    variable: "SIDECAR_CONCURRENCY",
+    path: ["concurrency"],
+    numeric: true,
+    help: "corrections that may run at once",
+  },
+  {
+    variable: "SIDECAR_CONNECT_TIMEOUT_SECONDS",
+    path: ["connectTimeoutSeconds"],
+    numeric: true,
+    help: "how long connecting retries before giving up (default 60)",
+  },
 ];
 
 function readConfigFile(file: string): Record<string, unknown> {
@@ -37,7 +74,8 @@ function readConfigFile(file: string): Record<string, unknown> {
   try {
     parsed = parseYaml(text);
   } catch (error) {
-    const reason = redactUriPasswords((error as Error).message.split("\n")[0] ?? "");
+    // yaml's first line ends with ":" before a snippet of the file; the line and column suffice.
+    const reason = redactUriPasswords((error as Error).message.split("\n")[0] ?? "").replace(/:\s*$/, "");
     throw new ConfigError(`${file}: not valid YAML or JSON: ${reason}`);
   }
   if (parsed === null || parsed === undefined) return {};
@@ -47,10 +85,10 @@ function readConfigFile(file: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-// Numeric variables become numbers when they look like integers; anything else is passed on
-// as text so that validation reports it with the variable's name.
+// Numeric variables become numbers when they read as one ("5.5" too, so that validation says
+// it is not an integer); anything else is passed on as text, reported with the variable's name.
 function envValue(text: string, numeric: boolean): unknown {
-  return numeric && /^-?\d+$/.test(text.trim()) ? Number(text) : text;
+  return numeric && /^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text;
 }
 
 function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, origins: ValueOrigin[]): void {
@@ -91,6 +129,24 @@ export function loadConfig(options: LoadConfigOptions): Config {
   const result = configSchema.safeParse(raw);
   if (!result.success) throw new ConfigError(formatIssues(result.error.issues, raw, file, origins));
   const config = result.data as Config;
-  const uriDatabase = config.mongodbUri === undefined ? undefined : databaseOfUri(config.mongodbUri);
-  return uriDatabase === undefined ? config : { ...config, database: uriDatabase };
+  if (raw.database !== undefined || config.mongodbUri === undefined) return config;
+  return { ...config, database: uriDatabase(config.mongodbUri, file, origins) ?? config.database };
+}
+
+/** The database a connection string's path names, checked like a `database` setting. */
+function uriDatabase(
+  uri: string,
+  file: string | undefined,
+  origins: readonly ValueOrigin[],
+): string | undefined {
+  const database = databaseOfUri(uri);
+  if (database === undefined) return undefined;
+  const checked = databaseName.safeParse(database);
+  if (checked.success) return database;
+  const source = origins.find((origin) => origin.path === "mongodbUri")?.source ?? file ?? "configuration";
+  const reason = checked.error.issues[0]?.message ?? "";
+  throw new ConfigError(
+    `${source}: the connection string's path names the database to watch: ${reason}; ` +
+      "set database (SIDECAR_DATABASE) to the application's database, and the path stays the authentication database",
+  );
 }

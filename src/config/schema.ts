@@ -3,16 +3,57 @@
 //
 // Each pattern's rule schema lives in its folder (src/patterns/<name>/rule.ts); the
 // registry joins them into one discriminated union. load.ts reads files and environment.
+import { isIP } from "node:net";
+import { MongoClient } from "mongodb";
 import { z } from "zod";
 import type { PatternRule } from "../patterns/driver.js";
 import { builtInRuleSchema, defaultRules } from "../patterns/registry.js";
-import { collectionName, positiveInt } from "./rule-fields.js";
+import { collectionName, expectedGot, positiveInt } from "./rule-fields.js";
 import { checkRuleSet, withDefaultNames } from "./rule-set.js";
 import { isMongoUri } from "./mongodb-uri.js";
 
+/** What the driver itself says of a connection string, without connecting; undefined if it accepts it. */
+function driverRejection(uri: string): string | undefined {
+  try {
+    // The constructor parses and validates the string (hosts, ports, options) but opens nothing.
+    new MongoClient(uri);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+// Change streams and transactions are refused on these, and they are not the application's.
+const RESERVED_DATABASES = ["admin", "local", "config"];
+
+export const databaseName = z
+  .string()
+  .min(1, "expected a non-empty database name")
+  .max(63, "expected a database name of at most 63 characters")
+  .refine(
+    (name) => !/[/\\. "$*<>:|?\0]/.test(name),
+    expectedGot('expected a database name without any of / \\ . " $ * < > : | ? or spaces'),
+  )
+  .refine((name) => !RESERVED_DATABASES.includes(name), {
+    error: (issue) =>
+      `expected the application's database, not "${String(issue.input)}", where MongoDB refuses change streams and transactions`,
+  });
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+const httpHost = z
+  .string()
+  .refine(
+    (host) => isIP(host) !== 0 || HOST_NAME.test(host),
+    expectedGot("expected an IP address or a host name to listen on"),
+  );
+
 export const configSchema = z
   .strictObject({
-    /** Connection string; its path names the database. Unset: the embedded server is started. */
+    /**
+     * Connection string; its path names the database when `database` is not set (on many
+     * deployments the path is the authentication database). Unset: the embedded server.
+     */
     mongodbUri: z
       .string()
       .refine(isMongoUri, {
@@ -20,18 +61,27 @@ export const configSchema = z
         error: (issue) =>
           `expected a mongodb:// or mongodb+srv:// connection string, got ${JSON.stringify(issue.input)}`,
       })
+      .superRefine((uri, ctx) => {
+        const rejection = isMongoUri(uri) ? driverRejection(uri) : undefined;
+        if (rejection)
+          ctx.addIssue({ code: "custom", message: `the MongoDB driver cannot use it: ${rejection}` });
+      })
       .optional(),
-    /** Database watched when the URI names none. */
-    database: z.string().min(1).default("test"),
+    /** Database watched; when unset, the URI's path, else "test". */
+    database: databaseName.default("test"),
     /** Collection holding resume tokens and the writer lease, one document per stream. */
     stateCollection: collectionName.default("pattern_sidecar_state"),
     http: z
       .strictObject({
-        host: z.string().min(1).default("0.0.0.0"),
+        host: httpHost.default("0.0.0.0"),
         port: z.number().int().min(0).max(65535).default(9464),
       })
       .prefault({}),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    /** JSON lines for log collectors; pretty for a person at a terminal (needs pino-pretty). */
+    logFormat: z.enum(["json", "pretty"]).default("json"),
+    /** How long connecting keeps retrying an unreachable or refusing deployment before giving up. */
+    connectTimeoutSeconds: positiveInt.default(60),
     /** Corrections of different documents that may run at once. */
     concurrency: positiveInt.default(8),
     /** Attempts for one correction's transaction before it is counted as failed and retried later. */

@@ -22,6 +22,8 @@ export interface HttpServerOptions {
   port: number;
   metrics: { registry: Registry };
   status: () => SidecarStatus;
+  /** Whether the sidecar runs on the embedded in-memory server; /readyz says so. */
+  embedded?: boolean;
   logger?: Logger;
 }
 
@@ -77,9 +79,14 @@ async function serveMetrics(response: ServerResponse, registry: Registry): Promi
   send(response, 200, registry.contentType, await registry.metrics());
 }
 
-function serveReadiness(response: ServerResponse, status: SidecarStatus): void {
+function serveReadiness(response: ServerResponse, options: HttpServerOptions): void {
+  const status = options.status();
   const readiness = readinessOf(status);
-  sendJson(response, readiness.ready ? 200 : 503, { ...readiness, ...status });
+  sendJson(response, readiness.ready ? 200 : 503, {
+    ...readiness,
+    ...status,
+    embedded: options.embedded ?? false,
+  });
 }
 
 async function route(request: IncomingMessage, response: ServerResponse, options: HttpServerOptions) {
@@ -96,7 +103,7 @@ async function route(request: IncomingMessage, response: ServerResponse, options
       // Answering at all proves the process and its event loop are alive.
       return sendJson(response, 200, { status: "alive" });
     case ENDPOINT_PATHS.readiness:
-      return serveReadiness(response, options.status());
+      return serveReadiness(response, options);
     default:
       return sendJson(response, 404, { error: `no endpoint ${path}` });
   }
@@ -111,10 +118,26 @@ function handle(request: IncomingMessage, response: ServerResponse, options: Htt
   });
 }
 
+/** The HTTP endpoints could not listen; `code` is the system's (EADDRINUSE, EACCES, ...). */
+export class ListenError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    options: { cause: unknown },
+  ) {
+    super(message, options);
+    this.name = "ListenError";
+  }
+}
+
 function listen(server: Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const onError = (error: Error) =>
-      reject(new Error(`cannot listen for HTTP on ${host}:${port}: ${error.message}`, { cause: error }));
+    const onError = (error: NodeJS.ErrnoException) =>
+      reject(
+        new ListenError(`cannot listen for HTTP on ${host}:${port}: ${error.message}`, error.code, {
+          cause: error,
+        }),
+      );
     server.once("error", onError);
     server.listen(port, host, () => {
       server.off("error", onError);

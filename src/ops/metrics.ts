@@ -1,6 +1,7 @@
 // Every metric the sidecar exposes, declared once, on a registry the app owns (not the
 // global default). Labels come from small closed sets: rule names and collection names
-// from the configuration, never document keys.
+// from the configuration, never document keys. prom-client's process and Node.js metrics
+// keep their standard names (no prefix), so that generic Node.js dashboards work.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { ERROR_KINDS } from "../errors.js";
 import type { PatternRule } from "../patterns/driver.js";
@@ -32,11 +33,11 @@ const DEFAULT_GAUGES_NAMED_LIKE_COUNTERS = [
 
 export function createMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  collectDefaultMetrics({ register: registry });
   // prom-client's default set includes gauges named `*_total`, which `promtool check metrics`
   // rejects (a `_total` suffix means a counter); their per-type gauges without the suffix
   // stay, and `sum without (type)` over those gives the same totals.
-  for (const name of DEFAULT_GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(`${PREFIX}${name}`);
+  for (const name of DEFAULT_GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(name);
   const ruleLabels = ["rule", "collection"] as const;
   let probe: StreamPositionProbe | undefined;
   // Until a runner attaches its probe, the gauge keeps what was set on it.
@@ -159,15 +160,27 @@ export function setRunnerState(metrics: Pick<Metrics, "runnerState">, state: Run
     metrics.runnerState.set({ state: candidate }, candidate === state ? 1 : 0);
 }
 
-/** Creates every rule's `corrections_total` series at 0, so that alerts see them before the first correction. */
-export function initialiseRuleMetrics(
-  metrics: Pick<Metrics, "corrections">,
-  rules: readonly PatternRule[],
-): void {
+/**
+ * Creates every rule's per-rule series at 0, so that dashboards and alerts see them before
+ * the first event. They are labelled with the rule's source collection, whichever
+ * collection a correction starts from (an outlier's overflow chunk, say).
+ */
+export function initialiseRuleMetrics(metrics: Metrics, rules: readonly PatternRule[]): void {
   for (const rule of rules) {
-    for (const { collection, kinds } of driverOf(rule).correctionSeries(rule)) {
-      const counted: CountedCorrection[] = [...kinds, "skipped_bad_document"];
-      for (const kind of counted) metrics.corrections.inc({ rule: rule.name, collection, kind }, 0);
-    }
+    const labels = { rule: rule.name, collection: rule.collection };
+    const kinds = new Set<CountedCorrection>(["skipped_bad_document"]);
+    for (const series of driverOf(rule).correctionSeries(rule))
+      for (const kind of series.kinds) kinds.add(kind);
+    for (const kind of kinds) metrics.corrections.inc({ ...labels, kind }, 0);
+    for (const counter of [
+      metrics.eventsReceived,
+      metrics.eventsActedOn,
+      metrics.elementsMoved,
+      metrics.transactionRetries,
+      metrics.sweepDocumentsScanned,
+    ])
+      counter.inc(labels, 0);
+    metrics.correctionDuration.zero(labels);
+    metrics.sweepDuration.zero(labels);
   }
 }

@@ -12,7 +12,7 @@ export function targetKey(target: CorrectionTarget): string {
 }
 
 export function targetLabels(target: CorrectionTarget) {
-  return { rule: target.rule.name, collection: target.collection };
+  return { rule: target.rule.name, collection: target.rule.collection };
 }
 
 /** Every correction one event may need; an event of a collection several rules watch yields several. */

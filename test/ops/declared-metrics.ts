@@ -11,7 +11,7 @@ function familyNames(registry: Registry): string[] {
 /** prom-client's process and Node.js metrics: useful, but not the sidecar's own. */
 export function defaultMetricNames(): Set<string> {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  collectDefaultMetrics({ register: registry });
   return new Set(familyNames(registry));
 }
 

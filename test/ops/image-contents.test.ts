@@ -54,11 +54,13 @@ void describe("the image's runtime contents", () => {
   void test("hold the compiled CLI and no test code", () => {
     assert.ok(existsSync(join(app, "dist/main.js")));
     assert.ok(existsSync(join(app, "dist/ops/http.js")));
+    assert.ok(existsSync(join(app, "dist/healthcheck.js")), "the HEALTHCHECK script");
     assert.equal(existsSync(join(app, "dist/test")), false);
   });
 
   void test("run the CLI's check-config with the production dependencies only", async () => {
-    const child = startNode(app, ["dist/main.js", "check-config"], containerEnv());
+    const env = containerEnv({ MONGODB_URI: "mongodb://db.example.com/shop?replicaSet=rs0" });
+    const child = startNode(app, ["dist/main.js", "check-config"], env);
     let stdout = "";
     child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     const [code] = (await once(child, "exit")) as [number | null];
@@ -66,15 +68,27 @@ void describe("the image's runtime contents", () => {
     assert.match(stdout, /\[outlier\]/);
   });
 
-  void test("`run` without MONGODB_URI exits 2, saying the embedded server is not installed", async () => {
-    const child = startNode(
-      app,
-      ["dist/main.js", "run"],
-      containerEnv({ SIDECAR_HTTP_PORT: String(await freePort()) }),
-    );
+  /** Exit status and stderr of `node dist/main.js run ...args` in the image's environment. */
+  async function runInImage(args: string[]): Promise<{ code: number | null; stderr: string }> {
+    const env = containerEnv({ SIDECAR_HTTP_PORT: String(await freePort()) });
+    const child = startNode(app, ["dist/main.js", "run", ...args], env);
     let stderr = "";
     child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const [code] = (await once(child, "exit")) as [number | null];
+    return { code, stderr };
+  }
+
+  void test("`run` without MONGODB_URI exits 2, saying to set it or pass --embedded", async () => {
+    const { code, stderr } = await runInImage([]);
+    assert.equal(code, 2);
+    assert.match(
+      stderr,
+      /^mongo-pattern-sidecar: MONGODB_URI is not set and NODE_ENV is production: set MONGODB_URI .* or pass --embedded/,
+    );
+  });
+
+  void test("`run --embedded` exits 2, saying the embedded server is not installed", async () => {
+    const { code, stderr } = await runInImage(["--embedded"]);
     assert.equal(code, 2);
     assert.match(stderr, /embedded in-memory server .* is not installed.*set MONGODB_URI/);
   });

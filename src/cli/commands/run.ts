@@ -1,12 +1,13 @@
 // `mongo-pattern-sidecar run`: serve the endpoints, connect, run the runner until a stop
 // signal, then stop everything in reverse order.
 import type { Config } from "../../config/schema.js";
-import { startHttpServer, type SidecarStatus } from "../../ops/http.js";
+import { ListenError, startHttpServer, type HttpServer, type SidecarStatus } from "../../ops/http.js";
 import type { Logger } from "../../ops/logger.js";
 import { createMetrics } from "../../ops/metrics.js";
 import type { ShutdownStack } from "../../ops/shutdown.js";
 import { Runner } from "../../stream/runner.js";
 import { connectDeployment, type Deployment } from "../deployment.js";
+import { EXIT_STATUS, OperationalError } from "../failures.js";
 import { newShutdownStack, waitForStopSignal } from "../stop-signal.js";
 
 /**
@@ -29,6 +30,28 @@ async function connectUnlessStopped(
   return deployment;
 }
 
+/** Starts the endpoints; a port already taken is a failure the operator can act on. */
+async function startEndpoints(
+  config: Config,
+  options: Omit<Parameters<typeof startHttpServer>[0], "host" | "port">,
+): Promise<HttpServer> {
+  try {
+    return await startHttpServer({ ...config.http, ...options });
+  } catch (error) {
+    if (!(error instanceof ListenError) || !["EADDRINUSE", "EACCES"].includes(error.code ?? "")) throw error;
+    const { host, port } = config.http;
+    const cause =
+      error.code === "EADDRINUSE" ? "is in use by another process" : "may not be used by this user";
+    throw new OperationalError(
+      `cannot serve the HTTP endpoints: port ${port} on ${host} ${cause}; ` +
+        "set http.port (SIDECAR_HTTP_PORT) to a free port, or stop the other process",
+      EXIT_STATUS.httpPortUnavailable,
+      {},
+      { cause: error },
+    );
+  }
+}
+
 /** Before the runner exists (while connecting), the endpoints report "starting". */
 const STARTING: SidecarStatus = { state: "starting", caughtUp: false, leader: false };
 
@@ -40,7 +63,8 @@ export async function runSidecar(config: Config, logger: Logger): Promise<number
     let status = (): SidecarStatus => STARTING;
     // Listening first and closing last: liveness answers while MongoDB is still being
     // reached, and readiness reports "stopped" while the runner winds down.
-    const http = await startHttpServer({ ...config.http, metrics, logger, status: () => status() });
+    const embedded = config.mongodbUri === undefined;
+    const http = await startEndpoints(config, { metrics, logger, embedded, status: () => status() });
     shutdown.defer("http endpoints", () => http.close());
     const deployment = await connectUnlessStopped(config, logger, shutdown, stopRequested);
     if (!deployment) return 0;

@@ -2,7 +2,6 @@
 // sweep writes, so it takes the writer lease like a running sidecar (and refuses to run
 // beside one); a dry run only reads and reports what it would change.
 import type { Config } from "../../config/schema.js";
-import { SidecarError } from "../../errors.js";
 import type { Logger } from "../../ops/logger.js";
 import { createMetrics, type Metrics } from "../../ops/metrics.js";
 import { ensureCollectionsAndIndexes } from "../../stream/collections.js";
@@ -11,6 +10,7 @@ import { newHolderId, WriterLease } from "../../stream/lease.js";
 import { LeaseKeeper } from "../../stream/lease-keeper.js";
 import { sweep, type RuleSweepReport } from "../../stream/sweep.js";
 import { connectDeployment, type Deployment } from "../deployment.js";
+import { EXIT_STATUS, OperationalError } from "../failures.js";
 import { newShutdownStack } from "../stop-signal.js";
 
 export interface SweepCommandOptions {
@@ -30,9 +30,12 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
   const lease = new WriterLease(deployment.db, config.stateCollection, newHolderId(), config.leaseSeconds);
   const keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
   if (!(await keeper.tryAcquire())) {
-    throw new SidecarError("another sidecar holds the writer lease; stop it, or use --dry-run", {
-      stateCollection: config.stateCollection,
-    });
+    throw new OperationalError(
+      `another sidecar holds the writer lease (in ${config.stateCollection}), so this sweep would race it; ` +
+        `stop it first, use --dry-run, or wait up to ${config.leaseSeconds} s for a stopped one's lease to expire`,
+      EXIT_STATUS.leaseHeld,
+      { stateCollection: config.stateCollection },
+    );
   }
   keeper.startRenewing();
   try {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseCliArgs } from "../../../src/cli/args.js";
+import { helpText, parseCliArgs } from "../../../src/cli/args.js";
 import { UsageError } from "../../../src/errors.js";
 
 void test("no arguments means run", () => {
@@ -44,4 +44,30 @@ void test("an option of another command is rejected", () => {
 
 void test("--config needs a value", () => {
   assert.throws(() => parseCliArgs(["--config"]), UsageError);
+});
+
+void test("run, sweep and check-config take --embedded; dev-server does not", () => {
+  for (const command of ["run", "sweep", "check-config"])
+    assert.equal(parseCliArgs([command, "--embedded"]).embedded, true);
+  assert.throws(
+    () => parseCliArgs(["dev-server", "--embedded"]),
+    /--embedded is not an option of "dev-server"/,
+  );
+});
+
+void test("an unknown option is named in a few words, and the usage comes with it", () => {
+  assert.throws(
+    () => parseCliArgs(["sweep", "--verbose"]),
+    (error: unknown) => {
+      assert.ok(error instanceof UsageError);
+      assert.equal(error.message, 'unknown option "--verbose"');
+      assert.match(String(error.context.usage), /^Usage: mongo-pattern-sidecar sweep \[options\]/);
+      return true;
+    },
+  );
+});
+
+void test("--help after a command asks for that command's help, alone for the overview", () => {
+  assert.match(helpText(parseCliArgs(["dev-server", "--help"])), /--port N +port to listen on/);
+  assert.match(helpText(parseCliArgs(["--help"])), /^Commands:$/m);
 });

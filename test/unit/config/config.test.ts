@@ -87,11 +87,24 @@ void test("environment variables override the file", () => {
   );
 });
 
-void test("the database named in the URI's path wins over the database setting", () => {
+void test("an explicit database setting wins over the URI's path, which may be the authentication database", () => {
   const config = loadConfig({
-    env: { MONGODB_URI: "mongodb://h1,h2/shop?replicaSet=rs", SIDECAR_DATABASE: "x" },
+    env: { MONGODB_URI: "mongodb://u:p@h1,h2/admin?replicaSet=rs", SIDECAR_DATABASE: "shop" },
   });
   assert.equal(config.database, "shop");
+  const path = file("database-key.yaml", "database: shop\n");
+  assert.equal(loadConfig({ file: path, env: { MONGODB_URI: "mongodb://h1/other" } }).database, "shop");
+});
+
+void test("without a database setting, the URI's path names the database", () => {
+  assert.equal(loadConfig({ env: { MONGODB_URI: "mongodb://h1,h2/shop?replicaSet=rs" } }).database, "shop");
+});
+
+void test("a URI whose path names admin, without a database setting, asks for one", () => {
+  assert.equal(
+    errorOf(() => loadConfig({ env: { MONGODB_URI: "mongodb://u:s3cret@h1/admin" } })),
+    "MONGODB_URI: the connection string's path names the database to watch: expected the application's database, not \"admin\", where MongoDB refuses change streams and transactions; set database (SIDECAR_DATABASE) to the application's database, and the path stays the authentication database",
+  );
 });
 
 void test("a URI without a path leaves the database setting in force", () => {
@@ -128,7 +141,7 @@ void test("every problem gets its own line", () => {
 void test("a bad environment value is reported under the variable's name", () => {
   assert.equal(
     errorOf(() => loadConfig({ env: { SIDECAR_HTTP_PORT: "http" } })),
-    'SIDECAR_HTTP_PORT: http.port: expected number, received string, got "http"',
+    'SIDECAR_HTTP_PORT: http.port: expected a number, got "http"',
   );
 });
 
@@ -242,5 +255,113 @@ void test("an environment variable set but empty is an error naming it, MONGODB_
   assert.match(
     errorOf(() => loadConfig({ env: { SIDECAR_HTTP_PORT: " ", SIDECAR_DATABASE: "" } })),
     /SIDECAR_DATABASE: set but empty[\s\S]*SIDECAR_HTTP_PORT: set but empty/,
+  );
+});
+
+void test("a port above 65535 is reported as a sentence, not zod's 'Too big'", () => {
+  assert.equal(
+    errorOf(() => loadConfig({ env: { SIDECAR_HTTP_PORT: "99999" } })),
+    "SIDECAR_HTTP_PORT: http.port: expected a number at most 65535, got 99999",
+  );
+});
+
+void test("a fractional number where an integer is expected says so", () => {
+  assert.equal(
+    errorOf(() => loadConfig({ env: { SIDECAR_CONCURRENCY: "5.5" } })),
+    "SIDECAR_CONCURRENCY: concurrency: expected an integer, got 5.5",
+  );
+});
+
+void test("an empty list of rules is reported as empty", () => {
+  const path = file("no-rules.yaml", "rules: []\n");
+  assert.equal(
+    errorOf(() => loadConfig({ file: path, env: {} })),
+    `${path}: rules: expected at least one rule, got an empty list`,
+  );
+});
+
+void test("rules given as a mapping are reported as expecting a list", () => {
+  const path = file("rules-mapping.yaml", "rules:\n  pattern: bucket\n");
+  assert.equal(
+    errorOf(() => loadConfig({ file: path, env: {} })),
+    `${path}: rules: expected a list, got a mapping`,
+  );
+});
+
+void test("a value that is not true or false where one is expected says so", () => {
+  const path = file("enabled.yaml", "rules:\n  - pattern: bucket\n    enabled: yes please\n");
+  assert.equal(
+    errorOf(() => loadConfig({ file: path, env: {} })),
+    `${path}: rules[0].enabled: expected true or false, got "yes please"`,
+  );
+});
+
+void test("a YAML error names the line and column and does not end on a colon", () => {
+  const path = file("compact.yaml", "a: b: c\n");
+  assert.equal(
+    errorOf(() => loadConfig({ file: path, env: {} })),
+    `${path}: not valid YAML or JSON: Nested mappings are not allowed in compact mappings at line 1, column 4`,
+  );
+});
+
+void test("a connection string the driver cannot parse is rejected at load, not at connect", () => {
+  assert.equal(
+    errorOf(() => loadConfig({ env: { MONGODB_URI: "mongodb://h1:99999/shop" } })),
+    "MONGODB_URI: mongodbUri: the MongoDB driver cannot use it: Unable to parse h1:99999 with URL",
+  );
+});
+
+void test("a connection string with an unknown option is rejected at load", () => {
+  assert.equal(
+    errorOf(() => loadConfig({ env: { MONGODB_URI: "mongodb://admin:s3cret@h1/shop?replicaSett=rs0" } })),
+    "MONGODB_URI: mongodbUri: the MongoDB driver cannot use it: option replicasett is not supported",
+  );
+});
+
+void test("database names MongoDB refuses are rejected with the name", () => {
+  for (const name of ["a b/c", "a$b", "a.b"]) {
+    assert.equal(
+      errorOf(() => loadConfig({ env: { SIDECAR_DATABASE: name } })),
+      `SIDECAR_DATABASE: database: expected a database name without any of / \\ . " $ * < > : | ? or spaces, got ${JSON.stringify(name)}`,
+    );
+  }
+});
+
+void test("admin, local and config are refused as the database to watch", () => {
+  for (const name of ["admin", "local", "config"]) {
+    assert.equal(
+      errorOf(() => loadConfig({ env: { SIDECAR_DATABASE: name } })),
+      `SIDECAR_DATABASE: database: expected the application's database, not "${name}", where MongoDB refuses change streams and transactions`,
+    );
+  }
+});
+
+void test("collection names MongoDB refuses or reserves are rejected with the name", () => {
+  const path = file(
+    "collections.yaml",
+    "stateCollection: system.state\nrules:\n  - pattern: bucket\n    collection: $bad\n  - pattern: subset\n    collection: ''\n  - pattern: outlier\n    overflowCollection: \"extra\\0sales\"\n",
+  );
+  assert.deepEqual(errorOf(() => loadConfig({ file: path, env: {} })).split("\n"), [
+    `${path}: stateCollection: expected a collection name not starting with 'system.' (MongoDB's own), got "system.state"`,
+    `${path}: rules[0].collection: expected a collection name without '$' or NUL, got "$bad"`,
+    `${path}: rules[1].collection: expected a non-empty collection name, got ""`,
+    `${path}: rules[2].overflowCollection: expected a collection name without '$' or NUL, got "extra\\u0000sales"`,
+  ]);
+});
+
+void test("an http.host that is neither an address nor a host name is rejected", () => {
+  const path = file("host.yaml", "http:\n  host: 'not a host'\n");
+  assert.equal(
+    errorOf(() => loadConfig({ file: path, env: {} })),
+    `${path}: http.host: expected an IP address or a host name to listen on, got "not a host"`,
+  );
+});
+
+void test("SIDECAR_LOG_FORMAT and SIDECAR_CONNECT_TIMEOUT_SECONDS set logFormat and connectTimeoutSeconds", () => {
+  const config = loadConfig({ env: { SIDECAR_LOG_FORMAT: "pretty", SIDECAR_CONNECT_TIMEOUT_SECONDS: "5" } });
+  assert.deepEqual([config.logFormat, config.connectTimeoutSeconds], ["pretty", 5]);
+  assert.deepEqual(
+    [loadConfig({ env: {} }).logFormat, loadConfig({ env: {} }).connectTimeoutSeconds],
+    ["json", 60],
   );
 });

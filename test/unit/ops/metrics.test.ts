@@ -16,25 +16,64 @@ void test("every error kind has its errors_total series at 0 before the first er
   );
 });
 
-void test("once the rules are known, each rule's corrections and skips have series at 0", async () => {
+void test("once the rules are known, each rule's corrections and skips have series at 0, under its source collection", async () => {
   const metrics = createMetrics();
   initialiseRuleMetrics(metrics, defaultRules());
   const { values } = await metrics.corrections.get();
   const series = values.map(({ labels }) => `${labels.collection} ${labels.kind}`).sort();
   assert.deepEqual(series, [
-    "extra_sales skipped_bad_document",
-    "extra_sales split",
     "products copied",
     "products repaired",
     "products skipped_bad_document",
     "products trimmed",
     "sales moved",
     "sales skipped_bad_document",
+    "sales split",
     "trades repaired",
     "trades skipped_bad_document",
     "trades split",
   ]);
   assert.ok(values.every((sample) => sample.value === 0));
+});
+
+void test("once the rules are known, every per-rule counter and histogram has one series per rule at 0", async () => {
+  const metrics = createMetrics();
+  initialiseRuleMetrics(metrics, defaultRules());
+  const perRule = [
+    metrics.eventsReceived,
+    metrics.eventsActedOn,
+    metrics.elementsMoved,
+    metrics.transactionRetries,
+    metrics.sweepDocumentsScanned,
+  ];
+  for (const counter of perRule) {
+    const { name, values } = await counter.get();
+    assert.deepEqual(
+      values.map(({ labels, value }) => `${labels.rule} ${labels.collection} ${value}`).sort(),
+      ["products.reviews products 0", "sales.customers_purchased sales 0", "trades.history trades 0"],
+      name,
+    );
+  }
+  for (const histogram of [metrics.correctionDuration, metrics.sweepDuration]) {
+    const counts = (await histogram.get()).values.filter((sample) => sample.metricName?.endsWith("_count"));
+    assert.deepEqual(counts.map(({ labels, value }) => `${labels.collection} ${value}`).sort(), [
+      "products 0",
+      "sales 0",
+      "trades 0",
+    ]);
+  }
+});
+
+void test("prom-client's process and Node.js metrics keep their standard, unprefixed names", async () => {
+  const names = (await createMetrics().registry.getMetricsAsJSON()).map((family) => family.name);
+  assert.ok(names.includes("process_cpu_seconds_total"));
+  assert.ok(names.includes("nodejs_eventloop_lag_p99_seconds"));
+  assert.deepEqual(
+    names.filter(
+      (name) => name.startsWith("pattern_sidecar_process_") || name.startsWith("pattern_sidecar_nodejs_"),
+    ),
+    [],
+  );
 });
 
 void test("stream lag and resume token age are read from the runner when scraped", async () => {

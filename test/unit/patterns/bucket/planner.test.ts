@@ -151,6 +151,22 @@ void test("trades that do not start a bucket are moved verbatim whatever their f
   assert.deepEqual(pages(db)[1]?.history, history.slice(10));
 });
 
+void test("only the first trade of each new bucket needs a date: undated trades elsewhere do not stop the split", () => {
+  const history: Document[] = trades(25);
+  for (const position of [3, 9, 14, 24]) delete history[position]?.date;
+  const db = new MemoryDb();
+  db.insertOne("trades", { _id: `123_${FIRST}`, customerId: 123, count: 25, history });
+  assert.equal(split(db, `123_${FIRST}`).outcome, "writes");
+  assert.deepEqual(
+    pages(db).map((bucket) => [bucket._id, bucket.history]),
+    [
+      [`123_${FIRST}`, history.slice(0, 10)],
+      [`123_${FIRST + 10 * 60}`, history.slice(10, 20)],
+      [`123_${FIRST + 20 * 60}`, history.slice(20)],
+    ],
+  );
+});
+
 void test("a history that is not an array is skipped with a reason naming it", () => {
   const plan = planBucketSplit(rule, {
     bucket: { _id: "x", customerId: 1, history: {} },
