@@ -19,6 +19,7 @@ import { LeaseKeeper } from "./lease-keeper.js";
 import { retryParkedTargets, type ParkedRetryContext } from "./parked-retry.js";
 import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "./parked-targets.js";
 import { pause } from "./retry.js";
+import { SessionPool } from "./session-pool.js";
 import { StreamLag } from "./stream-lag.js";
 import { sweep } from "./sweep.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./targets.js";
@@ -55,6 +56,7 @@ export class Runner {
   private readonly keeper: LeaseKeeper;
   private readonly tokens: TokenStore;
   private readonly correction: ParkedRetryContext;
+  private readonly sessions: SessionPool;
   private loop: Promise<void> | undefined;
   private parkedRetrying: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
@@ -63,7 +65,15 @@ export class Runner {
     const { config, db, metrics, logger } = options;
     this.rules = config.rules.filter((rule) => rule.enabled);
     const holder = options.holderId ?? newHolderId();
-    const lease = new WriterLease(db, config.stateCollection, holder, config.leaseSeconds);
+    // One session per concurrent correction, and one for the parked targets' retries.
+    this.sessions = new SessionPool(options.client, config.concurrency + 1);
+    const lease = new WriterLease(
+      db,
+      config.stateCollection,
+      holder,
+      config.leaseSeconds,
+      () => this.sessions.ids,
+    );
     this.keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
     this.tokens = new TokenStore(
       db,
@@ -74,6 +84,7 @@ export class Runner {
     this.correction = {
       ...options,
       lease,
+      sessions: this.sessions,
       maxTransactionAttempts: config.maxTransactionAttempts,
       parkAfterAttempts: config.parkAfterAttempts,
       parked: new ParkedTargets(db, config.stateCollection, this.rules, this.parkedRetryMs),
@@ -109,6 +120,7 @@ export class Runner {
       this.stopSignal.abort();
       await this.loop;
       await this.keeper.release();
+      await this.sessions.close();
       this.setState("stopped");
     })();
     return this.stopped;
