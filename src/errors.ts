@@ -10,8 +10,21 @@ import {
 } from "mongodb";
 import { redactUriPasswords } from "./config/mongodb-uri.js";
 
-/** Error classes counted in `errors_total`; classify() below decides which an error is. */
-export const ERROR_KINDS = ["transient", "resumable", "history_lost", "bad_document", "fatal"] as const;
+/**
+ * Error classes counted in `errors_total`; classify() below decides which an error is. Each
+ * deserves its own alert (docs/alerting.md): lease_lost and invalidate are routine, parked
+ * means a document waits for an operator's look, fatal is what nothing gets past by itself.
+ */
+export const ERROR_KINDS = [
+  "transient",
+  "resumable",
+  "history_lost",
+  "bad_document",
+  "lease_lost",
+  "invalidate",
+  "parked",
+  "fatal",
+] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** Base of every error the sidecar raises itself; `context` says which rule and document. */
@@ -31,6 +44,9 @@ export class BadDocumentError extends SidecarError {}
 
 /** Another replica holds the writer lease: the fencing write inside a transaction matched nothing. */
 export class LeaseLostError extends SidecarError {}
+
+/** The change stream was invalidated (its collection or database dropped or renamed); it restarts after it. */
+export class StreamInvalidatedError extends SidecarError {}
 
 /** A correction that kept failing after `maxTransactionAttempts`; it is retried later. */
 export class CorrectionFailedError extends SidecarError {}
@@ -102,6 +118,8 @@ function hasLabel(error: unknown, label: string): boolean {
 /** What an error means for the runner; also the `kind` label of `errors_total`. */
 export function classify(error: unknown): ErrorKind {
   if (error instanceof BadDocumentError) return "bad_document";
+  if (error instanceof LeaseLostError) return "lease_lost";
+  if (error instanceof StreamInvalidatedError) return "invalidate";
   const code = codeOf(error);
   if (code !== undefined && HISTORY_LOST_CODES.has(code)) return "history_lost";
   if (error instanceof CorrectionFailedError || error instanceof StalePlanError) return "transient";

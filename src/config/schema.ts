@@ -86,6 +86,8 @@ export const configSchema = z
     concurrency: positiveInt.default(8),
     /** Attempts for one correction's transaction before it is counted as failed and retried later. */
     maxTransactionAttempts: positiveInt.default(10),
+    /** Failed corrections of one target before it is parked and the stream moves past it. */
+    parkAfterAttempts: positiveInt.default(8),
     /** Lease held by the one writing replica; another replica takes over after it expires. */
     leaseSeconds: positiveInt.default(15),
     rules: z

@@ -135,6 +135,11 @@ export function createMetrics() {
       labelNames: ["state"],
       registers: [registry],
     }),
+    parked: new Gauge({
+      name: `${PREFIX}parked`,
+      help: "Documents whose corrections kept failing, parked in the state collection and retried with backoff.",
+      registers: [registry],
+    }),
     isLeader: new Gauge({
       name: `${PREFIX}leader`,
       help: "1 while this replica holds the writer lease, else 0.",

@@ -33,6 +33,8 @@ export interface ProjectedChangeEvent {
   _id: Document;
   operationType: string;
   ns?: { db: string; coll?: string };
+  /** A rename's new namespace. */
+  to?: { db: string; coll?: string };
   documentKey?: { _id: unknown };
   clusterTime?: { getHighBitsUnsigned?: () => number };
   fullDocument?: Document;

@@ -1,32 +1,87 @@
-// A correction retried with backoff for as long as this replica leads: a transient error
-// passes (write conflicts, a stepping-down primary), and while it lasts the event stays
-// unfinished so that the resume token does not pass it. A document the server refuses for
+// A correction retried with backoff while this replica leads: a transient error passes
+// (write conflicts, a stepping-down primary), and while it lasts the event stays unfinished
+// so that the resume token does not pass it. After `parkAfterAttempts` failures the target
+// is parked (src/stream/parked-targets.ts) and the event finishes: one document must not
+// freeze the stream until its token falls off the oplog. A document the server refuses for
 // good does not get here: correctTarget skips it.
 import { classify, LeaseLostError, toError } from "../errors.js";
 import type { Plan } from "../patterns/plan.js";
 import { correctTarget, type CorrectionContext } from "./correction.js";
+import type { ParkedTargets } from "./parked-targets.js";
 import { retryWithBackoff } from "./retry.js";
 import { targetLabels, type CorrectionTarget } from "./targets.js";
 
 // Long: what outlasts a transaction's own retries is a failover or an outage.
 const CORRECTION_BACKOFF = { baseMs: 200, maxMs: 30_000 };
 
-export function correctUntilDone(
+export interface ParkingContext extends CorrectionContext {
+  parkAfterAttempts: number;
+  parked: Pick<ParkedTargets, "park" | "count">;
+}
+
+export interface Leading {
+  mayContinue: () => boolean;
+  signal: AbortSignal;
+}
+
+export async function correctUntilDone(
+  context: ParkingContext,
+  target: CorrectionTarget,
+  leading: Leading,
+): Promise<Plan> {
+  let attempts = 0;
+  try {
+    return await retryWithBackoff(
+      (attempt) => {
+        attempts = attempt;
+        return correctTarget(context, target);
+      },
+      {
+        backoff: CORRECTION_BACKOFF,
+        signal: leading.signal,
+        shouldRetry: (thrown, attempt) =>
+          !(thrown instanceof LeaseLostError) && leading.mayContinue() && attempt < context.parkAfterAttempts,
+        onRetry: (thrown, attempt) => countFailure(context, target, thrown, attempt, "correction failed"),
+      },
+    );
+  } catch (thrown) {
+    if (thrown instanceof LeaseLostError || !leading.mayContinue() || leading.signal.aborted) throw thrown;
+    countFailure(context, target, thrown, attempts, "correction failed; parking it");
+    await parkTarget(context, target, toError(thrown), attempts);
+    return {
+      outcome: "skip",
+      reason: `parked after ${attempts} failed corrections: ${toError(thrown).message}`,
+    };
+  }
+}
+
+function countFailure(
   context: CorrectionContext,
   target: CorrectionTarget,
-  leading: { mayContinue: () => boolean; signal: AbortSignal },
-): Promise<Plan> {
-  return retryWithBackoff(() => correctTarget(context, target), {
-    backoff: CORRECTION_BACKOFF,
-    signal: leading.signal,
-    shouldRetry: (thrown) => !(thrown instanceof LeaseLostError) && leading.mayContinue(),
-    onRetry: (thrown, attempt) => {
-      const kind = classify(thrown);
-      context.metrics.errors.inc({ kind });
-      context.logger.error(
-        { err: toError(thrown), kind, ...targetLabels(target), key: target.id, attempt },
-        "correction failed",
-      );
-    },
-  });
+  thrown: unknown,
+  attempt: number,
+  message: string,
+): void {
+  const kind = classify(thrown);
+  context.metrics.errors.inc({ kind });
+  context.logger.error(
+    { err: toError(thrown), kind, ...targetLabels(target), key: target.id, attempt },
+    message,
+  );
+}
+
+/** Records the target as parked, counts it and refreshes the gauge. */
+export async function parkTarget(
+  context: ParkingContext,
+  target: CorrectionTarget,
+  err: Error,
+  attempts: number,
+): Promise<void> {
+  await context.parked.park(target, err, attempts);
+  context.metrics.errors.inc({ kind: "parked" });
+  context.metrics.parked.set(await context.parked.count());
+  context.logger.error(
+    { err, ...targetLabels(target), key: target.id, attempts },
+    "parked document; the stream moves on and the correction is retried with backoff",
+  );
 }

@@ -11,10 +11,13 @@ import { applyWrites } from "./apply.js";
 import type { WriterLease } from "./lease.js";
 import { driverOf } from "../patterns/registry.js";
 import { targetLabels, type CorrectionTarget } from "./targets.js";
-import { runTransaction } from "./transaction.js";
+import type { SessionPool } from "./session-pool.js";
+import { ownSession, runTransaction } from "./transaction.js";
 
 export interface CorrectionContext {
   client: MongoClient;
+  /** The leader's sessions (their ids are in the lease); a session per correction when absent. */
+  sessions?: Pick<SessionPool, "withSession">;
   db: Db;
   lease: Pick<WriterLease, "fence">;
   metrics: Metrics;
@@ -34,7 +37,7 @@ export async function correctTarget(context: CorrectionContext, target: Correcti
   let plan: Plan;
   try {
     plan = await runTransaction(
-      context.client,
+      (work) => (context.sessions ? context.sessions.withSession(work) : ownSession(context.client, work)),
       {
         maxAttempts: context.maxTransactionAttempts,
         context: { ...labels, key: target.id },

@@ -4,7 +4,7 @@
 // the stream is idle, the post-batch token, so that an idle stream's position stays inside
 // the oplog window.
 import { EJSON } from "bson";
-import { classify } from "../errors.js";
+import { classify, StreamInvalidatedError } from "../errors.js";
 import type { ChangeStream, Document } from "mongodb";
 import type { PatternRule } from "../patterns/driver.js";
 import type { Logger } from "../ops/logger.js";
@@ -20,6 +20,7 @@ import {
   type ProjectedChangeEvent,
 } from "./targets.js";
 import type { TokenStore } from "./token-store.js";
+import { NAMESPACE_EVENTS } from "./watch-pipeline.js";
 
 export interface EventConsumerOptions {
   stream: ChangeStream<Document, ProjectedChangeEvent>;
@@ -35,8 +36,14 @@ export interface EventConsumerOptions {
   onCaughtUp: (caughtUp: boolean) => void;
   /** Called once all corrections of an event have committed, with its cluster time in seconds. */
   onEventProcessed: (clusterTimeSeconds: number) => void;
+  /** A drop or rename in the database, awaited before the next event. */
+  onNamespaceEvent: (event: ProjectedChangeEvent) => Promise<void>;
   persistIntervalMs: number;
 }
+
+// Events of other documents finish while a slow one holds the token back; past this many the
+// stream is not read further, so memory stays bounded until the slow one finishes or is parked.
+const MAX_HELD_EVENTS = 10_000;
 
 export async function consumeEvents(options: EventConsumerOptions): Promise<void> {
   const consumer = new EventConsumer(options);
@@ -61,8 +68,13 @@ class EventConsumer {
         const event = await stream.tryNext();
         if (event) {
           this.options.onCaughtUp(false);
+          if (NAMESPACE_EVENTS.includes(event.operationType)) await this.options.onNamespaceEvent(event);
           this.dispatch(event);
+          // The server closes the stream after an invalidate; it restarts after this event.
+          if (event.operationType === "invalidate")
+            this.failure ??= new StreamInvalidatedError("change stream invalidated", { ns: event.ns });
           await this.queue.whenBelow(concurrency * 4);
+          await this.tracker.whenHeldBelow(MAX_HELD_EVENTS, () => this.failure !== undefined);
         } else {
           // An empty batch: the server has nothing newer for us, so nothing lags behind.
           this.options.onCaughtUp(this.queue.pending === 0);
@@ -96,6 +108,7 @@ class EventConsumer {
       },
       (error: unknown) => {
         this.failure ??= error;
+        this.tracker.wake();
       },
     );
   }

@@ -1,11 +1,21 @@
 // The writer lease: at most one replica corrects documents at a time. The lease is a
-// document in the state collection, `{_id: "lease", holder, term, expiresAt}`. A replica
-// takes it over only once it has expired, and every takeover bumps `term`. Every correction
-// checks `{holder: me, term: myTerm}` inside its own transaction (the fence), so a leader
-// that was paused past its lease cannot commit a correction once another replica holds it.
+// document in the state collection, `{_id: "lease", holder, term, expiresAt, sessions}`.
+// Expiry is the server's time ($$NOW), never a replica's clock. A replica takes the lease
+// over only once it has expired; every takeover bumps `term` and then kills the sessions
+// the previous holder listed (killSessions), which aborts any transaction it left open: a
+// leader killed or paused inside a correction can neither block the applications' writes
+// until the server reaps its transaction nor commit once another replica leads. Every
+// correction also checks `{holder: me, term: myTerm}` inside its own transaction.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { MongoServerError, type ClientSession, type Collection, type Db } from "mongodb";
+import {
+  MongoServerError,
+  type Binary,
+  type ClientSession,
+  type Collection,
+  type Db,
+  type Document,
+} from "mongodb";
 import { LeaseLostError } from "../errors.js";
 
 export const LEASE_ID = "lease";
@@ -16,6 +26,10 @@ interface LeaseDocument {
   holder: string;
   term: number;
   expiresAt: Date;
+  /** The holder's sessions (lsid ids), for the next holder to kill. */
+  sessions: Binary[];
+  /** At a takeover: the previous holder's sessions, still to be killed. */
+  previousSessions?: Binary[];
 }
 
 export function newHolderId(): string {
@@ -23,6 +37,7 @@ export function newHolderId(): string {
 }
 
 export class WriterLease {
+  private readonly db: Db;
   private readonly leases: Collection<LeaseDocument>;
   private term: number | undefined;
   /** Local deadline: past it we stop writing even if the database was not reachable to tell us. */
@@ -33,7 +48,10 @@ export class WriterLease {
     stateCollection: string,
     readonly holder: string,
     private readonly leaseSeconds: number,
+    /** The sessions this replica corrects on; a takeover kills the previous holder's. */
+    private readonly sessionIds: () => Binary[] = () => [],
   ) {
+    this.db = db;
     this.leases = db.collection<LeaseDocument>(stateCollection);
   }
 
@@ -45,36 +63,66 @@ export class WriterLease {
   /** Renews the lease if held, takes it over if free or expired; returns whether it is held. */
   async acquireOrRenew(): Promise<boolean> {
     const requestedAt = Date.now();
-    const expiresAt = new Date(requestedAt + this.leaseSeconds * 1000);
-    const term = this.term !== undefined ? await this.renew(expiresAt) : await this.takeOver(expiresAt);
+    const term = this.term !== undefined ? await this.renew() : await this.takeOver();
     this.term = term;
     // Count from before the request: the database may have applied it at any point since.
     this.heldUntil = term === undefined ? 0 : requestedAt + this.leaseSeconds * 800;
     return this.held;
   }
 
-  private async renew(expiresAt: Date): Promise<number | undefined> {
-    const result = await this.leases.updateOne(
-      { _id: LEASE_ID, holder: this.holder, term: this.term },
-      { $set: { expiresAt } },
-    );
+  /** The new expiry, by the server's clock. */
+  private expiry(): Document {
+    return { $add: ["$$NOW", this.leaseSeconds * 1000] };
+  }
+
+  private async renew(): Promise<number | undefined> {
+    const result = await this.leases.updateOne({ _id: LEASE_ID, holder: this.holder, term: this.term }, [
+      { $set: { expiresAt: this.expiry(), sessions: { $literal: this.sessionIds() } } },
+    ]);
     return result.matchedCount === 1 ? this.term : undefined;
   }
 
-  private async takeOver(expiresAt: Date): Promise<number | undefined> {
-    const taken = await this.leases.findOneAndUpdate(
-      { _id: LEASE_ID, expiresAt: { $lte: new Date() } },
-      { $set: { holder: this.holder, expiresAt }, $inc: { term: 1 } },
-      { returnDocument: "after" },
-    );
-    if (taken) return taken.term;
+  /**
+   * Takes the lease when it is absent or expired (by $$NOW), in one upsert: when it is held,
+   * the upsert's insert collides with it on `_id`. Then kills the previous holder's sessions.
+   */
+  private async takeOver(): Promise<number | undefined> {
+    let taken: LeaseDocument | null;
     try {
-      await this.leases.insertOne({ _id: LEASE_ID, holder: this.holder, term: 1, expiresAt });
-      return 1;
+      taken = await this.leases.findOneAndUpdate(
+        { _id: LEASE_ID, $expr: { $lte: ["$expiresAt", "$$NOW"] } },
+        [
+          {
+            $set: {
+              holder: this.holder,
+              term: { $add: [{ $ifNull: ["$term", 0] }, 1] },
+              expiresAt: this.expiry(),
+              // Kept until killed: a takeover that failed half-way must not forget them.
+              previousSessions: {
+                $concatArrays: [{ $ifNull: ["$previousSessions", []] }, { $ifNull: ["$sessions", []] }],
+              },
+              sessions: { $literal: this.sessionIds() },
+            },
+          },
+        ],
+        { upsert: true, returnDocument: "after" },
+      );
     } catch (error) {
       if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return undefined;
       throw error;
     }
+    if (!taken) return undefined;
+    await this.killPreviousSessions(taken);
+    return taken.term;
+  }
+
+  // Before this replica writes anything: a transaction the previous holder left open must
+  // abort now, not commit later. Killing sessions that no longer exist is a no-op.
+  private async killPreviousSessions(taken: LeaseDocument): Promise<void> {
+    const previous = taken.previousSessions ?? [];
+    if (previous.length === 0) return;
+    await this.db.admin().command({ killSessions: previous.map((id) => ({ id })) });
+    await this.leases.updateOne({ _id: LEASE_ID, term: taken.term }, { $unset: { previousSessions: "" } });
   }
 
   /**

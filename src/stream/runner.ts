@@ -13,11 +13,13 @@ import type { Plan } from "../patterns/plan.js";
 import { currentClusterTime } from "./cluster-time.js";
 import { ensureCollectionsAndIndexes } from "./collections.js";
 import { correctUntilDone } from "./correct-until-done.js";
-import type { CorrectionContext } from "./correction.js";
 import { consumeEvents } from "./event-consumer.js";
 import { newHolderId, WriterLease } from "./lease.js";
 import { LeaseKeeper } from "./lease-keeper.js";
+import { retryParkedTargets, type ParkedRetryContext } from "./parked-retry.js";
+import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "./parked-targets.js";
 import { pause } from "./retry.js";
+import { SessionPool } from "./session-pool.js";
 import { StreamLag } from "./stream-lag.js";
 import { sweep } from "./sweep.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./targets.js";
@@ -34,6 +36,8 @@ export interface RunnerOptions {
   /** How long an empty getMore waits on the server; also how fast a stop is noticed. */
   maxAwaitTimeMS?: number;
   persistIntervalMs?: number;
+  /** The pause before a parked target's first retry, and how often due ones are looked for. */
+  parkedRetryMs?: number;
 }
 
 export interface RunnerStatus {
@@ -51,15 +55,25 @@ export class Runner {
   private readonly rules: PatternRule[];
   private readonly keeper: LeaseKeeper;
   private readonly tokens: TokenStore;
-  private readonly correction: CorrectionContext;
+  private readonly correction: ParkedRetryContext;
+  private readonly sessions: SessionPool;
   private loop: Promise<void> | undefined;
+  private parkedRetrying: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
 
   constructor(private readonly options: RunnerOptions) {
     const { config, db, metrics, logger } = options;
     this.rules = config.rules.filter((rule) => rule.enabled);
     const holder = options.holderId ?? newHolderId();
-    const lease = new WriterLease(db, config.stateCollection, holder, config.leaseSeconds);
+    // One session per concurrent correction, and one for the parked targets' retries.
+    this.sessions = new SessionPool(options.client, config.concurrency + 1);
+    const lease = new WriterLease(
+      db,
+      config.stateCollection,
+      holder,
+      config.leaseSeconds,
+      () => this.sessions.ids,
+    );
     this.keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
     this.tokens = new TokenStore(
       db,
@@ -67,7 +81,14 @@ export class Runner {
       streamName(db.databaseName),
       rulesFingerprint(this.rules),
     );
-    this.correction = { ...options, lease, maxTransactionAttempts: config.maxTransactionAttempts };
+    this.correction = {
+      ...options,
+      lease,
+      sessions: this.sessions,
+      maxTransactionAttempts: config.maxTransactionAttempts,
+      parkAfterAttempts: config.parkAfterAttempts,
+      parked: new ParkedTargets(db, config.stateCollection, this.rules, this.parkedRetryMs),
+    };
     setRunnerState(metrics, "starting");
     initialiseRuleMetrics(metrics, this.rules);
     // Only the leader owns the stream's position; a standby's own numbers would be stale.
@@ -99,6 +120,7 @@ export class Runner {
       this.stopSignal.abort();
       await this.loop;
       await this.keeper.release();
+      await this.sessions.close();
       this.setState("stopped");
     })();
     return this.stopped;
@@ -141,6 +163,8 @@ export class Runner {
     if (kind === "history_lost") {
       this.historyLost = true;
       this.options.logger.warn({ err }, "change stream history lost; sweeping before streaming again");
+    } else if (kind === "invalidate") {
+      this.options.logger.warn({ err }, "change stream invalidated; restarting after it");
     } else if (thrown instanceof LeaseLostError) {
       this.keeper.lease.forget();
       this.options.metrics.isLeader.set(0);
@@ -153,13 +177,38 @@ export class Runner {
 
   private async leadWhileHeld(): Promise<void> {
     this.keeper.startRenewing();
+    const parkedRetries = setInterval(() => void this.retryDueParkedTargets(), this.parkedRetryMs);
     try {
       const start = await this.startingPoint();
       if (!start || !this.mayContinue()) return;
       await this.stream(start);
     } finally {
+      clearInterval(parkedRetries);
+      await this.parkedRetrying;
       this.keeper.stopRenewing();
     }
+  }
+
+  private get parkedRetryMs(): number {
+    return this.options.parkedRetryMs ?? PARKED_FIRST_RETRY_MS;
+  }
+
+  /** One pass over the parked targets due for a retry; never two at once. */
+  private async retryDueParkedTargets(): Promise<void> {
+    if (this.parkedRetrying) return;
+    this.parkedRetrying = retryParkedTargets(this.correction, {
+      dueOnly: true,
+      shouldStop: () => !this.mayContinue(),
+    }).catch((thrown: unknown) => {
+      const kind = classify(thrown);
+      this.options.metrics.errors.inc({ kind });
+      this.options.logger.warn(
+        { err: toError(thrown), kind },
+        "retrying parked documents failed; will try again",
+      );
+    });
+    await this.parkedRetrying;
+    this.parkedRetrying = undefined;
   }
 
   private mayContinue(): boolean {
@@ -182,6 +231,8 @@ export class Runner {
       logger: this.options.logger,
       metrics: this.options.metrics,
       correct: (target) => this.correct(target),
+      retryParked: () =>
+        retryParkedTargets(this.correction, { dueOnly: false, shouldStop: () => !this.mayContinue() }),
       shouldStop: () => !this.mayContinue(),
     });
     if (!this.mayContinue()) return undefined;
@@ -211,6 +262,7 @@ export class Runner {
         persistIntervalMs: this.options.persistIntervalMs ?? 1000,
         onCaughtUp: (caughtUp) => this.lag.setCaughtUp(caughtUp),
         onEventProcessed: (clusterTimeSeconds) => this.lag.eventProcessed(clusterTimeSeconds),
+        onNamespaceEvent: (event) => this.namespaceChanged(event),
       });
     } finally {
       this.lag.setCaughtUp(false);
@@ -218,6 +270,21 @@ export class Runner {
       // abandoned cursor out by itself; nothing the stream did is undone by this failing.
       await stream.close().catch((err: unknown) => logger.debug({ err }, "closing the change stream failed"));
     }
+  }
+
+  /**
+   * A collection of the database was dropped or renamed (or the database itself): the rules'
+   * collections and their indexes are made again at once, so that the applications' next
+   * writes land in an indexed collection. Making them again is idempotent, so the drop of an
+   * unrelated collection costs a few round trips and nothing else.
+   */
+  private async namespaceChanged(event: ProjectedChangeEvent): Promise<void> {
+    const { operationType, ns, to } = event;
+    this.options.logger.warn(
+      { operationType, ns, to },
+      "collection dropped or renamed; re-creating the rules' collections and indexes",
+    );
+    await this.prepareCollections();
   }
 
   private correct(target: CorrectionTarget): Promise<Plan> {

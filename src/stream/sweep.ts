@@ -32,6 +32,8 @@ export interface SweepOptions {
   metrics?: Metrics;
   /** Runs the transactional correction; absent in a dry run, which writes nothing. */
   correct?: (target: CorrectionTarget) => Promise<Plan>;
+  /** Retries the parked targets (all of them, due or not); runs before the rules are swept. */
+  retryParked?: () => Promise<void>;
   /** Checked between documents, so that a stopping sidecar does not finish a long sweep. */
   shouldStop?: () => boolean;
   progressIntervalMs?: number;
@@ -41,6 +43,7 @@ const EXAMPLES = 5;
 
 export async function sweep(options: SweepOptions): Promise<RuleSweepReport[]> {
   const reports: RuleSweepReport[] = [];
+  await options.retryParked?.();
   for (const rule of options.rules) {
     if (!rule.enabled || options.shouldStop?.()) continue;
     reports.push(await sweepRule(options, rule));

@@ -16,18 +16,32 @@ export interface TransactionOptions {
   onAbortFailed?: (error: unknown) => void;
 }
 
+/** Where a transaction gets its session: a pool the caller owns, or a session of its own. */
+export type SessionSource = <T>(work: (session: ClientSession) => Promise<T>) => Promise<T>;
+
+export async function ownSession<T>(
+  client: MongoClient,
+  work: (session: ClientSession) => Promise<T>,
+): Promise<T> {
+  const session = client.startSession();
+  try {
+    return await work(session);
+  } finally {
+    await session.endSession();
+  }
+}
+
 const COMMIT_ATTEMPTS = 3;
 // Short: a write conflict clears as soon as the other transaction commits or aborts.
 const TRANSACTION_BACKOFF = { baseMs: 20, maxMs: 1000 };
 
 export async function runTransaction<T>(
-  client: MongoClient,
+  withSession: SessionSource,
   options: TransactionOptions,
   body: (session: ClientSession) => Promise<T>,
 ): Promise<T> {
-  const session = client.startSession();
-  try {
-    return await retryWithBackoff(
+  return withSession((session) =>
+    retryWithBackoff(
       async (attempt) => {
         try {
           return await runAttempt(session, body, options.onAbortFailed);
@@ -45,10 +59,8 @@ export async function runTransaction<T>(
         shouldRetry: isRetryableTransactionError,
         onRetry: (error, attempt) => options.onRetry?.(attempt + 1, error),
       },
-    );
-  } finally {
-    await session.endSession();
-  }
+    ),
+  );
 }
 
 async function runAttempt<T>(

@@ -15,13 +15,22 @@ function projectedFields(rules: readonly PatternRule[]): Document {
   return Object.fromEntries(fields.map((field) => [`fullDocument.${field}`, 1]));
 }
 
+/**
+ * Events that change the namespaces themselves: the runner re-creates what a drop or rename
+ * took (collections, indexes), and an invalidate (dropDatabase) ends the stream, which
+ * restarts after it with startAfter.
+ */
+export const NAMESPACE_EVENTS = ["drop", "rename", "dropDatabase", "invalidate"];
+
 export function buildWatchPipeline(rules: readonly PatternRule[]): Document[] {
+  const namespaceEvents = { operationType: { $in: NAMESPACE_EVENTS } };
   return [
-    { $match: { $or: rules.flatMap((rule) => driverOf(rule).eventFilters(rule)) } },
+    { $match: { $or: [...rules.flatMap((rule) => driverOf(rule).eventFilters(rule)), namespaceEvents] } },
     {
       $project: {
         operationType: 1,
         ns: 1,
+        to: 1,
         documentKey: 1,
         clusterTime: 1,
         ...projectedFields(rules),

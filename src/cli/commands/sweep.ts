@@ -6,6 +6,8 @@ import type { Logger } from "../../ops/logger.js";
 import { createMetrics, type Metrics } from "../../ops/metrics.js";
 import { ensureCollectionsAndIndexes } from "../../stream/collections.js";
 import { correctTarget } from "../../stream/correction.js";
+import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "../../stream/parked-targets.js";
+import { retryParkedTargets } from "../../stream/parked-retry.js";
 import { newHolderId, WriterLease } from "../../stream/lease.js";
 import { LeaseKeeper } from "../../stream/lease-keeper.js";
 import { sweep, type RuleSweepReport } from "../../stream/sweep.js";
@@ -45,12 +47,15 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
       metrics,
       logger,
       maxTransactionAttempts: config.maxTransactionAttempts,
+      parkAfterAttempts: config.parkAfterAttempts,
+      parked: new ParkedTargets(deployment.db, config.stateCollection, rules, PARKED_FIRST_RETRY_MS),
     };
     return await sweep({
       db: deployment.db,
       rules,
       logger,
       metrics,
+      retryParked: () => retryParkedTargets(context, { dueOnly: false, shouldStop: () => !lease.held }),
       correct: (target) => correctTarget(context, target),
     });
   } finally {

@@ -49,6 +49,7 @@ export async function startSidecar(
     holderId: options.holderId,
     maxAwaitTimeMS: 100,
     persistIntervalMs: 100,
+    parkedRetryMs: 200,
   });
   runner.start();
   if (options.waitForStreaming ?? true) await waitForCaughtUp(runner);

@@ -23,7 +23,13 @@ import {
   setParameter,
   whatsmyuri,
 } from "./server-info.js";
-import { abortTransaction, commitTransaction, endSessions } from "./transactions.js";
+import {
+  abortTransaction,
+  commitTransaction,
+  endSessions,
+  killAllSessions,
+  killSessions,
+} from "./transactions.js";
 import { update } from "./update.js";
 
 export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, CommandHandler>([
@@ -38,7 +44,8 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, Com
   ["serverStatus", serverStatus],
   ["hostInfo", hostInfo],
   ["whatsmyuri", whatsmyuri],
-  ["killAllSessions", acknowledge],
+  ["killAllSessions", killAllSessions],
+  ["killSessions", killSessions],
   ["refreshSessions", acknowledge],
   ["listDatabases", listDatabases],
   ["dropDatabase", dropDatabase],

@@ -8,6 +8,7 @@ import type { ServerState } from "../server-state.js";
 import { ArrayCursor } from "./array-cursor.js";
 import type { CommandRequest, ConnectionInfo } from "./command-context.js";
 import { assertSimpleCollation, bigintValue } from "./command-args.js";
+import { codeNameOf } from "./code-names.js";
 import { COMMANDS } from "./command-table.js";
 import { errorLabelsFor, writeConcernErrorLabels, type LabelContext } from "./error-labels.js";
 import type { FailCommandData } from "./fail-points.js";
@@ -83,7 +84,7 @@ async function applyFailure(
     ok: 0,
     errmsg: `Failing command ${request.name} via 'failCommand' failpoint`,
     code,
-    codeName: CODE_NAMES[code] ?? `Location${code}`,
+    codeName: codeNameOf(code),
   };
   const errorLabels = failure.errorLabels ?? errorLabelsFor(code, false, labels);
   if (errorLabels.length > 0) reply.errorLabels = errorLabels;
@@ -133,31 +134,3 @@ function stampClusterTime(reply: Document, server: ServerState): Document {
   const clusterTime = server.clock.current();
   return { ...reply, $clusterTime: { clusterTime, signature: ZERO_SIGNATURE }, operationTime: clusterTime };
 }
-
-/** codeNames for the codes tests commonly inject with failCommand. */
-const CODE_NAMES: Record<number, string> = {
-  1: "InternalError",
-  2: "BadValue",
-  6: "HostUnreachable",
-  7: "HostNotFound",
-  11: "UserNotFound",
-  43: "CursorNotFound",
-  50: "MaxTimeMSExpired",
-  89: "NetworkTimeout",
-  91: "ShutdownInProgress",
-  112: "WriteConflict",
-  133: "FailedToSatisfyReadPreference",
-  189: "PrimarySteppedDown",
-  234: "RetryChangeStream",
-  251: "NoSuchTransaction",
-  262: "ExceededTimeLimit",
-  280: "ChangeStreamFatalError",
-  286: "ChangeStreamHistoryLost",
-  9001: "SocketException",
-  10107: "NotWritablePrimary",
-  11000: "DuplicateKey",
-  11600: "InterruptedAtShutdown",
-  11602: "InterruptedDueToReplStateChange",
-  13435: "NotPrimaryNoSecondaryOk",
-  13436: "NotPrimaryOrSecondary",
-};

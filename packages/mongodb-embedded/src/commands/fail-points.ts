@@ -1,6 +1,10 @@
-// mongod's failCommand fail point (enableTestCommands), configured with configureFailPoint:
-// it makes the next matching commands fail, hang, drop the connection or report a write
-// concern error, so that retry and resume logic can be tested against this server too.
+// mongod's test fail points (enableTestCommands), armed with configureFailPoint:
+// - failCommand makes the next matching commands fail, hang, drop the connection or report a
+//   write concern error;
+// - onPrimaryTransactionalWrite acts on retryable writes (lsid + txnNumber, no transaction):
+//   it fails one before it commits, or commits it and drops the connection before the reply;
+// - failGetMoreAfterCursorCheckout fails a getMore once its cursor is found, so the error gets
+//   the labels mongod's getMore path adds (ResumableChangeStreamError on a change stream).
 import type { Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
 
@@ -15,29 +19,40 @@ export interface FailCommandData {
   appName?: string;
 }
 
+export interface TransactionalWriteData {
+  /** Drop the connection instead of replying (mongod's default: true). */
+  closeConnection: boolean;
+  /** Fail the write with this code before it commits. */
+  failBeforeCommitExceptionCode?: number;
+}
+
+export interface GetMoreFailureData {
+  errorCode: number;
+}
+
 type Mode =
   | { kind: "off" }
   | { kind: "alwaysOn" }
   | { kind: "times"; remaining: number }
   | { kind: "skip"; remaining: number };
 
-export class FailPoints {
+/** One fail point: its mode and data; each firing consumes one activation. */
+class FailPoint<Data> {
   private mode: Mode = { kind: "off" };
-  private data: FailCommandData | undefined;
+  private data: Data | undefined;
 
-  configure(name: unknown, mode: unknown, data: unknown): void {
-    if (name !== "failCommand") {
-      throw new ServerError(ErrorCode.BadValue, "BadValue", `unsupported fail point: ${String(name)}`);
-    }
-    this.mode = parseMode(mode);
-    if (this.mode.kind !== "off") this.data = parseData(data);
+  constructor(private readonly parse: (data: unknown) => Data) {}
+
+  configure(mode: unknown, data: unknown): void {
+    const parsed = parseMode(mode);
+    if (parsed.kind !== "off") this.data = this.parse(data);
+    this.mode = parsed;
   }
 
-  /** The fail point's data when it fires for this command (consuming one activation). */
-  trigger(command: string, appName: string | undefined): FailCommandData | undefined {
+  /** The data when the point fires for a command `matches` accepts. */
+  fire(matches: (data: Data) => boolean = () => true): Data | undefined {
     const data = this.data;
-    if (this.mode.kind === "off" || !data || !data.failCommands.includes(command)) return undefined;
-    if (data.appName !== undefined && data.appName !== appName) return undefined;
+    if (this.mode.kind === "off" || data === undefined || !matches(data)) return undefined;
     switch (this.mode.kind) {
       case "alwaysOn":
         return data;
@@ -49,6 +64,47 @@ export class FailPoints {
         if (this.mode.remaining <= 0) return data;
         this.mode.remaining -= 1;
         return undefined;
+    }
+  }
+}
+
+export class FailPoints {
+  private readonly failCommand = new FailPoint(parseFailCommandData);
+  private readonly transactionalWrite = new FailPoint(parseTransactionalWriteData);
+  private readonly getMoreAfterCheckout = new FailPoint(parseGetMoreFailureData);
+
+  configure(name: unknown, mode: unknown, data: unknown): void {
+    this.pointNamed(name).configure(mode, data);
+  }
+
+  /** failCommand's data when it fires for this command (consuming one activation). */
+  trigger(command: string, appName: string | undefined): FailCommandData | undefined {
+    return this.failCommand.fire(
+      (data) =>
+        data.failCommands.includes(command) && (data.appName === undefined || data.appName === appName),
+    );
+  }
+
+  /** onPrimaryTransactionalWrite's data when it fires for a retryable write. */
+  triggerTransactionalWrite(): TransactionalWriteData | undefined {
+    return this.transactionalWrite.fire();
+  }
+
+  /** failGetMoreAfterCursorCheckout's data when it fires for a getMore. */
+  triggerGetMore(): GetMoreFailureData | undefined {
+    return this.getMoreAfterCheckout.fire();
+  }
+
+  private pointNamed(name: unknown): FailPoint<unknown> {
+    switch (name) {
+      case "failCommand":
+        return this.failCommand as FailPoint<unknown>;
+      case "onPrimaryTransactionalWrite":
+        return this.transactionalWrite as FailPoint<unknown>;
+      case "failGetMoreAfterCursorCheckout":
+        return this.getMoreAfterCheckout as FailPoint<unknown>;
+      default:
+        throw new ServerError(ErrorCode.BadValue, "BadValue", `unsupported fail point: ${String(name)}`);
     }
   }
 }
@@ -67,11 +123,13 @@ function parseMode(mode: unknown): Mode {
   throw new ServerError(ErrorCode.BadValue, "BadValue", `invalid fail point mode: ${JSON.stringify(mode)}`);
 }
 
-function parseData(data: unknown): FailCommandData {
+function badData(message: string): ServerError {
+  return new ServerError(ErrorCode.BadValue, "BadValue", message);
+}
+
+function parseFailCommandData(data: unknown): FailCommandData {
   const spec = (data ?? {}) as Document;
-  if (!Array.isArray(spec.failCommands)) {
-    throw new ServerError(ErrorCode.BadValue, "BadValue", "failCommand requires data.failCommands, an array");
-  }
+  if (!Array.isArray(spec.failCommands)) throw badData("failCommand requires data.failCommands, an array");
   return {
     failCommands: spec.failCommands.map(String),
     errorCode: spec.errorCode === undefined ? undefined : Number(spec.errorCode),
@@ -82,4 +140,19 @@ function parseData(data: unknown): FailCommandData {
     writeConcernError: spec.writeConcernError as Document | undefined,
     appName: typeof spec.appName === "string" ? spec.appName : undefined,
   };
+}
+
+function parseTransactionalWriteData(data: unknown): TransactionalWriteData {
+  const spec = (data ?? {}) as Document;
+  const code = spec.failBeforeCommitExceptionCode;
+  return {
+    closeConnection: spec.closeConnection !== false,
+    failBeforeCommitExceptionCode: code === undefined ? undefined : Number(code),
+  };
+}
+
+function parseGetMoreFailureData(data: unknown): GetMoreFailureData {
+  const code = (data as Document | undefined)?.errorCode;
+  if (code === undefined) throw badData("failGetMoreAfterCursorCheckout requires data.errorCode");
+  return { errorCode: Number(code) };
 }

@@ -3,6 +3,7 @@
 import { Long, type Document } from "bson";
 import type { CommandHandler } from "./command-context.js";
 import { bigintValue, optionalCount } from "./command-args.js";
+import { codeNameOf } from "./code-names.js";
 import { cursorReply } from "./cursor-replies.js";
 import { ServerError, ErrorCode } from "../errors.js";
 
@@ -13,6 +14,15 @@ export const getMore: CommandHandler = async (request, server) => {
   if (id === undefined)
     throw new ServerError(ErrorCode.TypeMismatch, "TypeMismatch", "getMore needs a cursor id");
   const cursor = server.cursors.get(id);
+  const failure = server.failPoints.triggerGetMore();
+  if (failure) {
+    const code = failure.errorCode;
+    throw new ServerError(
+      code,
+      codeNameOf(code),
+      "Failing getMore via 'failGetMoreAfterCursorCheckout' failpoint",
+    );
+  }
   const batch = await cursor.nextBatch({
     batchSize: optionalCount(request.body, "batchSize"),
     maxAwaitTimeMS: optionalCount(request.body, "maxTimeMS") ?? DEFAULT_AWAIT_MS,

@@ -6,6 +6,7 @@ import { ServerError } from "../errors.js";
 import type { ServerState } from "../server-state.js";
 import type { CommandRequest } from "./command-context.js";
 import { bigintValue } from "./command-args.js";
+import { codeNameOf } from "./code-names.js";
 
 const RETRYABLE_WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify"]);
 
@@ -33,20 +34,61 @@ export async function runInSession(
 ): Promise<Document> {
   const lsid = request.body.lsid as Document | undefined;
   const txnNumber = bigintValue(request.body.txnNumber);
+  if (!lsid) return run();
   // Before the command runs, so that $listLocalSessions lists its own session, as mongod does.
-  if (lsid) server.sessions.touch(lsid);
-  if (request.body.autocommit !== undefined && lsid && txnNumber !== undefined) {
+  server.sessions.touch(lsid);
+  const reply = await runWithSession(request, server, lsid, txnNumber, run);
+  const cursorId = openedCursorId(reply);
+  if (cursorId) server.sessions.ownCursor(lsid, cursorId, (id) => server.cursors.find(id) !== undefined);
+  return reply;
+}
+
+function runWithSession(
+  request: CommandRequest,
+  server: ServerState,
+  lsid: Document,
+  txnNumber: bigint | undefined,
+  run: () => Promise<Document>,
+): Promise<Document> {
+  if (txnNumber === undefined) return run();
+  if (request.body.autocommit !== undefined) {
     if (request.name === "commitTransaction" || request.name === "abortTransaction") return run();
     return runInTransaction(request, server, lsid, txnNumber, run);
   }
-  if (lsid && txnNumber !== undefined && RETRYABLE_WRITE_COMMANDS.has(request.name)) {
-    const previous = server.sessions.retryReply(lsid, txnNumber);
-    if (previous) return previous;
-    const reply = await run();
-    if (reply.ok === 1) server.sessions.rememberRetryReply(lsid, txnNumber, reply);
-    return reply;
-  }
+  if (RETRYABLE_WRITE_COMMANDS.has(request.name))
+    return runRetryableWrite(request, server, lsid, txnNumber, run);
   return run();
+}
+
+async function runRetryableWrite(
+  request: CommandRequest,
+  server: ServerState,
+  lsid: Document,
+  txnNumber: bigint,
+  run: () => Promise<Document>,
+): Promise<Document> {
+  const previous = server.sessions.retryReply(lsid, txnNumber);
+  if (previous) return previous;
+  const failure = server.failPoints.triggerTransactionalWrite();
+  const failCode = failure?.failBeforeCommitExceptionCode;
+  if (failCode !== undefined) {
+    throw new ServerError(
+      failCode,
+      codeNameOf(failCode),
+      "Failing write via 'onPrimaryTransactionalWrite' failpoint",
+    );
+  }
+  const reply = await run();
+  if (reply.ok === 1) server.sessions.rememberRetryReply(lsid, txnNumber, reply);
+  // Committed and remembered, but the client never hears: its retry must get this reply.
+  if (failure?.closeConnection) request.connection.destroy();
+  return reply;
+}
+
+/** The id of a cursor the reply leaves open (a first batch that did not exhaust it). */
+function openedCursorId(reply: Document): bigint | undefined {
+  const id = bigintValue((reply.cursor as Document | undefined)?.id);
+  return id === undefined || id === 0n || !("firstBatch" in (reply.cursor as Document)) ? undefined : id;
 }
 
 async function runInTransaction(

@@ -1,6 +1,7 @@
-// commitTransaction, abortTransaction and endSessions.
+// commitTransaction, abortTransaction, endSessions, killSessions and killAllSessions.
 import type { Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
+import type { ServerState } from "../server-state.js";
 import type { CommandHandler, CommandRequest } from "./command-context.js";
 import { bigintValue } from "./command-args.js";
 
@@ -34,3 +35,29 @@ export const endSessions: CommandHandler = (request, server) => {
   server.sessions.endSessions(lsids);
   return { ok: 1 };
 };
+
+/**
+ * killSessions: aborts the named sessions' transactions at once and closes their cursors; an
+ * empty list kills every session. The sessions themselves stay usable, as on mongod.
+ */
+export const killSessions: CommandHandler = (request, server) => {
+  const specs = Array.isArray(request.body.killSessions) ? (request.body.killSessions as Document[]) : [];
+  const lsids = specs.length === 0 ? undefined : specs.map((spec) => ({ id: spec.id }) as Document);
+  killAndClose(request, server, lsids);
+  return { ok: 1 };
+};
+
+/**
+ * killAllSessions: an empty list kills every session. Without authentication no session
+ * belongs to a named user, so a list of users kills none.
+ */
+export const killAllSessions: CommandHandler = (request, server) => {
+  const users = Array.isArray(request.body.killAllSessions) ? request.body.killAllSessions : [];
+  if (users.length === 0) killAndClose(request, server, undefined);
+  return { ok: 1 };
+};
+
+function killAndClose(request: CommandRequest, server: ServerState, lsids: Document[] | undefined): void {
+  const cursors = server.sessions.kill(lsids, `session killed by ${request.name}`);
+  for (const id of cursors) server.cursors.kill(id);
+}

@@ -63,7 +63,7 @@ function sortElements(elements: unknown[], spec: unknown, strings?: StringCompar
 }
 
 const push: FieldOperator = (target, argument, strings) => {
-  const array = (existingArray(target, "$push") ?? []).slice();
+  const array = existingArray(target, "$push") ?? [];
   const additions = eachList(argument, "$push");
   const modifiers = isPlainDocument(argument) && "$each" in argument ? argument : {};
   for (const name of Object.keys(modifiers)) {
@@ -71,13 +71,14 @@ const push: FieldOperator = (target, argument, strings) => {
       throw queryError("BadValue", `Unrecognized clause in $push: ${name}`);
     }
   }
-  let result = array;
+  // concat, never push(...)/splice(...): spreading a long $each into arguments overflows the stack.
+  let result: unknown[];
   if (modifiers.$position !== undefined) {
     const position = integerModifier(modifiers.$position, "$position");
     const at = position < 0 ? Math.max(0, array.length + position) : Math.min(position, array.length);
-    result.splice(at, 0, ...additions);
+    result = array.slice(0, at).concat(additions, array.slice(at));
   } else {
-    result.push(...additions);
+    result = array.concat(additions);
   }
   if (modifiers.$sort !== undefined) result = sortElements(result, modifiers.$sort, strings);
   if (modifiers.$slice !== undefined) {

@@ -12,9 +12,6 @@ import type { LockTable } from "./lock-table.js";
 import type { Transaction } from "./transaction.js";
 import { writeConflict } from "./transaction-errors.js";
 
-/** How long a write outside a transaction waits for a transaction's lock by default. */
-const DEFAULT_LOCK_WAIT_MS = 5_000;
-
 export class OperationScope {
   readonly view: ReadView;
 
@@ -22,8 +19,11 @@ export class OperationScope {
     private readonly catalog: Catalog,
     private readonly locks: LockTable,
     readonly transaction: Transaction | undefined,
-    /** The command's maxTimeMS, bounding how long a write waits for a transaction's lock. */
-    private readonly lockWaitMS = DEFAULT_LOCK_WAIT_MS,
+    /**
+     * The command's maxTimeMS. Without one a write waits for a transaction's lock until the
+     * transaction ends, as on mongod (its reaper bounds that at transactionLifetimeLimitSeconds).
+     */
+    private readonly lockWaitMS?: number,
   ) {
     if (transaction && transaction.snapshot === undefined) transaction.snapshot = catalog.openSnapshot();
     this.view = transaction
@@ -40,10 +40,14 @@ export class OperationScope {
     keysToWrite: () => Iterable<string>,
   ): Promise<void> {
     if (this.transaction || !collection) return;
-    const deadline = Date.now() + this.lockWaitMS;
+    const deadline = this.lockWaitMS === undefined ? undefined : Date.now() + this.lockWaitMS;
     for (;;) {
       const holder = this.firstLockHolder(collection, keysToWrite());
       if (!holder) return;
+      if (deadline === undefined) {
+        await holder.ended();
+        continue;
+      }
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
         throw new ServerError(

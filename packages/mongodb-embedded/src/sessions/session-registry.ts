@@ -14,6 +14,8 @@ interface SessionEntry {
   retryReply: Document | undefined;
   /** When a command last named this session ($listLocalSessions reports it). */
   lastUse: Date;
+  /** Cursors opened in this session: killSessions closes them. */
+  cursors: Set<bigint>;
 }
 
 /** A session as $listLocalSessions sees it. */
@@ -138,6 +140,31 @@ export class SessionRegistry {
     }
   }
 
+  /** Records a cursor the session opened, forgetting those `isOpen` says are gone. */
+  ownCursor(lsid: Document, cursorId: bigint, isOpen: (id: bigint) => boolean): void {
+    const cursors = this.entry(lsid).cursors;
+    for (const id of cursors) if (!isOpen(id)) cursors.delete(id);
+    cursors.add(cursorId);
+  }
+
+  /**
+   * killSessions: aborts the sessions' open transactions and returns their cursors for the
+   * caller to close. The sessions stay usable, as on mongod. `undefined` kills every session.
+   */
+  kill(lsids: Document[] | undefined, reason: string): bigint[] {
+    const entries =
+      lsids === undefined
+        ? [...this.sessions.values()]
+        : lsids.flatMap((lsid) => this.sessions.get(sessionKey(lsid)) ?? []);
+    const cursors: bigint[] = [];
+    for (const entry of entries) {
+      if (entry.transaction) this.abort(entry.transaction, reason);
+      cursors.push(...entry.cursors);
+      entry.cursors.clear();
+    }
+    return cursors;
+  }
+
   abortAll(): void {
     for (const entry of this.sessions.values()) {
       if (entry.transaction) this.abort(entry.transaction, "server shutting down");
@@ -163,7 +190,14 @@ export class SessionRegistry {
     const key = sessionKey(lsid);
     let entry = this.sessions.get(key);
     if (!entry) {
-      entry = { lsid, txnNumber: -1n, transaction: undefined, retryReply: undefined, lastUse: new Date() };
+      entry = {
+        lsid,
+        txnNumber: -1n,
+        transaction: undefined,
+        retryReply: undefined,
+        lastUse: new Date(),
+        cursors: new Set(),
+      };
       this.sessions.set(key, entry);
     }
     return entry;

@@ -32,7 +32,7 @@ function collect(
     if (!Array.isArray(value)) found.push(value === undefined ? null : value);
     else {
       if (wholeArrays || value.length === 0) found.push(value);
-      found.push(...value);
+      for (const element of value) found.push(element);
     }
     return;
   }

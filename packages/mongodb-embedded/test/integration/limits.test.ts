@@ -77,3 +77,16 @@ void test("an update that grows a document past 16 MiB fails with 17419 and leav
   const doc = await collection.findOne({ _id: 1 as never }, { projection: { other: 1 } });
   assert.deepEqual(doc, { _id: 1 });
 });
+
+void test("a $push of 150,000 elements, at the end or at a position, stores every element in order", async () => {
+  const collection = fixture.db.collection<{ _id: string; list: number[] }>("long_push");
+  const elements = Array.from({ length: 150_000 }, (_, i) => i);
+  await collection.insertOne({ _id: "doc", list: [-2, -1] });
+  await collection.updateOne({ _id: "doc" }, { $push: { list: { $each: elements } } });
+  await collection.updateOne({ _id: "doc" }, { $push: { list: { $each: elements, $position: 1 } } });
+  const list = (await collection.findOne({ _id: "doc" }))?.list ?? [];
+  assert.equal(list.length, 300_002);
+  assert.deepEqual(list.slice(0, 3), [-2, 0, 1]);
+  assert.deepEqual(list.slice(150_000, 150_003), [149_999, -1, 0]);
+  assert.equal(list.at(-1), 149_999);
+});

@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { setTimeout as delay } from "node:timers/promises";
+import { test } from "node:test";
+import { type ClientSession, type Document } from "mongodb";
+import { useTestDatabase } from "../support/mongo.js";
+
+const fixture = useTestDatabase("server_kill_sessions");
+
+async function openTransactionWriting(collection: string, id: string): Promise<ClientSession> {
+  const session = fixture.mongo.client.startSession();
+  session.startTransaction();
+  await fixture.db
+    .collection(collection)
+    .updateOne({ _id: id as never }, { $set: { by: "transaction" } }, { session });
+  return session;
+}
+
+function killSessions(sessions: ClientSession[]): Promise<Document> {
+  return fixture.mongo.client.db("admin").command({ killSessions: sessions.map((s) => ({ id: s.id!.id })) });
+}
+
+void test("killSessions aborts the session's open transaction, so its commit fails and nothing it wrote lands", async () => {
+  await fixture.db.collection("killed").insertOne({ _id: "doc" as never, by: "nobody" });
+  const session = await openTransactionWriting("killed", "doc");
+  try {
+    await killSessions([session]);
+    await assert.rejects(session.commitTransaction(), { code: 251 });
+  } finally {
+    await session.endSession();
+  }
+  assert.equal((await fixture.db.collection("killed").findOne({ _id: "doc" as never }))?.by, "nobody");
+});
+
+void test("a write outside a transaction waits for a conflicting transaction and lands once killSessions aborts it", async () => {
+  const collection = fixture.db.collection("waiting");
+  await collection.insertOne({ _id: "doc" as never, n: 0 });
+  const session = await openTransactionWriting("waiting", "doc");
+  try {
+    const write = collection.updateOne({ _id: "doc" as never }, { $inc: { n: 1 } });
+    await killSessions([session]);
+    assert.equal((await write).modifiedCount, 1);
+  } finally {
+    await session.endSession();
+  }
+  assert.deepEqual(await collection.findOne({ _id: "doc" as never }), { _id: "doc", n: 1 });
+});
+
+void test("a write outside a transaction without maxTimeMS outwaits a transaction held open for longer than five seconds", async () => {
+  const collection = fixture.db.collection("patient");
+  await collection.insertOne({ _id: "doc" as never, n: 0 });
+  const session = await openTransactionWriting("patient", "doc");
+  try {
+    const write = collection.updateOne({ _id: "doc" as never }, { $inc: { n: 1 } });
+    await delay(5_500);
+    await session.commitTransaction();
+    assert.equal((await write).modifiedCount, 1);
+  } finally {
+    await session.endSession();
+  }
+  assert.deepEqual(await collection.findOne({ _id: "doc" as never }), {
+    _id: "doc",
+    by: "transaction",
+    n: 1,
+  });
+});
+
+void test("a write outside a transaction with maxTimeMS gives up with MaxTimeMSExpired while the transaction holds the document", async () => {
+  const collection = fixture.db.collection("impatient");
+  await collection.insertOne({ _id: "doc" as never, n: 0 });
+  const session = await openTransactionWriting("impatient", "doc");
+  try {
+    await assert.rejects(
+      collection.updateOne({ _id: "doc" as never }, { $inc: { n: 1 } }, { maxTimeMS: 200 }),
+      {
+        code: 50,
+      },
+    );
+  } finally {
+    await session.abortTransaction();
+    await session.endSession();
+  }
+});
+
+void test("killSessions closes the session's cursors: the next getMore answers CursorNotFound", async () => {
+  const collection = fixture.db.collection("cursors");
+  await collection.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }] as never[]);
+  const session = fixture.mongo.client.startSession();
+  try {
+    const reply = await fixture.db.command({ find: "cursors", batchSize: 1 }, { session });
+    await killSessions([session]);
+    const cursorId = (reply.cursor as Document).id as unknown;
+    await assert.rejects(fixture.db.command({ getMore: cursorId, collection: "cursors" }, { session }), {
+      code: 43,
+    });
+  } finally {
+    await session.endSession();
+  }
+});
+
+void test("a killed session stays usable for a new transaction", async () => {
+  const collection = fixture.db.collection("reused");
+  await collection.insertOne({ _id: "doc" as never, by: "nobody" });
+  const session = await openTransactionWriting("reused", "doc");
+  try {
+    await killSessions([session]);
+    await assert.rejects(session.commitTransaction());
+    await session.withTransaction(async () => {
+      await collection.updateOne({ _id: "doc" as never }, { $set: { by: "second" } }, { session });
+    });
+  } finally {
+    await session.endSession();
+  }
+  assert.equal((await collection.findOne({ _id: "doc" as never }))?.by, "second");
+});
+
+void test("killAllSessions with an empty list aborts every open transaction", async () => {
+  const collection = fixture.db.collection("all");
+  await collection.insertMany([
+    { _id: "a", by: "nobody" },
+    { _id: "b", by: "nobody" },
+  ] as never[]);
+  const first = await openTransactionWriting("all", "a");
+  const second = await openTransactionWriting("all", "b");
+  try {
+    await fixture.mongo.client.db("admin").command({ killAllSessions: [] });
+    await assert.rejects(first.commitTransaction(), { code: 251 });
+    await assert.rejects(second.commitTransaction(), { code: 251 });
+  } finally {
+    await first.endSession();
+    await second.endSession();
+  }
+  assert.deepEqual(await collection.distinct("by"), ["nobody"]);
+});

@@ -1,0 +1,86 @@
+// Targets whose corrections kept failing, kept in the state collection as
+// `{_id: {parked: <target key>}, rule, role, collection, key, error, attempts, retries, ...}` so that
+// the stream moves past them and any replica that leads later retries them. A parked target
+// is retried with growing pauses and leaves the list once a correction of it succeeds.
+import type { Collection, Db } from "mongodb";
+import type { PatternRule } from "../patterns/driver.js";
+import { targetKey, type CorrectionTarget } from "./targets.js";
+
+interface ParkedDocument {
+  _id: { parked: string };
+  rule: string;
+  role: string;
+  collection: string;
+  key: unknown;
+  error: string;
+  attempts: number;
+  /** Retries since it was parked; the pause before the next one doubles with each. */
+  retries: number;
+  parkedAt: Date;
+  nextAttemptAt: Date;
+}
+
+/** The pause before a parked target's first retry, unless the runner is told otherwise. */
+export const PARKED_FIRST_RETRY_MS = 10_000;
+// Long: a parked target failed many times already; what fixes it is usually an operator.
+const MAX_RETRY_PAUSE_MS = 10 * 60_000;
+
+export class ParkedTargets {
+  private readonly parked: Collection<ParkedDocument>;
+
+  constructor(
+    db: Db,
+    stateCollection: string,
+    private readonly rules: readonly PatternRule[],
+    /** The pause before the first retry; it doubles with every failed retry. */
+    private readonly firstRetryMs: number,
+  ) {
+    this.parked = db.collection<ParkedDocument>(stateCollection);
+  }
+
+  /** Parks a target after `attempts` failed corrections (or records one more failed retry). */
+  async park(target: CorrectionTarget, error: Error, attempts: number): Promise<void> {
+    const id = { parked: targetKey(target) };
+    const previous = await this.parked.findOne({ _id: id });
+    const retries = previous ? previous.retries + 1 : 0;
+    await this.parked.updateOne(
+      { _id: id },
+      {
+        $set: {
+          rule: target.rule.name,
+          role: target.role,
+          collection: target.collection,
+          key: target.id,
+          error: error.message,
+          attempts: (previous?.attempts ?? 0) + attempts,
+          retries,
+          nextAttemptAt: new Date(Date.now() + this.retryPauseMs(retries)),
+        },
+        $setOnInsert: { parkedAt: new Date() },
+      },
+      { upsert: true },
+    );
+  }
+
+  async unpark(target: CorrectionTarget): Promise<void> {
+    await this.parked.deleteOne({ _id: { parked: targetKey(target) } });
+  }
+
+  /** Parked targets of the configured rules, all of them or only those due for a retry. */
+  async list(options: { dueOnly: boolean }): Promise<CorrectionTarget[]> {
+    const filter = options.dueOnly ? { nextAttemptAt: { $lte: new Date() } } : {};
+    const parked = await this.parked.find({ "_id.parked": { $exists: true }, ...filter }).toArray();
+    return parked.flatMap((doc) => {
+      const rule = this.rules.find((candidate) => candidate.name === doc.rule);
+      return rule ? [{ rule, role: doc.role, collection: doc.collection, id: doc.key }] : [];
+    });
+  }
+
+  async count(): Promise<number> {
+    return this.parked.countDocuments({ "_id.parked": { $exists: true } });
+  }
+
+  private retryPauseMs(retries: number): number {
+    return Math.min(MAX_RETRY_PAUSE_MS, this.firstRetryMs * 2 ** retries);
+  }
+}

@@ -1,0 +1,39 @@
+// The leader's own sessions: a fixed set of explicit driver sessions that every correction
+// runs its transaction on. Their ids are written into the lease document, so that whoever
+// takes the lease over can kill them (killSessions) and abort a transaction this replica
+// left open, being killed or paused, before it writes anything itself.
+import type { Binary, ClientSession, MongoClient } from "mongodb";
+
+export class SessionPool {
+  private readonly sessions: ClientSession[];
+  private readonly idle: ClientSession[];
+  private readonly waiters: ((session: ClientSession) => void)[] = [];
+
+  constructor(client: MongoClient, size: number) {
+    this.sessions = Array.from({ length: size }, () => client.startSession());
+    this.idle = [...this.sessions];
+  }
+
+  /** The sessions' lsid `id`s (UUIDs), as killSessions takes them. */
+  get ids(): Binary[] {
+    return this.sessions.flatMap((session) => (session.id ? [session.id.id] : []));
+  }
+
+  /** Runs `work` on a session of the pool, waiting for one to be free. */
+  async withSession<T>(work: (session: ClientSession) => Promise<T>): Promise<T> {
+    const session =
+      this.idle.pop() ?? (await new Promise<ClientSession>((resolve) => this.waiters.push(resolve)));
+    try {
+      return await work(session);
+    } finally {
+      const waiter = this.waiters.shift();
+      if (waiter) waiter(session);
+      else this.idle.push(session);
+    }
+  }
+
+  /** Ends every session (the server then forgets them); call once no work runs. */
+  async close(): Promise<void> {
+    await Promise.all(this.sessions.map((session) => session.endSession()));
+  }
+}
