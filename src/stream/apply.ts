@@ -20,10 +20,15 @@ async function applyWrite(db: Db, write: Write, session: ClientSession): Promise
       if (result.matchedCount === 0) throw stale(write);
       return;
     }
+    case "deleteOne": {
+      const result = await collection.deleteOne(write.filter, { session });
+      if (result.deletedCount === 0) throw stale(write);
+      return;
+    }
   }
 }
 
-function stale(write: Extract<Write, { op: "updateOne" }>): StalePlanError {
+function stale(write: Exclude<Write, { op: "insertOne" }>): StalePlanError {
   return new StalePlanError(`${write.op} on ${write.collection} matched no document`, {
     collection: write.collection,
     filter: write.filter,
