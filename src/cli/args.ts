@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "../errors.js";
 
-export const COMMANDS = ["run", "sweep", "check-config", "dev-server", "demo"] as const;
+export const COMMANDS = ["run", "sweep", "migrate", "check-config", "dev-server", "demo"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export interface CliArgs {
@@ -20,6 +20,8 @@ Commands:
   run                  watch the change stream and correct documents (default)
   sweep [--dry-run]    correct every document that breaks a rule once, then exit;
                        --dry-run writes nothing and reports what would change
+  migrate [--dry-run]  move documents in the seeds' starting schema (one trade per document)
+                       into buckets, then exit; killed, run it again
   check-config         validate the configuration and print the rules
   dev-server --port N  start the embedded MongoDB-compatible server alone
   demo                 show the sidecar fixing the seeds' examples on the embedded server
@@ -36,6 +38,7 @@ Environment:
 const OPTIONS_OF: Record<Command, readonly string[]> = {
   run: [],
   sweep: ["dry-run"],
+  migrate: ["dry-run"],
   "check-config": [],
   "dev-server": ["port"],
   demo: [],

@@ -8,16 +8,18 @@ import { parseCliArgs, USAGE, type CliArgs } from "./args.js";
 import { demoCommand } from "./commands/demo.js";
 import { devServerCommand } from "./commands/dev-server.js";
 import { runSidecar } from "./commands/run.js";
+import { migrateCommand } from "./commands/migrate.js";
 import { sweepCommand } from "./commands/sweep.js";
 
 const EXIT_USAGE = 2;
 
 async function runParsedCommand(args: CliArgs): Promise<number> {
   const config = await loadConfig({ file: args.configFile, env: process.env });
-  // `sweep` prints its report on stdout; its log lines (progress among them) go to stderr.
+  // `sweep` and `migrate` print their report on stdout; their log lines (progress among
+  // them) go to stderr.
   const logger = createLogger({
     level: config.logLevel,
-    destination: args.command === "sweep" ? process.stderr : undefined,
+    destination: args.command === "sweep" || args.command === "migrate" ? process.stderr : undefined,
   });
   switch (args.command) {
     case "check-config":
@@ -27,6 +29,8 @@ async function runParsedCommand(args: CliArgs): Promise<number> {
       return runSidecar(config, logger);
     case "sweep":
       return sweepCommand(config, logger, args.dryRun);
+    case "migrate":
+      return migrateCommand(config, logger, args.dryRun);
     case "dev-server":
       return devServerCommand(args.port, logger);
     case "demo":

@@ -7,6 +7,7 @@ import { idsMatching } from "../common/sweep-queries.js";
 import { bucketNeedsCorrection } from "./filters.js";
 import { looseEntryWritten } from "./loose-entry-filter.js";
 import { foldsLooseEntries } from "./loose-entries.js";
+import { migrateLooseEntries } from "./migrate-loose-entries.js";
 import {
   LOOSE_KEY,
   looseEntryFields,
@@ -49,6 +50,11 @@ export const bucketDriver: PatternDriver<BucketRule> = {
   },
 
   indexes: looseEntryIndexes,
+
+  migrate: (db, rule, options) =>
+    foldsLooseEntries(rule)
+      ? migrateLooseEntries(db, rule, options)
+      : Promise.resolve({ rule: rule.name, moved: 0, documentsCreated: 0, skipped: 0 }),
 
   async *sweepCandidates(db, rule) {
     for await (const id of idsMatching(db, rule.collection, bucketNeedsCorrection(rule)))
