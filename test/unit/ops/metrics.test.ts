@@ -30,6 +30,7 @@ void test("once the rules are known, each rule's corrections and skips have seri
     "products trimmed",
     "sales moved",
     "sales skipped_bad_document",
+    "trades folded",
     "trades repaired",
     "trades skipped_bad_document",
     "trades split",
