@@ -11,6 +11,10 @@ const sourceCollections = ["sales", "trades", "products"];
 // The outlier rule's overflowCollection and the subset rule's fullSetCollection: the sidecar
 // inserts and updates there, and creates the indexes the rules rely on.
 const sideCollections = ["extra_sales", "reviews"];
+// The bucket rules' `collection`s: a loose trade (one document per trade, the schema before
+// buckets) is deleted in the transaction that folds it into a bucket, and `migrate` creates
+// the index it reads loose trades through.
+const bucketCollections = ["trades"];
 
 const database = db.getName();
 const actionsByCollection = new Map();
@@ -22,12 +26,13 @@ function grant(collection, actions) {
 }
 
 // Collections are created up front (a transaction may not create one implicitly), so each
-// needs createCollection even where it usually exists already. No `remove`: no correction
-// deletes a document.
+// needs createCollection even where it usually exists already. `remove` only where a
+// document's contents move into another document of the same collection.
 for (const collection of [...sourceCollections, ...sideCollections, stateCollection]) {
   grant(collection, ["insert", "update", "createCollection"]);
 }
 for (const collection of sideCollections) grant(collection, ["createIndex"]);
+for (const collection of bucketCollections) grant(collection, ["remove", "createIndex"]);
 
 const privileges = [
   // The sidecar watches the whole database (db.watch()), which MongoDB authorises only with

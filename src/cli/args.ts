@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { UsageError } from "../errors.js";
 import { commandUsage, type CommandSpec, type OptionSpec } from "./usage.js";
 
-export const COMMANDS = ["run", "sweep", "check-config", "dev-server", "demo"] as const;
+export const COMMANDS = ["run", "sweep", "migrate", "check-config", "dev-server", "demo"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export interface CliArgs {
@@ -52,6 +52,18 @@ export const COMMAND_SPECS: Record<Command, CommandSpec> = {
       pretty: PRETTY,
     },
     examples: ["MONGODB_URI=mongodb://h1/shop?replicaSet=rs0 mongo-pattern-sidecar sweep --dry-run"],
+  },
+  migrate: {
+    summary:
+      "move documents in the seeds' starting schema (one trade per document) into buckets, then exit; " +
+      "killed, run it again",
+    options: {
+      config: CONFIG,
+      "dry-run": { type: "boolean", help: "write nothing; report per rule what would be moved" },
+      embedded: EMBEDDED,
+      pretty: PRETTY,
+    },
+    examples: ["MONGODB_URI=mongodb://h1/shop?replicaSet=rs0 mongo-pattern-sidecar migrate --dry-run"],
   },
   "check-config": {
     summary: "validate the configuration and print the rules",

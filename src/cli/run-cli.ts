@@ -11,6 +11,7 @@ import { createLogger, logDestination, type Logger } from "../ops/logger.js";
 import { helpText, parseCliArgs, type CliArgs } from "./args.js";
 import { demoCommand } from "./commands/demo.js";
 import { devServerCommand } from "./commands/dev-server.js";
+import { migrateCommand } from "./commands/migrate.js";
 import { runSidecar } from "./commands/run.js";
 import { sweepCommand } from "./commands/sweep.js";
 import { EXIT_STATUS, OperationalError } from "./failures.js";
@@ -36,7 +37,8 @@ function version(): string {
 // The image sets NODE_ENV=production: there, a forgotten MONGODB_URI must not quietly start an
 // empty in-memory database that loses every write.
 function checkDeploymentChoice(config: Config, args: CliArgs): void {
-  if (config.mongodbUri !== undefined || !["run", "sweep", "check-config"].includes(args.command)) return;
+  if (config.mongodbUri !== undefined || !["run", "sweep", "migrate", "check-config"].includes(args.command))
+    return;
   if (process.env.NODE_ENV === "production" && !args.embedded) {
     throw new ConfigError(
       "MONGODB_URI is not set and NODE_ENV is production: set MONGODB_URI to the deployment to watch, " +
@@ -51,8 +53,9 @@ function checkDeploymentChoice(config: Config, args: CliArgs): void {
 }
 
 async function commandLogger(config: Config, args: CliArgs): Promise<Logger> {
-  // `sweep` prints its report on stdout; its log lines (progress among them) go to stderr.
-  const fd = args.command === "sweep" ? 2 : 1;
+  // `sweep` and `migrate` print their report on stdout; their log lines (progress among them)
+  // go to stderr.
+  const fd = args.command === "sweep" || args.command === "migrate" ? 2 : 1;
   const format = args.pretty ? "pretty" : config.logFormat;
   return createLogger({ level: config.logLevel, destination: await logDestination(format, fd) });
 }
@@ -69,6 +72,8 @@ async function runParsedCommand(args: CliArgs): Promise<number> {
       return runSidecar(config, logger);
     case "sweep":
       return sweepCommand(config, logger, args.dryRun);
+    case "migrate":
+      return migrateCommand(config, logger, args.dryRun);
     case "dev-server":
       return devServerCommand(args.port, logger);
     case "demo":

@@ -65,7 +65,7 @@ export function createMetrics() {
     }),
     corrections: new Counter({
       name: `${PREFIX}corrections_total`,
-      help: "Corrections committed, per rule and kind (moved, split, trimmed, repaired, copied, skipped_bad_document).",
+      help: "Corrections committed, per rule and kind (moved, split, trimmed, repaired, copied, folded, skipped_bad_document).",
       labelNames: [...ruleLabels, "kind"],
       registers: [registry],
     }),

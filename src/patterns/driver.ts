@@ -61,6 +61,21 @@ export interface CorrectionSeries {
   kinds: CorrectionKind[];
 }
 
+/** What `migrate` reports per rule: entries moved, documents created, entries skipped. */
+export interface MigrationReport {
+  rule: string;
+  moved: number;
+  documentsCreated: number;
+  skipped: number;
+}
+
+export interface MigrationOptions {
+  dryRun: boolean;
+  /** Runs `plan` in a transaction and applies what it returns (src/stream's transaction and apply). */
+  commit: (plan: (session: ClientSession) => Promise<Plan>) => Promise<Plan>;
+  onProgress: (report: MigrationReport) => void;
+}
+
 export interface PatternDriver<R extends PatternRule = PatternRule> {
   /** The `pattern` value of the rules this driver enforces. */
   readonly pattern: string;
@@ -86,6 +101,8 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
   /** Every document a sweep must examine, possibly more than once. */
   sweepCandidates(db: Db, rule: R): AsyncIterable<CorrectionTarget<R>>;
   correctionSeries(rule: R): CorrectionSeries[];
+  /** Moves documents in the schema the seed starts from into the pattern's shape (`migrate`). */
+  migrate?(db: Db, rule: R, options: MigrationOptions): Promise<MigrationReport>;
   /** One line for `check-config`: what the rule enforces. */
   describe(rule: R): string;
 }

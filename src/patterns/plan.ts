@@ -3,14 +3,16 @@
 // re-reading the state the plan was made from.
 import type { Document } from "mongodb";
 
-// Inserts and updates only: no pattern deletes anything, and the sidecar's role (deploy/)
-// grants no remove.
+// A delete only removes a document whose contents another write of the same plan keeps (a
+// loose bucket entry folded into a bucket); the sidecar's role grants remove on bucket
+// collections alone (deploy/mongodb-role.js).
 export type Write =
   | { op: "insertOne"; collection: string; document: Document }
-  | { op: "updateOne"; collection: string; filter: Document; update: Document };
+  | { op: "updateOne"; collection: string; filter: Document; update: Document }
+  | { op: "deleteOne"; collection: string; filter: Document };
 
 /** Kind of correction, a closed set (it is a metric label). */
-export type CorrectionKind = "moved" | "split" | "trimmed" | "repaired" | "copied";
+export type CorrectionKind = "moved" | "split" | "trimmed" | "repaired" | "copied" | "folded";
 
 export type Plan =
   /** The document already has the pattern's shape. */

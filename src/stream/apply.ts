@@ -1,11 +1,13 @@
 // Executes a plan's writes inside the correction's transaction: one ordered bulk write per
 // collection, so that a split into thousands of buckets is a few commands, well within the
-// transaction's lifetime, rather than one round trip per bucket. A guarded update that
-// matches nothing means the document changed between the read and the write; the whole
+// transaction's lifetime, rather than one round trip per bucket. A guarded update or delete
+// that matches nothing means the document changed between the read and the write; the whole
 // transaction is redone from a fresh read rather than committing a half-applied plan.
 import type { AnyBulkWriteOperation, ClientSession, Db, Document } from "mongodb";
 import { StalePlanError } from "../errors.js";
 import type { Write } from "../patterns/plan.js";
+
+type GuardedWrite = Exclude<Write, { op: "insertOne" }>;
 
 export async function applyWrites(db: Db, writes: readonly Write[], session: ClientSession): Promise<void> {
   for (const [collection, group] of byCollection(writes)) await applyGroup(db, collection, group, session);
@@ -28,18 +30,27 @@ async function applyGroup(
     .collection(collection)
     .bulkWrite(writes.map(toOperation), { ordered: true, session });
   const updates = writes.filter((write) => write.op === "updateOne");
-  // Every update is guarded to match exactly its one document: fewer matches, a stale plan.
-  if (result.matchedCount < updates.length) throw stale(collection, updates);
+  const deletes = writes.filter((write) => write.op === "deleteOne");
+  // Every update and delete is guarded to match exactly its one document: fewer, a stale plan.
+  if (result.matchedCount < updates.length || result.deletedCount < deletes.length) {
+    throw stale(collection, [...updates, ...deletes]);
+  }
 }
 
 function toOperation(write: Write): AnyBulkWriteOperation<Document> {
-  if (write.op === "insertOne") return { insertOne: { document: { ...write.document } } };
-  return { updateOne: { filter: write.filter, update: write.update } };
+  switch (write.op) {
+    case "insertOne":
+      return { insertOne: { document: { ...write.document } } };
+    case "updateOne":
+      return { updateOne: { filter: write.filter, update: write.update } };
+    case "deleteOne":
+      return { deleteOne: { filter: write.filter } };
+  }
 }
 
-function stale(collection: string, updates: Extract<Write, { op: "updateOne" }>[]): StalePlanError {
-  return new StalePlanError(`an updateOne on ${collection} matched no document`, {
+function stale(collection: string, guarded: GuardedWrite[]): StalePlanError {
+  return new StalePlanError(`a guarded write on ${collection} matched no document`, {
     collection,
-    filters: updates.map((update) => update.filter),
+    filters: guarded.map((write) => write.filter),
   });
 }

@@ -16,7 +16,7 @@ interface Privilege {
   actions: string[];
 }
 
-/** Everything the sidecar needs, and nothing that drops, deletes or changes users. */
+/** Everything the sidecar needs, and nothing that drops or changes users. */
 const ALLOWED_ACTIONS = new Set([
   "find",
   "changeStream",
@@ -24,6 +24,7 @@ const ALLOWED_ACTIONS = new Set([
   "update",
   "createCollection",
   "createIndex",
+  "remove",
 ]);
 
 function createdRole(): { role: string; privileges: Privilege[] } {
@@ -74,7 +75,21 @@ void test("the role lets the sidecar create the indexes of the overflow and full
   }
 });
 
-void test("the role grants nothing beyond reading, watching, inserting, updating and creating", () => {
+void test("the role lets the sidecar delete only in bucket collections, where loose trades are folded", () => {
+  const bucketCollections = (config.rules as BuiltInRule[])
+    .filter((rule) => rule.pattern === "bucket")
+    .map((rule) => rule.collection);
+  for (const collection of bucketCollections) {
+    const actions = actionsOn(role.privileges, collection);
+    assert.ok(actions.has("remove") && actions.has("createIndex"), `remove and createIndex on ${collection}`);
+  }
+  const removable = role.privileges
+    .filter((p) => p.actions.includes("remove"))
+    .map((p) => p.resource.collection);
+  assert.deepEqual(removable.sort(), [...bucketCollections].sort());
+});
+
+void test("the role grants nothing beyond reading, watching, inserting, updating, creating and bucket deletes", () => {
   const granted = new Set(role.privileges.flatMap((p) => p.actions));
   assert.deepEqual(
     [...granted].filter((action) => !ALLOWED_ACTIONS.has(action)),

@@ -13,6 +13,7 @@ import type { BucketRule } from "./rule.js";
 import { baseBucketId, bucketIdAllocator, bucketKeyText } from "./bucket-ids.js";
 import { describeValue, isPlainDocument, isValidDate } from "../common/bson-value.js";
 import { inGroupsOf } from "../common/groups.js";
+import { newBucket } from "./new-bucket.js";
 import type { Plan, Write } from "../plan.js";
 
 export interface BucketState {
@@ -115,17 +116,4 @@ function newBucketId(
   if (id === null)
     return { ok: false, reason: `${where}: every suffix of ${baseBucketId(keyText, date)} is taken` };
   return { ok: true, value: id };
-}
-
-function newBucket(rule: BucketRule, id: string, key: unknown, entries: unknown[]): Write {
-  return {
-    op: "insertOne",
-    collection: rule.collection,
-    document: {
-      _id: id,
-      [rule.keyField]: key,
-      [rule.countField]: entries.length,
-      [rule.arrayField]: entries,
-    },
-  };
 }

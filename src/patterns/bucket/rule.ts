@@ -15,6 +15,14 @@ export const bucketRuleSchema = z.strictObject({
   /** Field of each entry holding its date. */
   dateField: fieldName.default("date"),
   countField: fieldName.default("count"),
+  /**
+   * Whether a document of the collection that is one entry on its own (the seed's schema
+   * before buckets) is folded into a bucket. Unset: only for the seed's own rule
+   * (loose-entries.ts, foldsLooseEntries).
+   */
+  looseEntries: z.boolean().optional(),
 });
 
-export type BucketRule = Required<z.infer<typeof bucketRuleSchema>>;
+export type BucketRule = Required<Omit<z.infer<typeof bucketRuleSchema>, "looseEntries">> & {
+  looseEntries?: boolean;
+};

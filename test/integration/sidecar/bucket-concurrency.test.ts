@@ -4,9 +4,10 @@
 // that customer's arrival order.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MongoServerError, type Document } from "mongodb";
+import type { Document } from "mongodb";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { metricTotal, useSidecarOnFreshDatabase } from "./harness.js";
+import { seedUpsert } from "./seed-upsert.js";
 
 interface Bucket {
   _id: string;
@@ -21,7 +22,6 @@ const SEED_CUSTOMERS = [201, 202, 203, 204];
 const NAIVE_CUSTOMERS = [301, 302, 303];
 const TRADES_PER_CUSTOMER = 40;
 const MINUTE = 60_000;
-const DUPLICATE_KEY = 11000;
 
 const trades = () => fixture.db.collection<Bucket>("trades");
 
@@ -33,29 +33,6 @@ function trade(customerId: number, i: number): Document {
     qty: i + 1,
     date: new Date(Date.UTC(2023, 9, 26) + customerId * 1000 * MINUTE + i * MINUTE),
   };
-}
-
-// The seed's insert: the first bucket of the customer with room, or a new one named after
-// the trade. A concurrent insert of the same `_id` fails with E11000; the seed's
-// application retries, as the upsert's filter may match a bucket now.
-async function seedUpsert(customerId: number, entry: Document): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await trades().updateOne(
-        { _id: new RegExp(`^${customerId}_`), count: { $lt: 10 } } as never,
-        {
-          $push: { history: entry },
-          $inc: { count: 1 },
-          $setOnInsert: { _id: `${customerId}_${(entry.date as Date).getTime() / 1000}`, customerId },
-        },
-        { upsert: true },
-      );
-      return;
-    } catch (error) {
-      const duplicate = error instanceof MongoServerError && error.code === DUPLICATE_KEY;
-      if (!duplicate || attempt === 5) throw error;
-    }
-  }
 }
 
 // Without the guard: a batch pushed into the customer's newest bucket, full or not; every
@@ -76,7 +53,8 @@ async function naivePush(customerId: number, batch: Document[], withCount: boole
 }
 
 async function seedWriter(customerId: number): Promise<void> {
-  for (let i = 0; i < TRADES_PER_CUSTOMER; i++) await seedUpsert(customerId, trade(customerId, i));
+  for (let i = 0; i < TRADES_PER_CUSTOMER; i++)
+    await seedUpsert(trades() as never, customerId, trade(customerId, i));
 }
 
 async function naiveWriter(customerId: number): Promise<void> {

@@ -29,6 +29,7 @@ void test("once the rules are known, each rule's corrections and skips have seri
     "sales moved",
     "sales skipped_bad_document",
     "sales split",
+    "trades folded",
     "trades repaired",
     "trades skipped_bad_document",
     "trades split",

@@ -137,6 +137,27 @@ void test(
   },
 );
 
+void test(
+  "collMod turning changeStreamPreAndPostImages on gives later deletes their pre-image in a database stream",
+  T,
+  async () => {
+    const db = freshDb("cs_collmod_images");
+    const coll = await db.createCollection("reviews");
+    await coll.insertMany([
+      { _id: 1 as never, product_id: 7 },
+      { _id: 2 as never, product_id: 7 },
+    ]);
+    await coll.deleteOne({ _id: 1 as never });
+    await db.command({ collMod: "reviews", changeStreamPreAndPostImages: { enabled: true } });
+    const stream = await openStream(db.watch([], { fullDocumentBeforeChange: "whenAvailable" }));
+    await coll.deleteOne({ _id: 2 as never });
+    const [remove] = await nextEvents(stream, 1);
+    await stream.close();
+    assert.equal(remove!.operationType, "delete");
+    assert.deepEqual(remove!.fullDocumentBeforeChange, { _id: 2, product_id: 7 });
+  },
+);
+
 void test("without recorded images, whenAvailable gives null and required fails the stream", T, async () => {
   const db = freshDb("cs_noimages");
   const coll = await db.createCollection("sales");

@@ -110,6 +110,15 @@ export class MemoryDb {
     return true;
   }
 
+  /** Deletes the first document matching `filter`; false when none matches. */
+  deleteOne(collection: string, filter: Document): boolean {
+    const docs = this.collections.get(collection) ?? [];
+    const index = docs.findIndex((doc) => matches(doc, filter));
+    if (index < 0) return false;
+    docs.splice(index, 1);
+    return true;
+  }
+
   /** Applies every write or none: a guarded write matching nothing throws StaleWriteError. */
   apply(writes: readonly Write[]): void {
     const before = new Map([...this.collections].map(([name, docs]) => [name, docs.map(clone)]));
@@ -124,6 +133,7 @@ export class MemoryDb {
   private applyWrite(write: Write): void {
     if (write.op === "insertOne") return this.insertOne(write.collection, write.document);
     if (write.op === "updateOne" && this.updateOne(write.collection, write.filter, write.update)) return;
+    if (write.op === "deleteOne" && this.deleteOne(write.collection, write.filter)) return;
     throw new StaleWriteError(`${write.op} on ${write.collection} matched nothing: ${key(write.filter)}`);
   }
 }
