@@ -36,7 +36,7 @@ const CORRECTING_EVENTS = 20_000;
 const CORRECT_EVERY = 5;
 const LIVE_SECONDS = 3;
 const LIVE_RATES = [20, 200];
-const DRAIN_TIMEOUT_MS = 120_000;
+const DRAIN_TIMEOUT_MS = 60_000;
 
 interface Drain {
   events: number;
@@ -144,16 +144,15 @@ async function run(): Promise<string[]> {
     await plain.sidecar.stop();
     const fixing = await drainBacklog(mongo, db, CORRECTING_EVENTS, correcting, sentinels[1]!);
     sidecars.push(fixing.sidecar);
-    await verifyCorrectedBooks(db, [...correcting, ...sentinels]);
-    const live = await measureLive(db, fixing.sidecar, correcting.length + sentinels.length);
-
-    const rows = [
-      ...drainRows("no correction", plain.drain),
-      ...drainRows("1 in 5 corrects", fixing.drain),
-      ...live,
-    ];
+    const rows = [...drainRows("no correction", plain.drain), ...drainRows("1 in 5 corrects", fixing.drain)];
+    if (fixing.drain.sidecarMs === undefined)
+      rows.push(["live latency", "not measured: the backlog did not drain"]);
+    else {
+      await verifyCorrectedBooks(db, [...correcting, ...sentinels]);
+      console.log(`verified: ${count(correcting.length + 2)} backlog books hold user00..user50 in order`);
+      rows.push(...(await measureLive(db, fixing.sidecar, correcting.length + sentinels.length)));
+    }
     printTable(["measure", "value"], rows);
-    console.log(`verified: ${count(correcting.length + 2)} backlog books hold user00..user50 in order`);
     return rows.map(([name, value]) => `${name}: ${value}`);
   } finally {
     for (const sidecar of sidecars) await sidecar.stop();
