@@ -17,12 +17,13 @@ import type { CorrectionContext } from "./correction.js";
 import { consumeEvents } from "./event-consumer.js";
 import { newHolderId, WriterLease } from "./lease.js";
 import { LeaseKeeper } from "./lease-keeper.js";
+import { OwnWrites } from "./own-writes.js";
 import { pause } from "./retry.js";
 import { StreamLag } from "./stream-lag.js";
 import { sweep } from "./sweep.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./targets.js";
 import { rulesFingerprint, streamName, TokenStore } from "./token-store.js";
-import { buildWatchPipeline } from "./watch-pipeline.js";
+import { buildWatchPipeline, watchOptions } from "./watch-pipeline.js";
 
 export interface RunnerOptions {
   client: MongoClient;
@@ -67,7 +68,12 @@ export class Runner {
       streamName(db.databaseName),
       rulesFingerprint(this.rules),
     );
-    this.correction = { ...options, lease, maxTransactionAttempts: config.maxTransactionAttempts };
+    this.correction = {
+      ...options,
+      lease,
+      maxTransactionAttempts: config.maxTransactionAttempts,
+      ownWrites: new OwnWrites(),
+    };
     setRunnerState(metrics, "starting");
     initialiseRuleMetrics(metrics, this.rules);
     // Only the leader owns the stream's position; a standby's own numbers would be stale.
@@ -193,7 +199,7 @@ export class Runner {
     const { db, config, metrics, logger } = this.options;
     const stream = db.watch<Document, ProjectedChangeEvent>(buildWatchPipeline(this.rules), {
       ...start,
-      fullDocument: "updateLookup",
+      ...watchOptions(this.rules),
       maxAwaitTimeMS: this.options.maxAwaitTimeMS ?? 1000,
     });
     this.lag.reset();
@@ -207,6 +213,7 @@ export class Runner {
         metrics,
         logger,
         correct: (target) => this.correct(target),
+        isOwnWrite: (event) => this.correction.ownWrites.isOwn(event),
         shouldContinue: () => this.mayContinue(),
         persistIntervalMs: this.options.persistIntervalMs ?? 1000,
         onCaughtUp: (caughtUp) => this.lag.setCaughtUp(caughtUp),

@@ -3,7 +3,7 @@
 import type { PatternDriver } from "../driver.js";
 import { writesMatching } from "../common/event-filters.js";
 import { idsMatching } from "../common/sweep-queries.js";
-import { bucketNeedsCorrection } from "./filters.js";
+import { bucketEventNeedsCorrection, bucketNeedsCorrection } from "./filters.js";
 import { planBucketSplit } from "./planner.js";
 import { readBucketState } from "./reader.js";
 import { bucketRuleSchema, type BucketRule } from "./rule.js";
@@ -17,7 +17,9 @@ export const bucketDriver: PatternDriver<BucketRule> = {
 
   watchedCollections: (rule) => [rule.collection],
 
-  eventFilters: (rule) => [writesMatching(rule.collection, bucketNeedsCorrection(rule))],
+  eventFilters: (rule) => [writesMatching(rule.collection, bucketEventNeedsCorrection(rule))],
+
+  needsUpdateLookup: () => false,
 
   projectedFields: () => [],
 
