@@ -7,6 +7,7 @@ import type { Logger } from "../../ops/logger.js";
 import { createMetrics, type Metrics } from "../../ops/metrics.js";
 import { ensureCollectionsAndIndexes } from "../../stream/collections.js";
 import { correctTarget } from "../../stream/correction.js";
+import { OwnWrites } from "../../stream/own-writes.js";
 import { newHolderId, WriterLease } from "../../stream/lease.js";
 import { LeaseKeeper } from "../../stream/lease-keeper.js";
 import { sweep, type RuleSweepReport } from "../../stream/sweep.js";
@@ -42,6 +43,7 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
       metrics,
       logger,
       maxTransactionAttempts: config.maxTransactionAttempts,
+      ownWrites: new OwnWrites(),
     };
     return await sweep({
       db: deployment.db,
