@@ -1,6 +1,6 @@
 // The load the backlog benchmark replays: books, a backlog of $push events written while no
 // sidecar runs, a sentinel whose correction marks the end of a drain, and timed triggers.
-import type { Db } from "mongodb";
+import type { Db, Document } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";
 import { allPurchasers, users } from "../test/integration/sidecar/harness.js";
 
@@ -59,15 +59,22 @@ export async function pushSentinel(db: Db, bookId: number): Promise<void> {
   await sales(db).updateOne({ _id: bookId }, { $push: { customers_purchased: "user50" } });
 }
 
-export async function waitForCorrected(db: Db, bookIds: readonly number[], timeoutMs: number): Promise<void> {
-  await waitUntil(
-    async () =>
-      (await sales(db).countDocuments({
-        _id: { $in: [...bookIds] },
-        "customers_purchased.50": { $exists: true },
-      })) === 0,
-    { timeoutMs, intervalMs: 10, description: `${bookIds.length} books corrected` },
-  );
+function corrected(db: Db, filter: Document): () => Promise<boolean> {
+  return async () =>
+    (await sales(db).countDocuments({ ...filter, "customers_purchased.50": { $exists: true } })) === 0;
+}
+
+/**
+ * Waits for the sentinel's correction (an `_id` lookup, cheap to poll), then until no book
+ * holds more than 50 purchasers (a scan): only the load's triggers push a book past 50.
+ */
+export async function waitForAllCorrected(db: Db, sentinel: number, timeoutMs: number): Promise<void> {
+  const options = { timeoutMs, intervalMs: 20 };
+  await waitUntil(corrected(db, { _id: sentinel }), {
+    ...options,
+    description: `book ${sentinel} corrected`,
+  });
+  await waitUntil(corrected(db, {}), { ...options, description: "every book corrected" });
 }
 
 /** Every corrected book holds user00..user50 in order, 50 embedded: nothing lost or duplicated. */

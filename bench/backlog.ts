@@ -17,7 +17,7 @@ import {
   insertSmallBooks,
   pushSentinel,
   verifyCorrectedBooks,
-  waitForCorrected,
+  waitForAllCorrected,
   writeBacklog,
 } from "./backlog-load.js";
 import {
@@ -64,7 +64,7 @@ async function drainBacklog(
   const leadership = watchLeadership(sidecar);
   let sidecarMs: number | undefined;
   try {
-    await waitForCorrected(db, [...correcting, sentinel], DRAIN_TIMEOUT_MS);
+    await waitForAllCorrected(db, sentinel, DRAIN_TIMEOUT_MS);
     sidecarMs = elapsed();
   } catch (err) {
     console.log(`sidecar did not drain within ${ms(DRAIN_TIMEOUT_MS)}: ${String(err)}`);
