@@ -5,7 +5,7 @@
 // `$sort` or `$slice`, a pipeline update; MongoDB 7 in some other cases too) as the whole
 // array under "<array>"; both forms are read here.
 import type { Document } from "mongodb";
-import { arraySize, presentButNotArray } from "./event-filters.js";
+import { arraySize } from "./event-filters.js";
 
 const UPDATED = { $objectToArray: { $ifNull: ["$updateDescription.updatedFields", {}] } };
 
@@ -21,29 +21,37 @@ export function wholeValueSet(field: string): Document {
   return { $getField: { field: "v", input: entry } };
 }
 
-/** The highest array index of `field` the update set ("field.7", "field.7.x"), or -1. */
-export function highestIndexSet(field: string): Document {
-  const parts = { $split: ["$$this.k", "."] };
-  const index = {
+/** The array index "field.7" or "field.7.x" names, as an expression over `key`; -1 for other keys. */
+function indexIn(key: string, field: string): Document {
+  const parts = { $split: [key, "."] };
+  return {
     $cond: [
       { $eq: [{ $arrayElemAt: [parts, 0] }, field] },
       { $convert: { input: { $arrayElemAt: [parts, 1] }, to: "long", onError: -1, onNull: -1 } },
       -1,
     ],
   };
-  return { $max: [-1, { $max: { $map: { input: UPDATED, in: index } } }] };
 }
 
-/** Whether the update left the array `field` longer than `limit`, as far as it tells. */
-export function arraySetLongerThan(field: string, limit: number): Document {
-  return {
-    $or: [{ $gte: [highestIndexSet(field), limit] }, { $gt: [arraySize(wholeValueSet(field)), limit] }],
+/** The highest array index of `field` the update set ("field.7", "field.7.x"), or -1. */
+export function highestIndexSet(field: string): Document {
+  return { $max: [-1, { $max: { $map: { input: UPDATED, in: indexIn("$$this.k", field) } } }] };
+}
+
+/**
+ * Whether the update left the array `field` longer than `limit` (or, with `orNotArray`, set
+ * it to something that is not an array), as far as it tells. One pass over updatedFields:
+ * this runs on every update event the stream sees.
+ */
+export function arraySetPast(field: string, limit: number, orNotArray: boolean): Document {
+  const value = "$$this.v";
+  const wholeBreaks = orNotArray
+    ? { $or: [{ $not: [{ $isArray: value }] }, { $gt: [arraySize(value), limit] }] }
+    : { $gt: [arraySize(value), limit] };
+  const entryBreaks = {
+    $cond: [{ $eq: ["$$this.k", field] }, wholeBreaks, { $gte: [indexIn("$$this.k", field), limit] }],
   };
-}
-
-/** Whether the update set `field` to something that is not an array. */
-export function setToNonArray(field: string): Document {
-  return presentButNotArray(wholeValueSet(field));
+  return { $anyElementTrue: [{ $map: { input: UPDATED, in: entryBreaks } }] };
 }
 
 /** Top-level fields an update named in updatedFields, removedFields or truncatedArrays. */

@@ -3,12 +3,7 @@
 // so that the stream needs no post-image for it.
 import type { Document } from "mongodb";
 import { arraySize, fullDocumentPath, presentButNotArray } from "../common/event-filters.js";
-import {
-  arraySetLongerThan,
-  IS_INSERT_OR_REPLACE,
-  IS_UPDATE,
-  setToNonArray,
-} from "../common/update-filters.js";
+import { arraySetPast, IS_INSERT_OR_REPLACE, IS_UPDATE } from "../common/update-filters.js";
 import type { OutlierRule } from "./rule.js";
 
 /** True iff the source document may break the rule (too many entries, or not an array). */
@@ -26,11 +21,10 @@ export function overfilledChunk(rule: OutlierRule): Document {
 /** A source event that may leave it broken: an update that set an entry past the threshold. */
 export function outlierEventNeedsCorrection(rule: OutlierRule): Document {
   const { arrayField, threshold } = rule;
-  const updateBreaks = { $or: [arraySetLongerThan(arrayField, threshold), setToNonArray(arrayField)] };
   return {
     $or: [
       { $and: [IS_INSERT_OR_REPLACE, outlierNeedsCorrection(rule)] },
-      { $and: [IS_UPDATE, { $expr: updateBreaks }] },
+      { $and: [IS_UPDATE, { $expr: arraySetPast(arrayField, threshold, true) }] },
     ],
   };
 }
@@ -41,7 +35,7 @@ export function overfilledChunkEvent(rule: OutlierRule): Document {
   return {
     $or: [
       { $and: [IS_INSERT_OR_REPLACE, overfilledChunk(rule)] },
-      { $and: [IS_UPDATE, { $expr: arraySetLongerThan(overflowArrayField, chunkSize) }] },
+      { $and: [IS_UPDATE, { $expr: arraySetPast(overflowArrayField, chunkSize, false) }] },
     ],
   };
 }
