@@ -3,9 +3,8 @@
 import type { Document } from "mongodb";
 import { arraySize, fullDocumentPath, presentButNotArray } from "../common/event-filters.js";
 import {
+  eventsBreaking,
   highestIndexSet,
-  IS_INSERT_OR_REPLACE,
-  IS_UPDATE,
   topLevelFieldsTouched,
   wholeValueSet,
 } from "../common/update-filters.js";
@@ -46,13 +45,10 @@ function updateShowsBucketWhole(rule: BucketRule): Document {
   };
 }
 
+/** A bucket event that may leave it broken: judged whole for inserts and replaces, by what an update set otherwise. */
 export function bucketEventNeedsCorrection(rule: BucketRule): Document {
   const touched = topLevelFieldsTouched();
   const touchesBucket = { $or: [{ $in: [rule.arrayField, touched] }, { $in: [rule.countField, touched] }] };
-  return {
-    $or: [
-      { $and: [IS_INSERT_OR_REPLACE, bucketNeedsCorrection(rule)] },
-      { $and: [IS_UPDATE, { $expr: { $and: [touchesBucket, { $not: [updateShowsBucketWhole(rule)] }] } }] },
-    ],
-  };
+  const updateBreaks = { $and: [touchesBucket, { $not: [updateShowsBucketWhole(rule)] }] };
+  return eventsBreaking(bucketNeedsCorrection(rule), updateBreaks);
 }

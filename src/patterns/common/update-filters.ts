@@ -15,6 +15,19 @@ export const IS_UPDATE = { operationType: "update", updateDescription: { $exists
 /** Inserts and replaces: they carry the whole document in fullDocument. */
 export const IS_INSERT_OR_REPLACE = { operationType: { $in: ["insert", "replace"] } };
 
+/**
+ * Events that may break a rule: an insert or replace whose document meets
+ * `documentCondition`, or an update whose updateDescription meets `updateExpression`.
+ */
+export function eventsBreaking(documentCondition: Document, updateExpression: Document): Document {
+  return {
+    $or: [
+      { $and: [IS_INSERT_OR_REPLACE, documentCondition] },
+      { $and: [IS_UPDATE, { $expr: updateExpression }] },
+    ],
+  };
+}
+
 /** The value the update set `field` to, whole; missing when it did not. */
 export function wholeValueSet(field: string): Document {
   const entry = { $first: { $filter: { input: UPDATED, cond: { $eq: ["$$this.k", field] } } } };

@@ -3,7 +3,7 @@
 // so that the stream needs no post-image for it.
 import type { Document } from "mongodb";
 import { arraySize, fullDocumentPath, presentButNotArray } from "../common/event-filters.js";
-import { arraySetPast, IS_INSERT_OR_REPLACE, IS_UPDATE } from "../common/update-filters.js";
+import { arraySetPast, eventsBreaking } from "../common/update-filters.js";
 import type { OutlierRule } from "./rule.js";
 
 /** True iff the source document may break the rule (too many entries, or not an array). */
@@ -20,22 +20,10 @@ export function overfilledChunk(rule: OutlierRule): Document {
 
 /** A source event that may leave it broken: an update that set an entry past the threshold. */
 export function outlierEventNeedsCorrection(rule: OutlierRule): Document {
-  const { arrayField, threshold } = rule;
-  return {
-    $or: [
-      { $and: [IS_INSERT_OR_REPLACE, outlierNeedsCorrection(rule)] },
-      { $and: [IS_UPDATE, { $expr: arraySetPast(arrayField, threshold, true) }] },
-    ],
-  };
+  return eventsBreaking(outlierNeedsCorrection(rule), arraySetPast(rule.arrayField, rule.threshold, true));
 }
 
 /** An overflow-chunk event that may leave it overfilled. */
 export function overfilledChunkEvent(rule: OutlierRule): Document {
-  const { overflowArrayField, chunkSize } = rule;
-  return {
-    $or: [
-      { $and: [IS_INSERT_OR_REPLACE, overfilledChunk(rule)] },
-      { $and: [IS_UPDATE, { $expr: arraySetPast(overflowArrayField, chunkSize, false) }] },
-    ],
-  };
+  return eventsBreaking(overfilledChunk(rule), arraySetPast(rule.overflowArrayField, rule.chunkSize, false));
 }
