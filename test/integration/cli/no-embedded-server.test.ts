@@ -61,7 +61,7 @@ void test("`run` against a MONGODB_URI never loads the embedded server or mingo"
   const loaded = await modulesLoadedByRun(uri);
 
   assert.ok(
-    loaded.some((url) => url.endsWith("/src/deployment.ts")),
+    loaded.some((url) => url.endsWith("/src/cli/deployment.ts")),
     "the recorder saw the sidecar's modules",
   );
   assert.deepEqual(loaded.filter(isEmbeddedServerModule), []);
