@@ -3,11 +3,12 @@
 import type { Benchmark } from "./benchmark.js";
 import { startClock } from "./measure.js";
 import { heading, ms, printSummary } from "./report.js";
+import { backlog } from "./backlog.js";
 import { endToEnd } from "./end-to-end.js";
 import { planners } from "./planners.js";
 import { serverLookups } from "./server-lookups.js";
 
-const BENCHMARKS: readonly Benchmark[] = [serverLookups, planners, endToEnd];
+const BENCHMARKS: readonly Benchmark[] = [serverLookups, planners, endToEnd, backlog];
 
 function selected(names: readonly string[]): Benchmark[] | string {
   if (names.length === 0) return [...BENCHMARKS];

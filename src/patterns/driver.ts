@@ -38,6 +38,9 @@ export interface ProjectedChangeEvent {
   documentKey?: { _id: unknown };
   clusterTime?: { getHighBitsUnsigned?: () => number };
   fullDocument?: Document;
+  /** Present on the events of a multi-document transaction: its session and number. */
+  lsid?: Document;
+  txnNumber?: unknown;
 }
 
 /** One write to a watched collection, as a change event reports it. */
@@ -86,10 +89,17 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
   /** Collections whose writes may call for a correction. */
   watchedCollections(rule: R): string[];
   /**
-   * `$match` conditions over change events (with `fullDocument` looked up), one per kind of
-   * event that may need a correction; they also select sweep candidates (sweep-candidates.ts).
+   * `$match` conditions over change events, one per kind of event that may need a correction.
+   * Inserts and replaces carry `fullDocument`; updates carry it only when the driver asks for
+   * the lookup (needsUpdateLookup), otherwise only their updateDescription.
    */
   eventFilters(rule: R): Document[];
+  /**
+   * Whether eventFilters or targetsOf read `fullDocument` of update events, which makes the
+   * stream ask for `fullDocument: "updateLookup"` (one more read per event on the server).
+   * Absent means yes.
+   */
+  needsUpdateLookup?(rule: R): boolean;
   /** Fields of `fullDocument` the driver's targetsOf needs after the events are projected down. */
   projectedFields(rule: R): string[];
   /** The corrections one write to a watched collection calls for. */

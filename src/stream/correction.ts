@@ -1,7 +1,10 @@
-// One correction: inside one transaction, check the writer lease, re-read the document,
-// plan, write, commit. The event that caused it is never trusted for planning: by the time
-// we act, the applications may have changed the document again. A document the rule cannot
-// plan for, or that the server refuses to write, is logged, counted and left as it is.
+// One correction: plan from plain reads first, and only when that plan writes something,
+// inside one transaction: check the writer lease, re-read the document, plan, write, commit.
+// Most events need nothing (a document already fixed, a push that another correction
+// covered), and those then cost a read or two, not a transaction. The event that caused it
+// is never trusted for planning: by the time we act, the applications may have changed the
+// document again. A document the rule cannot plan for, or that the server refuses to write,
+// is logged, counted and left as it is.
 import type { Db, MongoClient } from "mongodb";
 import { BadDocumentError, classify, toError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
@@ -10,6 +13,7 @@ import type { Plan } from "../patterns/plan.js";
 import { applyWrites } from "./apply.js";
 import type { WriterLease } from "./lease.js";
 import { driverOf } from "../patterns/registry.js";
+import type { OwnWrites } from "./own-writes.js";
 import { targetLabels, type CorrectionTarget } from "./targets.js";
 import type { SessionPool } from "./session-pool.js";
 import { ownSession, runTransaction } from "./transaction.js";
@@ -23,6 +27,8 @@ export interface CorrectionContext {
   metrics: Metrics;
   logger: Logger;
   maxTransactionAttempts: number;
+  /** Told the session of every correction transaction, to know their events again. */
+  ownWrites: OwnWrites;
 }
 
 /**
@@ -32,6 +38,14 @@ export interface CorrectionContext {
  * it would block the document's key and hold the resume token back for ever.
  */
 export async function correctTarget(context: CorrectionContext, target: CorrectionTarget): Promise<Plan> {
+  // Outside a transaction the reads may see two moments; that only decides whether to open
+  // one, in which everything is read again from one snapshot.
+  const preview = await driverOf(target.rule).plan(context.db, target);
+  if (preview.outcome === "none") return preview;
+  return correctInTransaction(context, target);
+}
+
+async function correctInTransaction(context: CorrectionContext, target: CorrectionTarget): Promise<Plan> {
   const labels = targetLabels(target);
   const startedAt = process.hrtime.bigint();
   let plan: Plan;
@@ -48,6 +62,7 @@ export async function correctTarget(context: CorrectionContext, target: Correcti
         },
       },
       async (session) => {
+        context.ownWrites.remember(session);
         await context.lease.fence(session);
         const planned = await driverOf(target.rule).plan(context.db, target, session);
         if (planned.outcome === "writes") await applyWrites(context.db, planned.writes, session);

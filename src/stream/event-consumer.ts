@@ -31,6 +31,8 @@ export interface EventConsumerOptions {
   logger: Logger;
   /** Corrects one target, retrying as it sees fit; rejects only when the event must stay unfinished. */
   correct: (target: CorrectionTarget) => Promise<Plan>;
+  /** True for the events of the sidecar's own corrections (own-writes.ts): nothing to correct. */
+  isOwnWrite: (event: ProjectedChangeEvent) => boolean;
   /** False once the consumer must stop (shutdown, lost lease). */
   shouldContinue: () => boolean;
   onCaughtUp: (caughtUp: boolean) => void;
@@ -91,8 +93,8 @@ class EventConsumer {
   }
 
   private dispatch(event: ProjectedChangeEvent): void {
-    const { metrics, rules } = this.options;
-    const targets = targetsForEvent(rules, event);
+    const { metrics, rules, isOwnWrite } = this.options;
+    const targets = isOwnWrite(event) ? [] : targetsForEvent(rules, event);
     for (const target of targets) metrics.eventsReceived.inc(targetLabels(target));
     const seconds = event.clusterTime?.getHighBitsUnsigned?.();
     const position = this.tracker.begin(event._id);

@@ -16,6 +16,7 @@ import { correctUntilDone } from "./correct-until-done.js";
 import { consumeEvents } from "./event-consumer.js";
 import { newHolderId, WriterLease } from "./lease.js";
 import { LeaseKeeper } from "./lease-keeper.js";
+import { OwnWrites } from "./own-writes.js";
 import { retryParkedTargets, type ParkedRetryContext } from "./parked-retry.js";
 import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "./parked-targets.js";
 import { pause } from "./retry.js";
@@ -24,7 +25,7 @@ import { StreamLag } from "./stream-lag.js";
 import { sweep } from "./sweep.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./targets.js";
 import { rulesFingerprint, streamName, TokenStore } from "./token-store.js";
-import { buildWatchPipeline } from "./watch-pipeline.js";
+import { buildWatchPipeline, watchOptions } from "./watch-pipeline.js";
 
 export interface RunnerOptions {
   client: MongoClient;
@@ -88,6 +89,7 @@ export class Runner {
       maxTransactionAttempts: config.maxTransactionAttempts,
       parkAfterAttempts: config.parkAfterAttempts,
       parked: new ParkedTargets(db, config.stateCollection, this.rules, this.parkedRetryMs),
+      ownWrites: new OwnWrites(),
     };
     setRunnerState(metrics, "starting");
     initialiseRuleMetrics(metrics, this.rules);
@@ -244,7 +246,7 @@ export class Runner {
     const { db, config, metrics, logger } = this.options;
     const stream = db.watch<Document, ProjectedChangeEvent>(buildWatchPipeline(this.rules), {
       ...start,
-      fullDocument: "updateLookup",
+      ...watchOptions(this.rules),
       maxAwaitTimeMS: this.options.maxAwaitTimeMS ?? 1000,
     });
     this.lag.reset();
@@ -258,6 +260,7 @@ export class Runner {
         metrics,
         logger,
         correct: (target) => this.correct(target),
+        isOwnWrite: (event) => this.correction.ownWrites.isOwn(event),
         shouldContinue: () => this.mayContinue(),
         persistIntervalMs: this.options.persistIntervalMs ?? 1000,
         onCaughtUp: (caughtUp) => this.lag.setCaughtUp(caughtUp),

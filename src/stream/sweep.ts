@@ -92,9 +92,10 @@ async function sweepTarget(
   report: RuleSweepReport,
 ): Promise<void> {
   report.examined += 1;
-  const preview = await driverOf(target.rule).plan(options.db, target);
-  if (preview.outcome === "none") return;
-  const plan = options.correct ? await options.correct(target) : preview;
+  // The correction plans from a plain read before it opens a transaction (correction.ts).
+  const plan = options.correct
+    ? await options.correct(target)
+    : await driverOf(target.rule).plan(options.db, target);
   if (plan.outcome === "none") return;
   if (report.exampleKeys.length < EXAMPLES) report.exampleKeys.push(EJSON.stringify(target.id));
   if (plan.outcome === "skip") {

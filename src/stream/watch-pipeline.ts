@@ -1,14 +1,22 @@
-// The server-side pipeline of the one database-wide change stream. One stream rather than
-// one per collection: a single resume token is a single position to persist and resume
-// from, and events of a product and of its reviews arrive in one commit order.
+// The server-side pipeline and options of the one database-wide change stream. One stream
+// rather than one per collection: a single resume token is a single position to persist and
+// resume from, and events of a product and of its reviews arrive in one commit order.
 //
-// `fullDocument: "updateLookup"` puts the current document into update events before our
-// stages run, so the drivers' filters see what the document looks like now. The events are
-// then projected down to keys: a post-image can approach 16 MiB and an event over the BSON
-// limit would break the stream (BSONObjectTooLarge), so it never leaves the server.
-import type { Document } from "mongodb";
+// The drivers' filters judge an update by its updateDescription where they can; only a
+// driver that must see an update's whole document (needsUpdateLookup) makes the stream ask
+// for `fullDocument: "updateLookup"`. The events are then projected down to keys: a
+// post-image can approach 16 MiB and an event over the BSON limit would break the stream
+// (BSONObjectTooLarge), so it never leaves the server. `lsid` and `txnNumber` stay, so that
+// the sidecar knows its own transactions' events (own-writes.ts).
+import type { ChangeStreamOptions, Document } from "mongodb";
 import type { PatternRule } from "../patterns/driver.js";
 import { driverOf } from "../patterns/registry.js";
+
+/**
+ * Events per getMore: enough to keep `concurrency` corrections busy between round trips,
+ * few enough that a batch of projected events stays small and a stop is noticed soon.
+ */
+export const STREAM_BATCH_SIZE = 1000;
 
 function projectedFields(rules: readonly PatternRule[]): Document {
   const fields = rules.flatMap((rule) => driverOf(rule).projectedFields(rule));
@@ -33,8 +41,16 @@ export function buildWatchPipeline(rules: readonly PatternRule[]): Document[] {
         to: 1,
         documentKey: 1,
         clusterTime: 1,
+        lsid: 1,
+        txnNumber: 1,
         ...projectedFields(rules),
       },
     },
   ];
+}
+
+/** The stream's options besides where it starts. */
+export function watchOptions(rules: readonly PatternRule[]): ChangeStreamOptions {
+  const lookup = rules.some((rule) => driverOf(rule).needsUpdateLookup?.(rule) ?? true);
+  return { batchSize: STREAM_BATCH_SIZE, ...(lookup ? { fullDocument: "updateLookup" } : {}) };
 }

@@ -6,8 +6,9 @@ import type { Logger } from "../../ops/logger.js";
 import { createMetrics, type Metrics } from "../../ops/metrics.js";
 import { ensureCollectionsAndIndexes } from "../../stream/collections.js";
 import { correctTarget } from "../../stream/correction.js";
-import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "../../stream/parked-targets.js";
+import { OwnWrites } from "../../stream/own-writes.js";
 import { retryParkedTargets } from "../../stream/parked-retry.js";
+import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "../../stream/parked-targets.js";
 import { newHolderId, WriterLease } from "../../stream/lease.js";
 import { LeaseKeeper } from "../../stream/lease-keeper.js";
 import { sweep, type RuleSweepReport } from "../../stream/sweep.js";
@@ -49,6 +50,7 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
       maxTransactionAttempts: config.maxTransactionAttempts,
       parkAfterAttempts: config.parkAfterAttempts,
       parked: new ParkedTargets(deployment.db, config.stateCollection, rules, PARKED_FIRST_RETRY_MS),
+      ownWrites: new OwnWrites(),
     };
     return await sweep({
       db: deployment.db,

@@ -4,7 +4,7 @@ import type { Document } from "mongodb";
 import type { PatternDriver } from "../driver.js";
 import { writesMatching } from "../common/event-filters.js";
 import { idsMatching } from "../common/sweep-queries.js";
-import { bucketNeedsCorrection } from "./filters.js";
+import { bucketEventNeedsCorrection, bucketNeedsCorrection } from "./filters.js";
 import { looseEntryWritten } from "./loose-entry-filter.js";
 import { foldsLooseEntries } from "./loose-entries.js";
 import { migrateLooseEntries } from "./migrate-loose-entries.js";
@@ -29,9 +29,13 @@ export const bucketDriver: PatternDriver<BucketRule> = {
   watchedCollections: (rule) => [rule.collection],
 
   eventFilters: (rule) => [
-    writesMatching(rule.collection, bucketNeedsCorrection(rule)),
+    writesMatching(rule.collection, bucketEventNeedsCorrection(rule)),
     ...(foldsLooseEntries(rule) ? [looseEntryWritten(rule)] : []),
   ],
+
+  // Loose entries are recognised from inserts and replaces, which carry the document; an
+  // update to a loose entry waits for the customer's next loose write, or `migrate`.
+  needsUpdateLookup: () => false,
 
   projectedFields: looseEntryFields,
 

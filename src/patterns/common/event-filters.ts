@@ -20,12 +20,12 @@ export function fullDocumentPath(field: string): string {
   return `$fullDocument.${field}`;
 }
 
-/** Size of the array at `path`, or -1 when it is not an array (so `$gt` comparisons stay false). */
-export function arraySize(path: string): Document {
+/** Size of the array at `path` (or an expression's value), or -1 when it is not an array (so `$gt` comparisons stay false). */
+export function arraySize(path: string | Document): Document {
   return { $cond: [{ $isArray: path }, { $size: path }, -1] };
 }
 
 /** True for a value that is present but not an array: a bad document to report. */
-export function presentButNotArray(path: string): Document {
+export function presentButNotArray(path: string | Document): Document {
   return { $and: [{ $ne: [{ $type: path }, "missing"] }, { $not: [{ $isArray: path }] }] };
 }

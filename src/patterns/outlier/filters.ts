@@ -1,6 +1,9 @@
-// The outlier rule's `$match` conditions over change events with `fullDocument`.
+// The outlier rule's `$match` conditions: over documents (sweeps dress them as events with
+// `fullDocument`) and over change events, where an update is judged by its updateDescription
+// so that the stream needs no post-image for it.
 import type { Document } from "mongodb";
 import { arraySize, fullDocumentPath, presentButNotArray } from "../common/event-filters.js";
+import { arraySetPast, eventsBreaking } from "../common/update-filters.js";
 import type { OutlierRule } from "./rule.js";
 
 /** True iff the source document may break the rule (too many entries, or not an array). */
@@ -13,4 +16,14 @@ export function outlierNeedsCorrection(rule: OutlierRule): Document {
 export function overfilledChunk(rule: OutlierRule): Document {
   const entries = fullDocumentPath(rule.overflowArrayField);
   return { $expr: { $gt: [arraySize(entries), rule.chunkSize] } };
+}
+
+/** A source event that may leave it broken: an update that set an entry past the threshold. */
+export function outlierEventNeedsCorrection(rule: OutlierRule): Document {
+  return eventsBreaking(outlierNeedsCorrection(rule), arraySetPast(rule.arrayField, rule.threshold, true));
+}
+
+/** An overflow-chunk event that may leave it overfilled. */
+export function overfilledChunkEvent(rule: OutlierRule): Document {
+  return eventsBreaking(overfilledChunk(rule), arraySetPast(rule.overflowArrayField, rule.chunkSize, false));
 }

@@ -3,7 +3,12 @@
 import type { PatternDriver } from "../driver.js";
 import { writesMatching } from "../common/event-filters.js";
 import { idsMatching } from "../common/sweep-queries.js";
-import { outlierNeedsCorrection, overfilledChunk } from "./filters.js";
+import {
+  outlierEventNeedsCorrection,
+  outlierNeedsCorrection,
+  overfilledChunk,
+  overfilledChunkEvent,
+} from "./filters.js";
 import { planOutlierMove, planOverflowChunkSplit } from "./planner.js";
 import { readOutlierState, readOverflowChunkState } from "./reader.js";
 import { outlierRuleSchema, type OutlierRule } from "./rule.js";
@@ -19,9 +24,11 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
   watchedCollections: (rule) => [rule.collection, rule.overflowCollection],
 
   eventFilters: (rule) => [
-    writesMatching(rule.collection, outlierNeedsCorrection(rule)),
-    writesMatching(rule.overflowCollection, overfilledChunk(rule)),
+    writesMatching(rule.collection, outlierEventNeedsCorrection(rule)),
+    writesMatching(rule.overflowCollection, overfilledChunkEvent(rule)),
   ],
+
+  needsUpdateLookup: () => false,
 
   projectedFields: () => [],
 

@@ -5,7 +5,7 @@ import type { Document } from "mongodb";
 import type { CorrectionTarget, PatternDriver } from "../driver.js";
 import { writesMatching, writesTo } from "../common/event-filters.js";
 import { idsMatching, referencedIds } from "../common/sweep-queries.js";
-import { subsetNeedsCorrection } from "./filters.js";
+import { subsetEventNeedsCorrection, subsetNeedsCorrection } from "./filters.js";
 import { planSubset } from "./planner.js";
 import { readSubsetState } from "./reader.js";
 import { subsetRuleSchema, type SubsetRule } from "./rule.js";
@@ -31,13 +31,17 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
   watchedCollections: (rule) => [rule.collection, rule.fullSetCollection],
 
   eventFilters: (rule) => [
-    writesMatching(rule.collection, subsetNeedsCorrection(rule)),
+    writesMatching(rule.collection, subsetEventNeedsCorrection(rule)),
     // Any entry written to the full set may belong among the newest embedded ones; which it
     // does depends on the source, so the correction decides (a no-op when it does not).
     writesTo(rule.fullSetCollection),
   ],
 
   projectedFields: (rule) => [rule.referenceField],
+
+  // The one lookup the stream still needs: an update of a full-set entry names its product
+  // only in the entry itself (targetsOfFullSetEntry), unless the update changed that field.
+  needsUpdateLookup: () => true,
 
   targetsOf(rule, { collection, id, fullDocument }) {
     if (collection === rule.collection) return [sourceTarget(rule, id)];

@@ -4,6 +4,7 @@ import { LeaseLostError } from "../../../src/errors.js";
 import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
 import { correctTarget } from "../../../src/stream/correction.js";
+import { OwnWrites } from "../../../src/stream/own-writes.js";
 import { LEASE_ID, WriterLease } from "../../../src/stream/lease.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import { insertBook, testConfig } from "./harness.js";
@@ -34,6 +35,7 @@ void test("a leader whose lease was taken over cannot commit a correction", asyn
     metrics: createMetrics(),
     logger: createLogger({ level: "silent" }),
     maxTransactionAttempts: 3,
+    ownWrites: new OwnWrites(),
   };
   await assert.rejects(
     correctTarget(context, { role: "outlier-source", rule, collection: "sales", id: 1 }),

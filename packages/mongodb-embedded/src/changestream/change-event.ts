@@ -13,12 +13,11 @@ export interface EventSources {
   lookupDocument(db: string, coll: string, documentKey: Document): Document | null;
 }
 
-/** The event for `change`, or null when mongod would emit none (an update that changed nothing). */
-export function buildChangeEvent(
-  change: LoggedChange,
-  options: ChangeStreamOptions,
-  sources: EventSources,
-): Document | null {
+/**
+ * The event for `change` without an update's post-image (see addPostImage), or null when
+ * mongod would emit none (an update that changed nothing).
+ */
+export function buildChangeEvent(change: LoggedChange, options: ChangeStreamOptions): Document | null {
   const { record } = change;
   const event: Document = {
     _id: encodeResumeToken(change.position),
@@ -45,7 +44,6 @@ export function buildChangeEvent(
   if (record.txnNumber !== undefined) event.txnNumber = Long.fromBigInt(record.txnNumber);
   if (record.lsid !== undefined) event.lsid = record.lsid;
   addPreImage(event, record, options);
-  addPostImage(event, record, options, sources);
   return event;
 }
 
@@ -70,8 +68,9 @@ function addPreImage(event: Document, record: ChangeRecord, options: ChangeStrea
   event.fullDocumentBeforeChange = preImage;
 }
 
-// The post-image replaces fullDocument in place; mongod positions it before ns.
-function addPostImage(
+// The post-image replaces fullDocument in place; mongod positions it before ns. Separate from
+// buildChangeEvent so that a stream can drop an event on its cheap fields before the lookup.
+export function addPostImage(
   event: Document,
   record: ChangeRecord,
   options: ChangeStreamOptions,

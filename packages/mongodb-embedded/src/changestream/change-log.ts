@@ -92,11 +92,11 @@ export class ChangeLog {
 
   /**
    * The retained records from the one at `position`'s (clusterTime, txnOpIndex) on (that
-   * record included, so that an invalidate following it can still be produced).
+   * record included, so that an invalidate following it can still be produced), at most `max`.
    */
-  recordsFrom(position: StreamPosition): LoggedChange[] {
+  recordsFrom(position: StreamPosition, max = Number.POSITIVE_INFINITY): LoggedChange[] {
     const start = this.firstIndexAtOrAfter(eventPosition(position.clusterTime, position.txnOpIndex));
-    return this.entries.slice(start);
+    return this.entries.slice(start, start + max);
   }
 
   /** Resolves when a commit is appended or the log closes (or at once if already closed). */

@@ -1,9 +1,14 @@
 // A change-stream cursor: reads the change log from its position, shapes and filters events,
-// and waits (awaitData) for new commits when there is nothing to return.
+// and waits (awaitData) for new commits when there is nothing to return. A large backlog is
+// read in slices with a yield to the event loop between them, so that the server's other
+// connections are answered while a cursor drains it (mongod yields its locks likewise).
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Document, Timestamp } from "bson";
 import type { CursorBatch, NextBatchOptions, ServerCursor } from "../cursor.js";
+import type { DocumentPredicate } from "../query/index.js";
 import { historyLost, type ChangeLog, type LoggedChange } from "./change-log.js";
-import { buildChangeEvent, buildInvalidateEvent, type EventSources } from "./change-event.js";
+import { addPostImage, buildChangeEvent, buildInvalidateEvent, type EventSources } from "./change-event.js";
+import { compileEventPrefilter } from "./event-prefilter.js";
 import {
   comparePositions,
   encodeResumeToken,
@@ -13,7 +18,7 @@ import {
 } from "./resume-token.js";
 import type { ChangeStreamOptions } from "./stream-options.js";
 import { cursorNamespace, invalidatesScope, isVisibleInScope, type StreamScope } from "./stream-scope.js";
-import { applyUserPipeline, assertEventFits, MAX_EVENT_BYTES } from "./user-pipeline.js";
+import { assertEventFits, compileUserPipeline, MAX_EVENT_BYTES } from "./user-pipeline.js";
 
 export interface ChangeStreamCursorDeps extends EventSources {
   changeLog: ChangeLog;
@@ -22,17 +27,34 @@ export interface ChangeStreamCursorDeps extends EventSources {
 
 /** getMore's default awaitData wait when the command gives no maxTimeMS. */
 const DEFAULT_AWAIT_MS = 1000;
+/** Change records read between two yields to the other connections. */
+const RECORDS_PER_SLICE = 256;
+/**
+ * A batch is cut short (possibly empty, with the scanned position as its resume token) once
+ * its scan has run this long and past the getMore's own wait: a client always hears back.
+ */
+const MIN_SCAN_MS = 1000;
 
 interface ScanResult {
   documents: Document[];
   position: StreamPosition;
   invalidated: boolean;
+  /** True when the scan reached the newest record of the log. */
+  reachedEnd: boolean;
+}
+
+interface Candidate {
+  position: StreamPosition;
+  invalidates: boolean;
+  build: () => Document | null;
 }
 
 export class ChangeStreamCursor implements ServerCursor {
   readonly ns: string;
   private position: StreamPosition;
   private finished = false;
+  private readonly prefilter: DocumentPredicate;
+  private readonly userPipeline: (event: Document) => Document | null;
 
   constructor(
     private readonly scope: StreamScope,
@@ -43,20 +65,26 @@ export class ChangeStreamCursor implements ServerCursor {
   ) {
     this.ns = cursorNamespace(scope);
     this.position = start;
+    // Compiled once per cursor, not once per event.
+    this.prefilter = compileEventPrefilter(pipeline);
+    this.userPipeline = compileUserPipeline(pipeline);
   }
 
   async nextBatch(options: NextBatchOptions): Promise<CursorBatch> {
     const waitMs = options.maxAwaitTimeMS ?? DEFAULT_AWAIT_MS;
-    const deadline = Date.now() + waitMs;
+    const startedAt = Date.now();
+    const deadline = startedAt + waitMs;
+    const scanDeadline = startedAt + Math.max(waitMs, MIN_SCAN_MS);
     for (;;) {
       if (this.finished || this.deps.changeLog.isClosed) return this.finish();
-      this.assertHistoryRetained();
-      const scan = this.scan(options.batchSize);
+      const scan = await this.scan(options, scanDeadline);
       this.position = scan.position;
       if (scan.invalidated) this.finished = true;
-      if (scan.documents.length > 0 || scan.invalidated) return this.batchOf(scan.documents);
+      if (scan.documents.length > 0 || scan.invalidated || !scan.reachedEnd) {
+        return this.batchOf(scan.documents, scan.reachedEnd);
+      }
       const remaining = deadline - Date.now();
-      if (remaining <= 0 || options.signal.aborted) return this.batchOf([]);
+      if (remaining <= 0 || options.signal.aborted) return this.batchOf([], true);
       await this.deps.changeLog.waitForAppend(options.signal, remaining);
     }
   }
@@ -71,48 +99,54 @@ export class ChangeStreamCursor implements ServerCursor {
   }
 
   /** A live cursor that fell behind the bounded history fails like a resume would (286). */
-  private assertHistoryRetained(): void {
-    if (this.deps.changeLog.hasLostHistoryAfter(this.position)) throw historyLost();
+  private assertHistoryRetained(position: StreamPosition): void {
+    if (this.deps.changeLog.hasLostHistoryAfter(position)) throw historyLost();
   }
 
   /**
-   * Events after the current position, up to batchSize and the reply's size budget. The
-   * position is only committed by the caller, so an error leaves the cursor where it was.
+   * Events after the current position, up to batchSize and the reply's size budget, read a
+   * slice at a time. The position is only committed by the caller, so an error leaves the
+   * cursor where it was.
    */
-  private scan(batchSize: number | undefined): ScanResult {
-    const limit = batchSize !== undefined && batchSize > 0 ? batchSize : Number.POSITIVE_INFINITY;
-    const documents: Document[] = [];
-    let position = this.position;
+  private async scan(options: NextBatchOptions, deadline: number): Promise<ScanResult> {
+    const limit =
+      options.batchSize !== undefined && options.batchSize > 0 ? options.batchSize : Number.POSITIVE_INFINITY;
+    const result: ScanResult = {
+      documents: [],
+      position: this.position,
+      invalidated: false,
+      reachedEnd: false,
+    };
     let bytes = 0;
-    for (const change of this.deps.changeLog.recordsFrom(position)) {
-      for (const candidate of this.candidatesFor(change)) {
-        if (comparePositions(candidate.position, position) <= 0) continue;
+    for (;;) {
+      this.assertHistoryRetained(result.position);
+      // The record at the position itself comes back too: its invalidate may still be due.
+      const records = this.deps.changeLog.recordsFrom(result.position, RECORDS_PER_SLICE + 1);
+      for (const candidate of records.flatMap((change) => this.candidatesFor(change))) {
+        if (comparePositions(candidate.position, result.position) <= 0) continue;
         const event = candidate.build();
         if (event) {
           const size = assertEventFits(event);
-          if (documents.length > 0 && bytes + size > MAX_EVENT_BYTES)
-            return { documents, position, invalidated: false };
-          documents.push(event);
+          if (result.documents.length > 0 && bytes + size > MAX_EVENT_BYTES) return result;
+          result.documents.push(event);
           bytes += size;
         }
-        position = candidate.position;
-        if (candidate.invalidates) return { documents, position, invalidated: true };
-        if (documents.length >= limit) return { documents, position, invalidated: false };
+        result.position = candidate.position;
+        if (candidate.invalidates) return { ...result, invalidated: true };
+        if (result.documents.length >= limit) return result;
       }
+      if (records.length <= RECORDS_PER_SLICE) return { ...result, reachedEnd: true };
+      if (Date.now() >= deadline || options.signal.aborted) return result;
+      await yieldToEventLoop();
     }
-    return { documents, position, invalidated: false };
   }
 
   /** The change's own event (if this stream sees it) and, when it ends the stream, the invalidate. */
-  private candidatesFor(change: LoggedChange) {
-    const candidates: { position: StreamPosition; invalidates: boolean; build: () => Document | null }[] = [];
+  private candidatesFor(change: LoggedChange): Candidate[] {
+    const candidates: Candidate[] = [];
     const { record } = change;
     if (!isVisibleInScope(this.scope, record, this.options.showExpandedEvents)) return candidates;
-    candidates.push({
-      position: change.position,
-      invalidates: false,
-      build: () => this.applyPipeline(buildChangeEvent(change, this.options, this.deps)),
-    });
+    candidates.push({ position: change.position, invalidates: false, build: () => this.eventFor(change) });
     if (invalidatesScope(this.scope, record)) {
       const position: StreamPosition = { ...change.position, kind: "invalidate" };
       // As in mongod, the invalidate passes through the user's stages like any event (a $match
@@ -120,19 +154,28 @@ export class ChangeStreamCursor implements ServerCursor {
       candidates.push({
         position,
         invalidates: true,
-        build: () => this.applyPipeline(buildInvalidateEvent(change, position)),
+        build: () => this.userPipeline(buildInvalidateEvent(change, position)),
       });
     }
     return candidates;
   }
 
-  private applyPipeline(event: Document | null): Document | null {
-    return event === null ? null : applyUserPipeline(event, this.pipeline);
+  /** The event after the user's stages; the post-image is looked up only if the cheap fields pass. */
+  private eventFor(change: LoggedChange): Document | null {
+    const event = buildChangeEvent(change, this.options);
+    if (event === null || !this.prefilter(event)) return null;
+    addPostImage(event, change.record, this.options, this.deps);
+    return this.userPipeline(event);
   }
 
-  private batchOf(documents: Document[]): CursorBatch {
+  /** A batch cut short before the end resumes from what was scanned, not from "now". */
+  private batchOf(documents: Document[], reachedEnd: boolean): CursorBatch {
     const last = documents[documents.length - 1];
-    const postBatchResumeToken = last ? (last._id as Document) : this.highWaterMarkToken();
+    const postBatchResumeToken = last
+      ? (last._id as Document)
+      : reachedEnd
+        ? this.highWaterMarkToken()
+        : encodeResumeToken(this.position);
     return { documents, exhausted: this.finished, postBatchResumeToken };
   }
 

@@ -2,7 +2,7 @@
 // result is then checked against its own resume token and against the BSON size limit).
 import { BSON, type Document } from "bson";
 import { ErrorCode, ServerError } from "../errors.js";
-import { runPipeline } from "../query/index.js";
+import { compilePipeline } from "../query/index.js";
 import { bsonEqual } from "./update-description.js";
 
 /** mongod's allowlist: stages whose constraints say isAllowedInChangeStream (7.0). */
@@ -90,10 +90,17 @@ export function validateUserPipeline(stages: Document[]): void {
   }
 }
 
-/** The event after the user's stages, or null when they filter it out. */
-export function applyUserPipeline(event: Document, stages: Document[]): Document | null {
-  const output = stages.length === 0 ? event : runPipeline([event], stages, { collection: () => [] })[0];
-  if (output === undefined) return null;
+/** The user's stages compiled once per cursor: the event after them, or null when they drop it. */
+export function compileUserPipeline(stages: Document[]): (event: Document) => Document | null {
+  if (stages.length === 0) return (event) => event;
+  const run = compilePipeline(stages, { collection: () => [] });
+  return (event) => {
+    const output = run([event])[0];
+    return output === undefined ? null : assertTokenKept(event, output);
+  };
+}
+
+function assertTokenKept(event: Document, output: Document): Document {
   if (!bsonEqual(output._id, event._id)) {
     // The resume token is the event's _id: a stream whose events lost it could never resume.
     throw new ServerError(

@@ -138,7 +138,11 @@ async function openChangeStreamCursor(
       collectionExists: (db, coll) => server.catalog.collection(db, coll) !== undefined,
     },
   );
-  const batch = await cursor.nextBatch({ batchSize, maxAwaitTimeMS: 0, signal: request.connection.signal });
+  const batch = await cursor.nextBatch({
+    batchSize: batchSize ?? DEFAULT_FIRST_BATCH_SIZE,
+    maxAwaitTimeMS: 0,
+    signal: request.connection.signal,
+  });
   // A change stream stays open even when its first batch is empty; only an invalidate ends it.
   return firstBatchReply(server, cursor, batch);
 }

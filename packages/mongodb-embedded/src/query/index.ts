@@ -7,6 +7,6 @@ export { applyUpdate, isReplacement, type UpdateOptions } from "./update.js";
 export { upsertSeed } from "./upsert-seed.js";
 export { projectDocument } from "./projection.js";
 export { sortDocuments } from "./sort.js";
-export { runPipeline, type PipelineContext } from "./pipeline.js";
+export { compilePipeline, runPipeline, type PipelineContext } from "./pipeline.js";
 export { evaluateLetVariables } from "./let-variables.js";
 export { bsonTypeOf } from "./bson-types.js";

@@ -7,8 +7,8 @@ import { compileFilter, type FilterOptions } from "./filter.js";
 import { queryError } from "./query-error.js";
 import { sortDocuments } from "./sort.js";
 
-/** A stage's argument, with the command's variables and collation. */
-type NativeStage = (docs: Document[], argument: unknown, options: FilterOptions) => Document[];
+/** A stage compiled once from its argument, with the command's variables and collation. */
+type NativeStage = (argument: unknown, options: FilterOptions) => (docs: Document[]) => Document[];
 
 function count(argument: unknown, stage: string, minimum: number): number {
   const value = isNumeric(argument) ? toNumber(argument) : NaN;
@@ -19,26 +19,38 @@ function count(argument: unknown, stage: string, minimum: number): number {
 }
 
 const NATIVE_STAGES: Record<string, NativeStage> = {
-  $match: (docs, filter, options) => docs.filter(compileFilter(filter as Document, options)),
-  $sort: (docs, spec, options) => sortDocuments(docs, spec as Document, options.strings),
-  $skip: (docs, n) => docs.slice(count(n, "$skip", 0)),
-  $limit: (docs, n) => docs.slice(0, count(n, "$limit", 1)),
+  $match: (filter, options) => {
+    const matches = compileFilter(filter as Document, options);
+    return (docs) => docs.filter(matches);
+  },
+  $sort: (spec, options) => (docs) => sortDocuments(docs, spec as Document, options.strings),
+  $skip: (n) => {
+    const skipped = count(n, "$skip", 0);
+    return (docs) => docs.slice(skipped);
+  },
+  $limit: (n) => {
+    const limit = count(n, "$limit", 1);
+    return (docs) => docs.slice(0, limit);
+  },
 };
 
-/** Runs the pipeline's leading native stages; returns their output and how many stages ran. */
-export function runLeadingNativeStages(
-  docs: Iterable<Document>,
-  stages: Document[],
-  options: FilterOptions = {},
-): { docs: Document[]; consumed: number } {
-  let current = Array.isArray(docs) ? (docs as Document[]) : Array.from(docs);
-  let consumed = 0;
+export interface NativeStages {
+  run(docs: Document[]): Document[];
+  /** How many of the pipeline's leading stages `run` covers. */
+  consumed: number;
+}
+
+/** Compiles the pipeline's leading native stages once, for running over many inputs. */
+export function compileLeadingNativeStages(stages: Document[], options: FilterOptions = {}): NativeStages {
+  const compiled: ((docs: Document[]) => Document[])[] = [];
   for (const stage of stages) {
     const [name] = Object.keys(stage);
-    const run = NATIVE_STAGES[name];
-    if (run === undefined) break;
-    current = run(current, stage[name], options);
-    consumed++;
+    const compile = NATIVE_STAGES[name];
+    if (compile === undefined) break;
+    compiled.push(compile(stage[name], options));
   }
-  return { docs: current, consumed };
+  return {
+    run: (docs) => compiled.reduce((current, stage) => stage(current), docs),
+    consumed: compiled.length,
+  };
 }

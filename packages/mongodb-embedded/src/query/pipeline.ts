@@ -5,7 +5,7 @@ import { Aggregator } from "mingo/aggregator";
 import type { StringComparator } from "./bson-order.js";
 import { assertCollationHonoured } from "./collation-support.js";
 import { withMingoErrors } from "./mingo-errors.js";
-import { runLeadingNativeStages } from "./native-stages.js";
+import { compileLeadingNativeStages } from "./native-stages.js";
 import { toMingoDocument, toMingoValue } from "./mingo-view.js";
 import { pipelineContextFor } from "./pipeline-context.js";
 import { queryError } from "./query-error.js";
@@ -24,6 +24,11 @@ export interface PipelineContext {
  * Long and Double values have become JS numbers.
  */
 export function runPipeline(docs: Iterable<Document>, stages: Document[], ctx: PipelineContext): Document[] {
+  return compilePipeline(stages, ctx)(Array.isArray(docs) ? (docs as Document[]) : Array.from(docs));
+}
+
+/** Compiles the stages once (filters, mingo's aggregator), for a cursor that runs them on every event. */
+export function compilePipeline(stages: Document[], ctx: PipelineContext): (docs: Document[]) => Document[] {
   if (!Array.isArray(stages))
     throw queryError("TypeMismatch", "pipeline must be an array of stage documents");
   for (const stage of stages) {
@@ -35,13 +40,15 @@ export function runPipeline(docs: Iterable<Document>, stages: Document[], ctx: P
     }
   }
   if (ctx.strings) assertCollationHonoured(stages);
-  const native = runLeadingNativeStages(docs, stages, { variables: ctx.variables, strings: ctx.strings });
-  if (native.consumed === stages.length) return native.docs.slice();
+  const native = compileLeadingNativeStages(stages, { variables: ctx.variables, strings: ctx.strings });
+  if (native.consumed === stages.length) return (docs) => native.run(docs).slice();
   const aggregator = new Aggregator(toMingoValue(stages.slice(native.consumed)) as Document[], {
     context: pipelineContextFor(ctx.strings),
     variables: toMingoValue(ctx.variables ?? {}) as Document,
     collectionResolver: (name) => ctx.collection(name).map(toMingoDocument),
   });
-  const input = native.docs.map(toMingoDocument);
-  return withMingoErrors(() => aggregator.run(input)) as Document[];
+  return (docs) => {
+    const input = native.run(docs).map(toMingoDocument);
+    return withMingoErrors(() => aggregator.run(input)) as Document[];
+  };
 }

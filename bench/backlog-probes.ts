@@ -1,0 +1,126 @@
+// What the backlog benchmark watches while the sidecar drains: server pings from another
+// client, the leader flag and lease-loss logs of each sidecar, a bare change stream's drain
+// rate, and how long after its write a trigger's correction becomes visible.
+import type { Db, MongoClient, Timestamp } from "mongodb";
+import type { TestSidecar } from "../test/integration/sidecar/harness.js";
+import { startClock } from "./measure.js";
+
+const PING_INTERVAL_MS = 10;
+const LEADER_SAMPLE_MS = 20;
+
+export function percentile(samples: readonly number[], fraction: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
+}
+
+async function timedPing(client: MongoClient): Promise<number> {
+  const elapsed = startClock();
+  await client.db("admin").command({ ping: 1 });
+  return elapsed();
+}
+
+export async function idlePingMs(client: MongoClient): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < 50; i++) samples.push(await timedPing(client));
+  return percentile(samples, 0.5);
+}
+
+/** Pings one after another (10 ms apart) until stopped; returns every latency. */
+export function samplePings(client: MongoClient): { stop(): Promise<number[]> } {
+  const samples: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      samples.push(await timedPing(client));
+      await new Promise((resolve) => setTimeout(resolve, PING_INTERVAL_MS));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return samples;
+    },
+  };
+}
+
+/** Counts the times `sidecar` stopped leading, by its status and by its logs. */
+export function watchLeadership(sidecar: TestSidecar): { stop(): number } {
+  let wasLeader = false;
+  let drops = 0;
+  const timer = setInterval(() => {
+    const leader = sidecar.runner.status().leader;
+    if (wasLeader && !leader) drops += 1;
+    wasLeader = leader;
+  }, LEADER_SAMPLE_MS);
+  return {
+    stop() {
+      clearInterval(timer);
+      const logged = sidecar.logs.filter(
+        (line) =>
+          line.msg === "lost the writer lease" ||
+          line.msg === "writer lease not renewed; stopping corrections",
+      ).length;
+      return Math.max(drops, logged);
+    },
+  };
+}
+
+/** Events a bare change stream (no pipeline, no lookup) reads from `from` up to the sentinel's. */
+export async function rawDrain(
+  db: Db,
+  from: Timestamp,
+  sentinelId: number,
+): Promise<{ events: number; ms: number }> {
+  const elapsed = startClock();
+  const stream = db.watch<{ _id: number }>([], { startAtOperationTime: from });
+  let events = 0;
+  try {
+    for await (const event of stream) {
+      events += 1;
+      if ("documentKey" in event && event.documentKey._id === sentinelId) break;
+    }
+  } finally {
+    await stream.close();
+  }
+  return { events, ms: elapsed() };
+}
+
+/**
+ * Triggers `perSecond` corrections for `seconds` (one push into a full book each) and returns
+ * each one's latency: from sending the write to seeing the overflow chunk the correction inserts.
+ */
+export async function liveLatencies(
+  db: Db,
+  bookIds: readonly number[],
+  perSecond: number,
+): Promise<number[]> {
+  const sentAt = new Map<number, number>();
+  const latencies: number[] = [];
+  const observer = db.watch<{ _id: { book_id: number } }>([
+    { $match: { operationType: "insert", "ns.coll": "extra_sales" } },
+  ]);
+  const seen = (async () => {
+    for await (const event of observer) {
+      const book = "documentKey" in event ? event.documentKey._id.book_id : -1;
+      const sent = sentAt.get(book);
+      if (sent !== undefined) latencies.push(performance.now() - sent);
+      if (latencies.length === bookIds.length) break;
+    }
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const start = performance.now();
+  await Promise.all(
+    bookIds.map(async (id, i) => {
+      const due = start + (i * 1000) / perSecond;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
+      sentAt.set(id, performance.now());
+      await db
+        .collection<{ _id: number }>("sales")
+        .updateOne({ _id: id }, { $push: { customers_purchased: "user50" } });
+    }),
+  );
+  await Promise.race([seen, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+  await observer.close();
+  return latencies;
+}

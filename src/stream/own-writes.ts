@@ -1,0 +1,28 @@
+// Recognises the sidecar's own corrections in the change stream. mongod puts the `lsid` and
+// `txnNumber` of a multi-document transaction on each of its change events; every correction
+// that writes is such a transaction, run on a session of the sidecar's own client. A document
+// a correction just wrote is in shape (the plan was made, guarded and committed in that one
+// transaction), so its echo needs no correction of its own; the application's later writes
+// to the same document come with their own events.
+import { Binary, type ClientSession, type Document } from "mongodb";
+import type { ProjectedChangeEvent } from "./targets.js";
+
+function sessionKey(lsid: Document | undefined): string | undefined {
+  const id: unknown = lsid?.id;
+  return id instanceof Binary ? Buffer.from(id.buffer).toString("hex") : undefined;
+}
+
+export class OwnWrites {
+  // The driver pools server sessions, so this holds about as many ids as corrections ran at once.
+  private readonly sessions = new Set<string>();
+
+  remember(session: ClientSession): void {
+    const key = sessionKey(session.id);
+    if (key !== undefined) this.sessions.add(key);
+  }
+
+  isOwn(event: ProjectedChangeEvent): boolean {
+    const key = sessionKey(event.lsid);
+    return key !== undefined && this.sessions.has(key);
+  }
+}
