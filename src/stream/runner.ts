@@ -38,6 +38,8 @@ export interface RunnerOptions {
   persistIntervalMs?: number;
   /** The pause before a parked target's first retry, and how often due ones are looked for. */
   parkedRetryMs?: number;
+  /** Index keys a sweep examines per query (sweep.ts); tests make it small to page often. */
+  sweepPageSize?: number;
 }
 
 export interface RunnerStatus {
@@ -239,6 +241,7 @@ export class Runner {
         retryParkedTargets(this.correction, { dueOnly: false, shouldStop: () => !this.mayContinue() }),
       shouldStop: () => !this.mayContinue(),
       checkpoints: { store: checkpoints, start },
+      pageSize: this.options.sweepPageSize,
     });
     if (!this.mayContinue()) return undefined;
     this.historyLost = false;

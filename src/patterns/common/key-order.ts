@@ -1,7 +1,7 @@
 // Paging by a key (`{key: {$gt: last}}` sorted by it) must not stop at the end of the last
 // key's type: MongoDB's comparison operators only match values of the query value's type,
-// while the index, and a sort, order every type after another. Each later type's bracket is
-// added as its own `$gte` of that type's smallest value, so the union stays index-bounded.
+// while the index, and a sort, order every type after another. Each later type is its own
+// range, `$gte` that type's smallest value, read after the last key's own type is done.
 import { Binary, ObjectId, Timestamp, type Document } from "mongodb";
 
 /** MongoDB's order of the types a key may hold, each with its smallest value. */
@@ -24,9 +24,11 @@ const BSON_TYPE_NAMES: Record<string, string> = {
   Binary: "binData",
   ObjectId: "objectId",
   Timestamp: "timestamp",
+  MinKey: "MinKey",
 };
 
 function typeName(value: unknown): string {
+  if (value === null) return "null";
   if (typeof value === "number") return "number";
   if (typeof value === "string") return "string";
   if (typeof value === "boolean") return "bool";
@@ -41,16 +43,25 @@ function bracketOf(value: unknown): number {
   return TYPE_BRACKETS.findIndex((bracket) => bracket.name === name);
 }
 
+/** Types that sort before every bracket of the table: after one, every bracket is later. */
+const BEFORE_THE_TABLE = new Set(["null", "MinKey"]);
+
 /**
- * Matches the documents whose `field` sorts after `after` in MongoDB's order; with `after`
- * undefined, every document whose `field` is present and not null.
+ * The ranges of `field` that sort after `after`, one per type, in MongoDB's order: each is
+ * one index range, so a query over one is index-bounded on any server. With `after`
+ * undefined, every present non-null value.
  */
-export function keysAfter(field: string, after: unknown): Document {
-  if (after === undefined)
-    return { $or: TYPE_BRACKETS.map(({ smallest }) => ({ [field]: { $gte: smallest } })) };
+export function keyRangesAfter(field: string, after: unknown): Document[] {
+  const brackets = TYPE_BRACKETS.map(({ smallest }) => ({ [field]: { $gte: smallest } }));
+  if (after === undefined) return brackets;
+  const sameType = { [field]: { $gt: after } };
   const bracket = bracketOf(after);
-  // A type outside the table (MinKey, say) only pages within its own type.
-  if (bracket < 0) return { [field]: { $gt: after } };
-  const later = TYPE_BRACKETS.slice(bracket + 1).map(({ smallest }) => ({ [field]: { $gte: smallest } }));
-  return { $or: [{ [field]: { $gt: after } }, ...later] };
+  if (bracket >= 0) return [sameType, ...brackets.slice(bracket + 1)];
+  // A type outside the table (MaxKey, a regex) only pages within its own type.
+  return BEFORE_THE_TABLE.has(typeName(after)) ? [sameType, ...brackets] : [sameType];
+}
+
+/** Every document whose `field` sorts after `after` (see keyRangesAfter), as one filter. */
+export function keysAfter(field: string, after: unknown): Document {
+  return { $or: keyRangesAfter(field, after) };
 }

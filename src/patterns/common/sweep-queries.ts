@@ -1,9 +1,9 @@
 // The queries sweeps find candidates with, one page at a time. The drivers' event filters
 // are written over change events; dressing each document as an update event with its
 // fullDocument lets the very same filter run over a collection.
-import type { Db, Document } from "mongodb";
+import type { Db, Document, FindOptions } from "mongodb";
 import type { CorrectionTarget, PatternRule, SweepSource } from "../driver.js";
-import { keysAfter } from "./key-order.js";
+import { keyRangesAfter, keysAfter } from "./key-order.js";
 
 function asChangeEvent(db: Db, collection: string): Document {
   return {
@@ -23,6 +23,36 @@ function idsFrom(after: unknown): Document {
 }
 
 /**
+ * Up to `limit` values of `field` after `after` in index order, from the first of the
+ * ranges after it that has any; none when nothing lies after `after`. `batchSize` is the
+ * limit, so that the first reply holds them all and no cursor stays open.
+ */
+async function nextKeys(
+  db: Db,
+  collection: string,
+  field: string,
+  ranges: Document[],
+  limit: number,
+): Promise<unknown[]> {
+  for (const range of ranges) {
+    const { filter, options } = keysQuery(field, range, limit);
+    const found = await db.collection(collection).find(filter, options).toArray();
+    if (found.length > 0) return found.map((doc) => doc[field] as unknown);
+  }
+  return [];
+}
+
+/** The first `limit` values of `field` in `range`: sorted and covered by an index starting with it. */
+export function keysQuery(
+  field: string,
+  range: Document,
+  limit: number,
+): { filter: Document; options: FindOptions } {
+  const projection = field === "_id" ? { _id: 1 } : { _id: 0, [field]: 1 };
+  return { filter: range, options: { sort: { [field]: 1 }, limit, batchSize: limit, projection } };
+}
+
+/**
  * The documents of `collection` that, written now, would pass `eventFilter`, in `_id` order.
  * A page is the next `limit` `_id`s (read from the `_id` index alone), then the ones of
  * those that match: a page examines `limit` documents however few of them match.
@@ -36,17 +66,14 @@ export function documentsMatching<R extends PatternRule>(
   return {
     name,
     async page(db, after, limit) {
-      const keys = await db
-        .collection(collection)
-        // batchSize = limit: the first reply holds the whole page, and the cursor is closed.
-        .find(idsFrom(after), { sort: { _id: 1 }, limit, batchSize: limit, projection: { _id: 1 } })
-        .toArray();
-      if (keys.length === 0) return { targets: [], lastKey: undefined, done: true };
+      const ranges = after === undefined ? [{}] : keyRangesAfter("_id", after);
+      const ids = await nextKeys(db, collection, "_id", ranges, limit);
+      if (ids.length === 0) return { targets: [], lastKey: undefined, done: true };
       const matching = await db
         .collection(collection)
         .aggregate<{ _id: unknown }>(
           [
-            { $match: { _id: { $in: keys.map((key) => key._id) } } },
+            { $match: { _id: { $in: ids } } },
             asChangeEvent(db, collection),
             { $match: eventFilter },
             { $project: { _id: "$documentKey._id" } },
@@ -54,11 +81,7 @@ export function documentsMatching<R extends PatternRule>(
           { batchSize: limit },
         )
         .toArray();
-      return {
-        targets: matching.map((doc) => targetOf(doc._id)),
-        lastKey: keys[keys.length - 1]?._id,
-        done: keys.length < limit,
-      };
+      return { targets: matching.map((doc) => targetOf(doc._id)), lastKey: ids.at(-1), done: false };
     },
     async count(db, after) {
       const [counted] = await db
@@ -95,7 +118,13 @@ export function distinctReferences<R extends PatternRule>(
       const targets: CorrectionTarget<R>[] = [];
       let last = after;
       for (let step = 0; step < limit; step += 1) {
-        const next = await nextReference(db, collection, referenceField, last);
+        const [next] = await nextKeys(
+          db,
+          collection,
+          referenceField,
+          keyRangesAfter(referenceField, last),
+          1,
+        );
         if (next === undefined) return { targets, lastKey: last, done: true };
         targets.push(targetOf(next));
         last = next;
@@ -104,18 +133,4 @@ export function distinctReferences<R extends PatternRule>(
     },
     count: (db, after) => db.collection(referencedCollection).countDocuments(idsFrom(after)),
   };
-}
-
-/** The smallest `referenceField` after `after`, from the index that starts with it. */
-export async function nextReference(
-  db: Db,
-  collection: string,
-  referenceField: string,
-  after: unknown,
-): Promise<unknown> {
-  const found = await db.collection(collection).findOne(keysAfter(referenceField, after), {
-    sort: { [referenceField]: 1 },
-    projection: { _id: 0, [referenceField]: 1 },
-  });
-  return found?.[referenceField];
 }
