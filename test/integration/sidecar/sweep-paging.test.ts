@@ -62,3 +62,33 @@ void test("each step of the subset rule's full-set walk examines a few index key
   assert.ok(stats.totalDocsExamined <= 1, `examined ${stats.totalDocsExamined} documents`);
   assert.ok(stats.totalKeysExamined <= 2, `examined ${stats.totalKeysExamined} keys`);
 });
+
+void test("a sweep's progress counts the candidates, not the collection: ten broken books among a hundred go 0.1, 0.2, ... 1", async () => {
+  const { db } = fixture;
+  const sales = db.collection("sales");
+  await sales.deleteMany({});
+  for (let book = 1; book <= 100; book += 1)
+    await sales.insertOne({ _id: book as never, customers_purchased: users(0, book % 10 === 0 ? 60 : 5) });
+  const lines: { msg?: string; ratio?: number; candidates?: number; etaSeconds?: number }[] = [];
+  const captured = createLogger({
+    level: "info",
+    destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+  });
+  const rules = testConfig(db.databaseName).rules.filter((rule) => rule.pattern === "outlier");
+  const metrics = createMetrics();
+
+  await sweep({ db, rules, logger: captured, metrics, pageSize: 7, progressIntervalMs: 0 });
+
+  const progress = lines.filter((line) => line.msg === "sweep in progress");
+  assert.deepEqual(
+    progress.map((line) => line.ratio),
+    [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1],
+  );
+  assert.ok(progress.every((line) => line.candidates === 10 && typeof line.etaSeconds === "number"));
+  const labels = { rule: rules[0]?.name ?? "", collection: "sales" };
+  assert.equal(
+    (await metrics.sweepProgress.get()).values.find((v) => v.labels.rule === labels.rule)?.value,
+    1,
+  );
+  assert.equal((await metrics.sweepEta.get()).values.find((v) => v.labels.rule === labels.rule)?.value, 0);
+});
