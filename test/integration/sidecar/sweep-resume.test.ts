@@ -51,14 +51,12 @@ void test("a sweep stopped halfway continues after its checkpoint, and a book br
   const after = checkpoint.after as number;
   assert.ok(after >= 10 && after < BOOKS, `checkpoint after ${after}`);
   await db
-    .collection("sales")
-    .updateOne({ _id: 1 as never }, { $push: { customers_purchased: { $each: users(60, 70) } } });
-  const brokenAfter = await db
-    .collection("sales")
-    .countDocuments({
-      _id: { $gt: after } as never,
-      $expr: { $gt: [{ $size: "$customers_purchased" }, 50] },
-    });
+    .collection<{ _id: number; customers_purchased: string[] }>("sales")
+    .updateOne({ _id: 1 }, { $push: { customers_purchased: { $each: users(60, 70) } } });
+  const brokenAfter = await db.collection("sales").countDocuments({
+    _id: { $gt: after } as never,
+    $expr: { $gt: [{ $size: "$customers_purchased" }, 50] },
+  });
 
   const second = await startSidecar(mongo, config, { sweepPageSize: 10 });
   try {
