@@ -5,9 +5,10 @@ import { startClock } from "./measure.js";
 import { heading, ms, printSummary } from "./report.js";
 import { endToEnd } from "./end-to-end.js";
 import { planners } from "./planners.js";
+import { scale } from "./scale.js";
 import { serverLookups } from "./server-lookups.js";
 
-const BENCHMARKS: readonly Benchmark[] = [serverLookups, planners, endToEnd];
+const BENCHMARKS: readonly Benchmark[] = [serverLookups, planners, endToEnd, scale];
 
 function selected(names: readonly string[]): Benchmark[] | string {
   if (names.length === 0) return [...BENCHMARKS];
