@@ -117,6 +117,20 @@ export async function failSidecarCommands(
   });
 }
 
+/** Delays each of the sidecar's commits by `blockTimeMS` (failCommand's blockConnection, aimed by appName). */
+export async function slowSidecarCommits(mongo: TestMongo, blockTimeMS: number): Promise<void> {
+  await mongo.client.db("admin").command({
+    configureFailPoint: "failCommand",
+    mode: "alwaysOn",
+    data: {
+      failCommands: ["commitTransaction"],
+      blockConnection: true,
+      blockTimeMS,
+      appName: SIDECAR_APP_NAME,
+    },
+  });
+}
+
 export async function turnFailPointOff(mongo: TestMongo): Promise<void> {
   await mongo.client.db("admin").command({ configureFailPoint: "failCommand", mode: "off" });
 }

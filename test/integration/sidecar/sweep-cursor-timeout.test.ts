@@ -8,7 +8,7 @@ import {
   insertBook,
   isBookCorrected,
   metricTotal,
-  SIDECAR_APP_NAME,
+  slowSidecarCommits,
   startSidecar,
   testConfig,
   turnFailPointOff,
@@ -33,16 +33,7 @@ void test("a sweep that takes longer than the idle-cursor timeout examines every
   const previousTimeout = await setCursorTimeout(1000);
   // 150 commits of 50 ms: the sweep lasts several times the timeout (mongod looks for idle
   // cursors every 4 s, the embedded server every second).
-  await mongo.client.db("admin").command({
-    configureFailPoint: "failCommand",
-    mode: "alwaysOn",
-    data: {
-      failCommands: ["commitTransaction"],
-      blockConnection: true,
-      blockTimeMS: 50,
-      appName: SIDECAR_APP_NAME,
-    },
-  });
+  await slowSidecarCommits(mongo, 50);
   try {
     const sidecar = await startSidecar(mongo, testConfig(db.databaseName), { waitForStreaming: false });
     try {

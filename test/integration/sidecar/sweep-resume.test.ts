@@ -10,7 +10,7 @@ import {
   insertBook,
   isBookCorrected,
   metricTotal,
-  SIDECAR_APP_NAME,
+  slowSidecarCommits,
   startSidecar,
   testConfig,
   turnFailPointOff,
@@ -26,16 +26,7 @@ void test("a sweep stopped halfway continues after its checkpoint, and a book br
   const config = testConfig(db.databaseName);
   for (let book = 1; book <= BOOKS; book += 1) await insertBook(db, book, 60);
   // Slow commits, so that the sweep is still going when it is stopped.
-  await mongo.client.db("admin").command({
-    configureFailPoint: "failCommand",
-    mode: "alwaysOn",
-    data: {
-      failCommands: ["commitTransaction"],
-      blockConnection: true,
-      blockTimeMS: 50,
-      appName: SIDECAR_APP_NAME,
-    },
-  });
+  await slowSidecarCommits(mongo, 50);
   const first = await startSidecar(mongo, config, { waitForStreaming: false, sweepPageSize: 10 });
   await waitUntil(async () => (await metricTotal(first.metrics.corrections, { rule: RULE })) >= 15, {
     timeoutMs: 20_000,
