@@ -47,7 +47,7 @@ export async function runSweepChild(
 ): Promise<SweepRun> {
   const config = join(tmpdir(), `bench-sweep-${process.pid}.yaml`);
   // A killed sweep leaves its lease to expire before the next may take it.
-  await writeFile(config, "leaseSeconds: 2\n");
+  await writeFile(config, "leaseSeconds: 10\n");
   const uri = mongo.uri.replace(/\/?(\?|$)/, `/${db.databaseName}$1`);
   const elapsed = startClock();
   const child = spawn(

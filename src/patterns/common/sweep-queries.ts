@@ -18,10 +18,6 @@ function asChangeEvent(db: Db, collection: string): Document {
   };
 }
 
-function idsFrom(after: unknown): Document {
-  return after === undefined ? {} : keysAfter("_id", after);
-}
-
 /**
  * Up to `limit` values of `field` after `after` in index order, from the first of the
  * ranges after it that has any; none when nothing lies after `after`. `batchSize` is the
@@ -52,10 +48,42 @@ export function keysQuery(
   return { filter: range, options: { sort: { [field]: 1 }, limit, batchSize: limit, projection } };
 }
 
+/** Keys per query when counting candidates: one short command each, as for the sweep's pages. */
+const COUNT_PAGE = 5000;
+
+/**
+ * The next `limit` `_id`s after `after` (from the `_id` index alone), and those of their
+ * documents that, written now, would pass `eventFilter`.
+ */
+async function matchingPage(
+  db: Db,
+  collection: string,
+  eventFilter: Document,
+  after: unknown,
+  limit: number,
+): Promise<{ ids: unknown[]; matching: unknown[] }> {
+  const ranges = after === undefined ? [{}] : keyRangesAfter("_id", after);
+  const ids = await nextKeys(db, collection, "_id", ranges, limit);
+  if (ids.length === 0) return { ids, matching: [] };
+  const matching = await db
+    .collection(collection)
+    .aggregate<{ _id: unknown }>(
+      [
+        { $match: { _id: { $in: ids } } },
+        asChangeEvent(db, collection),
+        { $match: eventFilter },
+        { $project: { _id: "$documentKey._id" } },
+      ],
+      { batchSize: limit },
+    )
+    .toArray();
+  return { ids, matching: matching.map((doc) => doc._id) };
+}
+
 /**
  * The documents of `collection` that, written now, would pass `eventFilter`, in `_id` order.
- * A page is the next `limit` `_id`s (read from the `_id` index alone), then the ones of
- * those that match: a page examines `limit` documents however few of them match.
+ * A page examines `limit` documents however few of them match. Counting them reads the
+ * same way, in pages, so that no single command scans the whole collection.
  */
 export function documentsMatching<R extends PatternRule>(
   name: string,
@@ -66,34 +94,17 @@ export function documentsMatching<R extends PatternRule>(
   return {
     name,
     async page(db, after, limit) {
-      const ranges = after === undefined ? [{}] : keyRangesAfter("_id", after);
-      const ids = await nextKeys(db, collection, "_id", ranges, limit);
-      if (ids.length === 0) return { targets: [], lastKey: undefined, done: true };
-      const matching = await db
-        .collection(collection)
-        .aggregate<{ _id: unknown }>(
-          [
-            { $match: { _id: { $in: ids } } },
-            asChangeEvent(db, collection),
-            { $match: eventFilter },
-            { $project: { _id: "$documentKey._id" } },
-          ],
-          { batchSize: limit },
-        )
-        .toArray();
-      return { targets: matching.map((doc) => targetOf(doc._id)), lastKey: ids.at(-1), done: false };
+      const { ids, matching } = await matchingPage(db, collection, eventFilter, after, limit);
+      return { targets: matching.map(targetOf), lastKey: ids.at(-1), done: ids.length === 0 };
     },
     async count(db, after) {
-      const [counted] = await db
-        .collection(collection)
-        .aggregate<{ n: number }>([
-          { $match: idsFrom(after) },
-          asChangeEvent(db, collection),
-          { $match: eventFilter },
-          { $count: "n" },
-        ])
-        .toArray();
-      return counted?.n ?? 0;
+      let counted = 0;
+      for (let from = after; ;) {
+        const { ids, matching } = await matchingPage(db, collection, eventFilter, from, COUNT_PAGE);
+        if (ids.length === 0) return counted;
+        counted += matching.length;
+        from = ids.at(-1);
+      }
     },
   };
 }
@@ -131,6 +142,9 @@ export function distinctReferences<R extends PatternRule>(
       }
       return { targets, lastKey: last, done: false };
     },
-    count: (db, after) => db.collection(referencedCollection).countDocuments(idsFrom(after)),
+    count: (db, after) =>
+      after === undefined
+        ? db.collection(referencedCollection).estimatedDocumentCount()
+        : db.collection(referencedCollection).countDocuments(keysAfter("_id", after)),
   };
 }
