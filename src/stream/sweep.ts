@@ -58,7 +58,7 @@ export interface SweepOptions {
 }
 
 const EXAMPLES = 5;
-export const SWEEP_PAGE_SIZE = 500;
+const SWEEP_PAGE_SIZE = 500;
 
 export async function sweep(options: SweepOptions): Promise<RuleSweepReport[]> {
   const reports: RuleSweepReport[] = [];
