@@ -6,9 +6,10 @@ import { heading, ms, printSummary } from "./report.js";
 import { backlog } from "./backlog.js";
 import { endToEnd } from "./end-to-end.js";
 import { planners } from "./planners.js";
+import { scale } from "./scale.js";
 import { serverLookups } from "./server-lookups.js";
 
-const BENCHMARKS: readonly Benchmark[] = [serverLookups, planners, endToEnd, backlog];
+const BENCHMARKS: readonly Benchmark[] = [serverLookups, planners, endToEnd, backlog, scale];
 
 function selected(names: readonly string[]): Benchmark[] | string {
   if (names.length === 0) return [...BENCHMARKS];

@@ -22,7 +22,12 @@ export interface CliArgs {
   /** Human-readable logs instead of JSON lines. */
   pretty: boolean;
   port?: number;
+  /** How `sweep` reports: a line per rule, or a JSON line per document. */
+  output: SweepOutput;
 }
+
+export const SWEEP_OUTPUTS = ["text", "json"] as const;
+export type SweepOutput = (typeof SWEEP_OUTPUTS)[number];
 
 const CONFIG: OptionSpec = { type: "string", value: "FILE", help: "YAML or JSON configuration file" };
 const EMBEDDED: OptionSpec = {
@@ -47,11 +52,22 @@ export const COMMAND_SPECS: Record<Command, CommandSpec> = {
     summary: "correct every document that breaks a rule once, then exit",
     options: {
       config: CONFIG,
-      "dry-run": { type: "boolean", help: "write nothing; report per rule what would change" },
+      "dry-run": {
+        type: "boolean",
+        help: "write nothing; report per rule what would change; exit 8 if anything would",
+      },
+      output: {
+        type: "string",
+        value: "FORMAT",
+        help: "text (the default: one line per rule) or json (one JSON line per document changed)",
+      },
       embedded: EMBEDDED,
       pretty: PRETTY,
     },
-    examples: ["MONGODB_URI=mongodb://h1/shop?replicaSet=rs0 mongo-pattern-sidecar sweep --dry-run"],
+    examples: [
+      "MONGODB_URI=mongodb://h1/shop?replicaSet=rs0 mongo-pattern-sidecar sweep --dry-run",
+      "mongo-pattern-sidecar sweep --dry-run --output json > affected.jsonl",
+    ],
   },
   migrate: {
     summary:
@@ -91,6 +107,13 @@ const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
 
 function isCommand(word: string): word is Command {
   return (COMMANDS as readonly string[]).includes(word);
+}
+
+function parseOutput(text: string | undefined): SweepOutput {
+  if (text === undefined) return "text";
+  const output = SWEEP_OUTPUTS.find((known) => known === text);
+  if (!output) throw new UsageError(`--output: expected ${SWEEP_OUTPUTS.join(" or ")}, got "${text}"`);
+  return output;
 }
 
 function parsePort(text: string | undefined): number | undefined {
@@ -164,6 +187,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     embedded: values.embedded === true,
     pretty: values.pretty === true,
     port: parsePort(values.port as string | undefined),
+    output: parseOutput(values.output as string | undefined),
   };
 }
 

@@ -10,6 +10,8 @@ export const EXIT_STATUS = {
   notAuthorised: 5,
   httpPortUnavailable: 6,
   leaseHeld: 7,
+  /** Not a failure: `sweep --dry-run` found documents it would change (as `diff` exits 1). */
+  changesNeeded: 8,
 } as const;
 
 export type ExitStatus = (typeof EXIT_STATUS)[keyof typeof EXIT_STATUS];

@@ -71,7 +71,7 @@ async function runParsedCommand(args: CliArgs): Promise<number> {
     case "run":
       return runSidecar(config, logger);
     case "sweep":
-      return sweepCommand(config, logger, args.dryRun);
+      return sweepCommand(config, logger, { dryRun: args.dryRun, output: args.output });
     case "migrate":
       return migrateCommand(config, logger, args.dryRun);
     case "dev-server":

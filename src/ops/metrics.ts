@@ -122,6 +122,12 @@ export function createMetrics() {
       labelNames: ruleLabels,
       registers: [registry],
     }),
+    sweepEta: new Gauge({
+      name: `${PREFIX}sweep_eta_seconds`,
+      help: "Seconds the current sweep of a rule needs for its remaining candidates at its rate so far; 0 when no sweep runs.",
+      labelNames: ruleLabels,
+      registers: [registry],
+    }),
     sweepDuration: new Histogram({
       name: `${PREFIX}sweep_duration_seconds`,
       help: "Duration of a completed sweep of one rule's collection.",
@@ -185,6 +191,9 @@ export function initialiseRuleMetrics(metrics: Metrics, rules: readonly PatternR
       metrics.sweepDocumentsScanned,
     ])
       counter.inc(labels, 0);
+    // "No sweep running" reads 1 done and no time left, so that panels have a series.
+    metrics.sweepProgress.set(labels, 1);
+    metrics.sweepEta.set(labels, 0);
     metrics.correctionDuration.zero(labels);
     metrics.sweepDuration.zero(labels);
   }

@@ -58,6 +58,29 @@ export interface IndexWanted {
   options?: CreateIndexesOptions;
 }
 
+/** One page of a sweep source: its candidates, and the key it reached. */
+export interface SweepPage<R extends PatternRule = PatternRule> {
+  targets: CorrectionTarget<R>[];
+  /** The next page starts after this key; undefined when the page read nothing. */
+  lastKey: unknown;
+  /** Nothing lies after this page. */
+  done: boolean;
+}
+
+/**
+ * Candidates read a page at a time in the order of an indexed key, each page its own short
+ * query (no cursor lives between pages, so none can time out), so that a sweep can note the
+ * key it reached and continue after it.
+ */
+export interface SweepSource<R extends PatternRule = PatternRule> {
+  /** Names the source among its rule's, in the checkpoint a sweep keeps (sweep-checkpoints.ts). */
+  name: string;
+  /** At most `limit` index keys examined after `after` (from the first when undefined). */
+  page(db: Db, after: unknown, limit: number): Promise<SweepPage<R>>;
+  /** How many candidates lie after `after`: counted, or an estimate; for the progress only. */
+  count(db: Db, after: unknown): Promise<number>;
+}
+
 /** Which kinds of correction a rule counts for the collection its corrections start from. */
 export interface CorrectionSeries {
   collection: string;
@@ -108,8 +131,8 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
   plan(db: Db, target: CorrectionTarget<R>, session?: ClientSession): Promise<Plan>;
   /** Indexes the readers and the applications rely on. */
   indexes(rule: R): IndexWanted[];
-  /** Every document a sweep must examine, possibly more than once. */
-  sweepCandidates(db: Db, rule: R): AsyncIterable<CorrectionTarget<R>>;
+  /** Where a sweep finds every document it must examine (one may appear in several sources). */
+  sweepSources(rule: R): SweepSource<R>[];
   correctionSeries(rule: R): CorrectionSeries[];
   /** Moves documents in the schema the seed starts from into the pattern's shape (`migrate`). */
   migrate?(db: Db, rule: R, options: MigrationOptions): Promise<MigrationReport>;

@@ -10,7 +10,6 @@ import type { Logger } from "../ops/logger.js";
 import { initialiseRuleMetrics, setRunnerState, type Metrics, type RunnerState } from "../ops/metrics.js";
 import type { PatternRule } from "../patterns/driver.js";
 import type { Plan } from "../patterns/plan.js";
-import { currentClusterTime } from "./cluster-time.js";
 import { ensureCollectionsAndIndexes } from "./collections.js";
 import { correctUntilDone } from "./correct-until-done.js";
 import { consumeEvents } from "./event-consumer.js";
@@ -23,6 +22,7 @@ import { pause } from "./retry.js";
 import { SessionPool } from "./session-pool.js";
 import { StreamLag } from "./stream-lag.js";
 import { sweep } from "./sweep.js";
+import { SweepCheckpoints } from "./sweep-checkpoints.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./targets.js";
 import { rulesFingerprint, streamName, TokenStore } from "./token-store.js";
 import { buildWatchPipeline, watchOptions } from "./watch-pipeline.js";
@@ -39,6 +39,8 @@ export interface RunnerOptions {
   persistIntervalMs?: number;
   /** The pause before a parked target's first retry, and how often due ones are looked for. */
   parkedRetryMs?: number;
+  /** Index keys a sweep examines per query (sweep.ts); tests make it small to page often. */
+  sweepPageSize?: number;
 }
 
 export interface RunnerStatus {
@@ -226,7 +228,11 @@ export class Runner {
       return { startAfter: stored.resumeToken };
     }
     this.setState("sweeping");
-    const startAtOperationTime = await currentClusterTime(this.options.db);
+    const checkpoints = new SweepCheckpoints(this.options.db, this.options.config.stateCollection);
+    // A stream from an interrupted sweep's start may be what just failed: start afresh.
+    if (this.historyLost) await checkpoints.clearAll();
+    // Continuing an interrupted sweep, the stream opens at the time noted before it began.
+    const start = await checkpoints.start(this.options.db);
     await sweep({
       db: this.options.db,
       rules: this.rules,
@@ -236,10 +242,12 @@ export class Runner {
       retryParked: () =>
         retryParkedTargets(this.correction, { dueOnly: false, shouldStop: () => !this.mayContinue() }),
       shouldStop: () => !this.mayContinue(),
+      checkpoints: { store: checkpoints, start },
+      pageSize: this.options.sweepPageSize,
     });
     if (!this.mayContinue()) return undefined;
     this.historyLost = false;
-    return { startAtOperationTime };
+    return { startAtOperationTime: start.clusterTime };
   }
 
   private async stream(start: ChangeStreamOptions): Promise<void> {

@@ -1,16 +1,19 @@
 // A sweep brings every document of every rule back into shape without a change stream: on a
 // first start, after the stream's history was lost, and from `sweep` on the command line.
+// Candidates are read a page at a time from each of the rule's sources (sweep-queries.ts);
+// after each page the key reached is saved (sweep-checkpoints.ts), so that an interrupted
+// sweep continues there. Memory holds one page, whatever the size of the collections.
 // Each candidate is planned from a plain read first; only a document that needs writes goes
 // through the transactional correction, which re-reads and re-plans under the lease fence.
 import { EJSON } from "bson";
 import type { Db } from "mongodb";
-import type { PatternRule } from "../patterns/driver.js";
+import type { CorrectionTarget, PatternRule, SweepSource } from "../patterns/driver.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { Plan } from "../patterns/plan.js";
 import { driverOf } from "../patterns/registry.js";
-import { estimateSweepSize } from "./sweep-size.js";
-import { targetKey, type CorrectionTarget } from "./targets.js";
+import type { SweepCheckpoints, SweepStart } from "./sweep-checkpoints.js";
+import { SweepProgress } from "./sweep-progress.js";
 
 export interface RuleSweepReport {
   rule: string;
@@ -23,6 +26,16 @@ export interface RuleSweepReport {
   skipped: number;
   /** A few keys of documents changed or skipped, for the dry-run report. */
   exampleKeys: string[];
+  /** Every source was read to its end (not stopped halfway). */
+  completed: boolean;
+}
+
+/** A document the sweep changed or skipped (in a dry run: would), as `sweep --output json` prints it. */
+export interface AffectedDocument {
+  rule: string;
+  collection: string;
+  key: unknown;
+  kind: string;
 }
 
 export interface SweepOptions {
@@ -36,10 +49,16 @@ export interface SweepOptions {
   retryParked?: () => Promise<void>;
   /** Checked between documents, so that a stopping sidecar does not finish a long sweep. */
   shouldStop?: () => boolean;
+  /** Where each rule's sweep continues from and is noted; absent, every sweep starts afresh. */
+  checkpoints?: { store: SweepCheckpoints; start: SweepStart };
+  onAffected?: (affected: AffectedDocument) => void;
   progressIntervalMs?: number;
+  /** Index keys examined per page (per query). */
+  pageSize?: number;
 }
 
 const EXAMPLES = 5;
+const SWEEP_PAGE_SIZE = 500;
 
 export async function sweep(options: SweepOptions): Promise<RuleSweepReport[]> {
   const reports: RuleSweepReport[] = [];
@@ -52,7 +71,6 @@ export async function sweep(options: SweepOptions): Promise<RuleSweepReport[]> {
 }
 
 async function sweepRule(options: SweepOptions, rule: PatternRule): Promise<RuleSweepReport> {
-  const { db, logger, metrics } = options;
   const labels = { rule: rule.name, collection: rule.collection };
   const report: RuleSweepReport = {
     ...labels,
@@ -61,29 +79,58 @@ async function sweepRule(options: SweepOptions, rule: PatternRule): Promise<Rule
     elementsMoved: 0,
     skipped: 0,
     exampleKeys: [],
+    completed: false,
   };
-  const total = Math.max(1, await estimateSweepSize(db, rule));
-  const startedAt = Date.now();
-  let lastProgressAt = startedAt;
-  const seen = new Set<string>();
-  metrics?.sweepProgress.set(labels, 0);
-  for await (const target of driverOf(rule).sweepCandidates(db, rule)) {
-    if (options.shouldStop?.()) break;
-    const key = targetKey(target);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    await sweepTarget(options, target, report);
-    metrics?.sweepDocumentsScanned.inc(labels);
-    metrics?.sweepProgress.set(labels, Math.min(1, report.examined / total));
-    if (Date.now() - lastProgressAt >= (options.progressIntervalMs ?? 5000)) {
-      lastProgressAt = Date.now();
-      logger.info({ ...labels, examined: report.examined, estimatedTotal: total }, "sweep in progress");
-    }
+  const sources = driverOf(rule).sweepSources(rule);
+  const starts = await Promise.all(
+    sources.map((source) => options.checkpoints?.store.load(rule, source.name)),
+  );
+  const total = await countCandidates(options.db, sources, starts);
+  const progress = new SweepProgress({ ...options, labels, total });
+  options.logger.info(
+    { ...labels, candidates: total, resumed: starts.some((at) => at !== undefined) },
+    "sweeping rule",
+  );
+  report.completed = true;
+  for (const [index, source] of sources.entries()) {
+    report.completed &&= await sweepSource(options, rule, source, starts[index], report, progress);
   }
-  metrics?.sweepProgress.set(labels, 1);
-  metrics?.sweepDuration.observe(labels, (Date.now() - startedAt) / 1000);
-  logger.info({ ...report, durationMs: Date.now() - startedAt, dryRun: !options.correct }, "swept rule");
+  if (report.completed) await options.checkpoints?.store.clear(rule);
+  progress.finish(report.completed);
+  options.logger.info({ ...report, durationMs: progress.elapsedMs, dryRun: !options.correct }, "swept rule");
   return report;
+}
+
+async function countCandidates(db: Db, sources: SweepSource[], starts: unknown[]): Promise<number> {
+  const counts = await Promise.all(sources.map((source, index) => source.count(db, starts[index])));
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
+/** Reads `source` page by page from `after`; false when told to stop before its end. */
+async function sweepSource(
+  options: SweepOptions,
+  rule: PatternRule,
+  source: SweepSource,
+  after: unknown,
+  report: RuleSweepReport,
+  progress: SweepProgress,
+): Promise<boolean> {
+  let reached = after;
+  for (;;) {
+    if (options.shouldStop?.()) return false;
+    const page = await source.page(options.db, reached, options.pageSize ?? SWEEP_PAGE_SIZE);
+    for (const target of page.targets) {
+      if (options.shouldStop?.()) return false;
+      await sweepTarget(options, target, report);
+      progress.examined(report.examined);
+    }
+    if (page.lastKey !== undefined) {
+      reached = page.lastKey;
+      // Noted when a source ends too, so that a sweep stopped in the next does not read it again.
+      await options.checkpoints?.store.save(rule, source.name, reached, options.checkpoints.start);
+    }
+    if (page.done) return true;
+  }
 }
 
 async function sweepTarget(
@@ -98,6 +145,8 @@ async function sweepTarget(
     : await driverOf(target.rule).plan(options.db, target);
   if (plan.outcome === "none") return;
   if (report.exampleKeys.length < EXAMPLES) report.exampleKeys.push(EJSON.stringify(target.id));
+  const kind = plan.outcome === "skip" ? "skipped" : plan.kind;
+  options.onAffected?.({ rule: report.rule, collection: target.collection, key: target.id, kind });
   if (plan.outcome === "skip") {
     report.skipped += 1;
     if (!options.correct)

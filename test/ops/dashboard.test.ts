@@ -40,12 +40,11 @@ async function exposedSeriesNames(): Promise<Map<string, string>> {
 
 /**
  * Panels whose metric has no series on a quiet system by design: only a streaming leader
- * has a lag and a token age, and a sweep's progress exists once a sweep has started.
+ * has a lag and a token age.
  */
 const EMPTY_UNTIL_USED = new Set([
   "pattern_sidecar_stream_lag_seconds",
   "pattern_sidecar_resume_token_age_seconds",
-  "pattern_sidecar_sweep_progress_ratio",
 ]);
 
 /** Dashboard variables replaced by values Prometheus itself would accept. */

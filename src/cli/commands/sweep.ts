@@ -1,6 +1,8 @@
-// `mongo-pattern-sidecar sweep [--dry-run]`: one pass over every rule's collections. A real
-// sweep writes, so it takes the writer lease like a running sidecar (and refuses to run
-// beside one); a dry run only reads and reports what it would change.
+// `mongo-pattern-sidecar sweep [--dry-run] [--output json]`: one pass over every rule's
+// collections. A real sweep writes, so it takes the writer lease like a running sidecar (and
+// refuses to run beside one), and continues a sweep interrupted before (sweep-checkpoints.ts);
+// a dry run only reads, from the first document, and reports what it would change.
+import { EJSON } from "bson";
 import type { Config } from "../../config/schema.js";
 import type { Logger } from "../../ops/logger.js";
 import { createMetrics, type Metrics } from "../../ops/metrics.js";
@@ -11,7 +13,9 @@ import { retryParkedTargets } from "../../stream/parked-retry.js";
 import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "../../stream/parked-targets.js";
 import { newHolderId, WriterLease } from "../../stream/lease.js";
 import { LeaseKeeper } from "../../stream/lease-keeper.js";
-import { sweep, type RuleSweepReport } from "../../stream/sweep.js";
+import { sweep, type AffectedDocument, type RuleSweepReport } from "../../stream/sweep.js";
+import { SweepCheckpoints } from "../../stream/sweep-checkpoints.js";
+import type { SweepOutput } from "../args.js";
 import { connectDeployment, type Deployment } from "../deployment.js";
 import { EXIT_STATUS, OperationalError } from "../failures.js";
 import { newShutdownStack } from "../stop-signal.js";
@@ -22,12 +26,13 @@ export interface SweepCommandOptions {
   logger: Logger;
   metrics: Metrics;
   dryRun: boolean;
+  onAffected?: (affected: AffectedDocument) => void;
 }
 
 export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweepReport[]> {
-  const { deployment, config, logger, metrics, dryRun } = options;
+  const { deployment, config, logger, metrics, dryRun, onAffected } = options;
   const rules = config.rules.filter((rule) => rule.enabled);
-  if (dryRun) return sweep({ db: deployment.db, rules, logger, metrics });
+  if (dryRun) return sweep({ db: deployment.db, rules, logger, metrics, onAffected });
 
   await ensureCollectionsAndIndexes(deployment.db, rules, config.stateCollection, logger, metrics);
   const lease = new WriterLease(deployment.db, config.stateCollection, newHolderId(), config.leaseSeconds);
@@ -52,11 +57,14 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
       parked: new ParkedTargets(deployment.db, config.stateCollection, rules, PARKED_FIRST_RETRY_MS),
       ownWrites: new OwnWrites(),
     };
+    const checkpoints = new SweepCheckpoints(deployment.db, config.stateCollection);
     return await sweep({
       db: deployment.db,
       rules,
       logger,
       metrics,
+      onAffected,
+      checkpoints: { store: checkpoints, start: await checkpoints.start(deployment.db) },
       retryParked: () => retryParkedTargets(context, { dueOnly: false, shouldStop: () => !lease.held }),
       correct: (target) => correctTarget(context, target),
     });
@@ -70,7 +78,7 @@ export function formatSweepReport(reports: readonly RuleSweepReport[], dryRun: b
   const verb = dryRun ? "would change" : "changed";
   return reports
     .map((report) => {
-      const changed = Object.values(report.changedByKind).reduce((sum, count) => sum + count, 0);
+      const changed = sumOf(Object.values(report.changedByKind));
       const kinds = Object.entries(report.changedByKind)
         .map(([kind, count]) => `${kind} ${count}`)
         .join(", ");
@@ -83,14 +91,36 @@ export function formatSweepReport(reports: readonly RuleSweepReport[], dryRun: b
     .join("\n");
 }
 
-export async function sweepCommand(config: Config, logger: Logger, dryRun: boolean): Promise<number> {
+/** One JSON line per document, written as it is found, so that any number of them streams out. */
+function printAffected(affected: AffectedDocument): void {
+  const key = EJSON.serialize({ key: affected.key }, { relaxed: true }).key;
+  process.stdout.write(`${JSON.stringify({ ...affected, key })}\n`);
+}
+
+/** Documents changed (would be): skipped ones are reported, but a sweep would not change them either. */
+function changedCount(reports: readonly RuleSweepReport[]): number {
+  return reports.reduce((sum, report) => sum + sumOf(Object.values(report.changedByKind)), 0);
+}
+
+function sumOf(counts: number[]): number {
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
+export async function sweepCommand(
+  config: Config,
+  logger: Logger,
+  options: { dryRun: boolean; output: SweepOutput },
+): Promise<number> {
+  const { dryRun, output } = options;
   const shutdown = newShutdownStack(logger);
   try {
     const deployment = await connectDeployment(config, logger, shutdown);
-    const reports = await sweepOnce({ deployment, config, logger, metrics: createMetrics(), dryRun });
-    process.stdout.write(`${formatSweepReport(reports, dryRun)}\n`);
+    const onAffected = output === "json" ? printAffected : undefined;
+    const metrics = createMetrics();
+    const reports = await sweepOnce({ deployment, config, logger, metrics, dryRun, onAffected });
+    if (output === "text") process.stdout.write(`${formatSweepReport(reports, dryRun)}\n`);
+    return dryRun && changedCount(reports) > 0 ? EXIT_STATUS.changesNeeded : 0;
   } finally {
     await shutdown.close();
   }
-  return 0;
 }

@@ -3,7 +3,7 @@
 import type { Document } from "mongodb";
 import type { PatternDriver } from "../driver.js";
 import { writesMatching } from "../common/event-filters.js";
-import { idsMatching } from "../common/sweep-queries.js";
+import { documentsMatching } from "../common/sweep-queries.js";
 import { bucketEventNeedsCorrection, bucketNeedsCorrection } from "./filters.js";
 import { looseEntryWritten } from "./loose-entry-filter.js";
 import { foldsLooseEntries } from "./loose-entries.js";
@@ -60,10 +60,14 @@ export const bucketDriver: PatternDriver<BucketRule> = {
       ? migrateLooseEntries(db, rule, options)
       : Promise.resolve({ rule: rule.name, moved: 0, documentsCreated: 0, skipped: 0 }),
 
-  async *sweepCandidates(db, rule) {
-    for await (const id of idsMatching(db, rule.collection, bucketNeedsCorrection(rule)))
-      yield { rule, role: BUCKET, collection: rule.collection, id };
-  },
+  sweepSources: (rule) => [
+    documentsMatching(BUCKET, rule.collection, bucketNeedsCorrection(rule), (id) => ({
+      rule,
+      role: BUCKET,
+      collection: rule.collection,
+      id,
+    })),
+  ],
 
   correctionSeries: (rule) => [{ collection: rule.collection, kinds: ["split", "repaired", "folded"] }],
 

@@ -2,7 +2,7 @@
 // order, to numbered overflow chunks; an overflow chunk an application overfilled is split.
 import type { PatternDriver } from "../driver.js";
 import { writesMatching } from "../common/event-filters.js";
-import { idsMatching } from "../common/sweep-queries.js";
+import { documentsMatching } from "../common/sweep-queries.js";
 import {
   outlierEventNeedsCorrection,
   outlierNeedsCorrection,
@@ -53,12 +53,20 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
     { collection: rule.overflowCollection, keys: { [rule.referenceField]: 1, [rule.sequenceField]: 1 } },
   ],
 
-  async *sweepCandidates(db, rule) {
-    for await (const id of idsMatching(db, rule.collection, outlierNeedsCorrection(rule)))
-      yield { rule, role: SOURCE, collection: rule.collection, id };
-    for await (const id of idsMatching(db, rule.overflowCollection, overfilledChunk(rule)))
-      yield { rule, role: CHUNK, collection: rule.overflowCollection, id };
-  },
+  sweepSources: (rule) => [
+    documentsMatching(SOURCE, rule.collection, outlierNeedsCorrection(rule), (id) => ({
+      rule,
+      role: SOURCE,
+      collection: rule.collection,
+      id,
+    })),
+    documentsMatching(CHUNK, rule.overflowCollection, overfilledChunk(rule), (id) => ({
+      rule,
+      role: CHUNK,
+      collection: rule.overflowCollection,
+      id,
+    })),
+  ],
 
   correctionSeries: (rule) => [
     { collection: rule.collection, kinds: ["moved"] },

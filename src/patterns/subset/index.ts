@@ -4,7 +4,7 @@
 import type { Document } from "mongodb";
 import type { CorrectionTarget, PatternDriver } from "../driver.js";
 import { writesMatching, writesTo } from "../common/event-filters.js";
-import { idsMatching, referencedIds } from "../common/sweep-queries.js";
+import { distinctReferences, documentsMatching } from "../common/sweep-queries.js";
 import { subsetEventNeedsCorrection, subsetNeedsCorrection } from "./filters.js";
 import { planSubset } from "./planner.js";
 import { readSubsetState } from "./reader.js";
@@ -67,14 +67,15 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
     },
   ],
 
-  async *sweepCandidates(db, rule) {
-    for await (const id of idsMatching(db, rule.collection, subsetNeedsCorrection(rule)))
-      yield sourceTarget(rule, id);
+  sweepSources: (rule) => [
+    documentsMatching("source", rule.collection, subsetNeedsCorrection(rule), (id) => sourceTarget(rule, id)),
     // A review written straight into the full set while no stream watched leaves no trace
-    // on its product: every product with entries in the full set is a candidate.
-    for await (const id of referencedIds(db, rule.fullSetCollection, rule.referenceField))
-      yield sourceTarget(rule, id);
-  },
+    // on its product: every product with entries in the full set is a candidate, found
+    // through the unique index that starts with the reference.
+    distinctReferences("full-set", rule.fullSetCollection, rule.referenceField, rule.collection, (id) =>
+      sourceTarget(rule, id),
+    ),
+  ],
 
   correctionSeries: (rule) => [{ collection: rule.collection, kinds: ["copied", "trimmed", "repaired"] }],
 

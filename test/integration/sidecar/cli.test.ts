@@ -41,17 +41,59 @@ void test("bad usage names the argument and exits 2", async () => {
   assert.match(result.stderr, /--port: expected a port number/);
 });
 
-void test("a dry-run sweep reports per rule what it would change and writes nothing", async () => {
-  await fixture.db.collection("sales").insertOne({ _id: 1 as never, customers_purchased: users(0, 60) });
-  const uri = fixture.mongo.uri.replace(/\/?(\?|$)/, `/${fixture.db.databaseName}$1`);
-  const result = await cli(["sweep", "--dry-run"], { MONGODB_URI: uri });
+function databaseUri(): string {
+  return fixture.mongo.uri.replace(/\/?(\?|$)/, `/${fixture.db.databaseName}$1`);
+}
 
-  assert.equal(result.code, 0, result.stderr);
+void test("a dry-run sweep reports per rule what it would change, writes nothing and exits 8", async () => {
+  await fixture.db.collection("sales").insertOne({ _id: 1 as never, customers_purchased: users(0, 60) });
+  const result = await cli(["sweep", "--dry-run"], { MONGODB_URI: databaseUri() });
+
+  assert.equal(result.code, 8, result.stderr);
   assert.match(result.stderr, /"msg":"connected"/, "log lines go to stderr");
   assert.doesNotMatch(result.stdout, /"msg"/, "stdout holds the report alone");
   assert.match(result.stdout, /sales.*examined 1, would change 1 \(moved 1\), elements moved 10/);
   const book = await fixture.db.collection("sales").findOne({ _id: 1 as never });
   assert.equal((book?.customers_purchased as unknown[]).length, 60);
+});
+
+void test("a dry-run sweep with nothing to change exits 0", async () => {
+  await fixture.db.collection("sales").deleteMany({});
+  await fixture.db.collection("sales").insertOne({ _id: 1 as never, customers_purchased: users(0, 10) });
+  const result = await cli(["sweep", "--dry-run"], { MONGODB_URI: databaseUri() });
+
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /sales.*examined 0, would change 0/);
+});
+
+void test("sweep --dry-run --output json prints one JSON line per document it would change, keys in relaxed EJSON", async () => {
+  const sales = fixture.db.collection("sales");
+  await sales.deleteMany({});
+  const ids = ["a", 7, new Date("2026-01-02T03:04:05Z")];
+  for (const [index, _id] of ids.entries())
+    await sales.insertOne({ _id: _id as never, customers_purchased: users(index * 100, index * 100 + 60) });
+  await sales.insertOne({ _id: "fine" as never, customers_purchased: users(0, 3) });
+  const result = await cli(["sweep", "--dry-run", "--output", "json"], { MONGODB_URI: databaseUri() });
+
+  assert.equal(result.code, 8, result.stderr);
+  const lines = result.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as unknown);
+  assert.deepEqual(
+    lines,
+    [
+      { rule: "sales.customers_purchased", collection: "sales", key: 7, kind: "moved" },
+      { rule: "sales.customers_purchased", collection: "sales", key: "a", kind: "moved" },
+      {
+        rule: "sales.customers_purchased",
+        collection: "sales",
+        key: { $date: "2026-01-02T03:04:05Z" },
+        kind: "moved",
+      },
+    ],
+    result.stderr,
+  );
 });
 
 void test("the demo shows the seeds' examples corrected by the first sweep and then from the stream, whatever rules are configured", async () => {

@@ -31,7 +31,7 @@ export function testConfig(database: string, overrides: Record<string, unknown> 
 export async function startSidecar(
   mongo: TestMongo,
   config: Config,
-  options: { waitForStreaming?: boolean; holderId?: string } = {},
+  options: { waitForStreaming?: boolean; holderId?: string; sweepPageSize?: number } = {},
 ): Promise<TestSidecar> {
   const logs: LogLine[] = [];
   const logger = createLogger({
@@ -50,6 +50,7 @@ export async function startSidecar(
     maxAwaitTimeMS: 100,
     persistIntervalMs: 100,
     parkedRetryMs: 200,
+    sweepPageSize: options.sweepPageSize,
   });
   runner.start();
   if (options.waitForStreaming ?? true) await waitForCaughtUp(runner);
@@ -113,6 +114,20 @@ export async function failSidecarCommands(
     configureFailPoint: "failCommand",
     mode: options.mode,
     data: { failCommands: options.commands, errorCode: options.errorCode, appName: SIDECAR_APP_NAME },
+  });
+}
+
+/** Delays each of the sidecar's commits by `blockTimeMS` (failCommand's blockConnection, aimed by appName). */
+export async function slowSidecarCommits(mongo: TestMongo, blockTimeMS: number): Promise<void> {
+  await mongo.client.db("admin").command({
+    configureFailPoint: "failCommand",
+    mode: "alwaysOn",
+    data: {
+      failCommands: ["commitTransaction"],
+      blockConnection: true,
+      blockTimeMS,
+      appName: SIDECAR_APP_NAME,
+    },
   });
 }
 

@@ -7,7 +7,7 @@ import type { Db, Document } from "mongodb";
 import { z } from "zod";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { arraySize, fullDocumentPath, writesMatching } from "../../../src/patterns/common/event-filters.js";
-import { idsMatching } from "../../../src/patterns/common/sweep-queries.js";
+import { documentsMatching } from "../../../src/patterns/common/sweep-queries.js";
 import type { PatternDriver, PatternRule } from "../../../src/patterns/driver.js";
 import type { Plan } from "../../../src/patterns/plan.js";
 import { registerPattern } from "../../../src/patterns/registry.js";
@@ -60,10 +60,14 @@ const capDriver: PatternDriver<CapRule> = {
     return doc ? planCap(rule, doc) : { outcome: "none" };
   },
   indexes: () => [],
-  async *sweepCandidates(db, rule) {
-    for await (const id of idsMatching(db, rule.collection, tooLong(rule)))
-      yield { rule, role: "document", collection: rule.collection, id };
-  },
+  sweepSources: (rule) => [
+    documentsMatching("document", rule.collection, tooLong(rule), (id) => ({
+      rule,
+      role: "document",
+      collection: rule.collection,
+      id,
+    })),
+  ],
   correctionSeries: (rule) => [{ collection: rule.collection, kinds: ["moved"] }],
   describe: (rule) =>
     `${rule.collection}.${rule.arrayField}: at most ${rule.threshold}, the rest to ${rule.spillField}`,

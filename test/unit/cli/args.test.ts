@@ -15,6 +15,16 @@ void test("sweep takes --dry-run and --config", () => {
   );
 });
 
+void test("sweep reports as text unless --output json is given; another format is a usage error", () => {
+  assert.equal(parseCliArgs(["sweep"]).output, "text");
+  assert.equal(parseCliArgs(["sweep", "--dry-run", "--output", "json"]).output, "json");
+  assert.throws(
+    () => parseCliArgs(["sweep", "--output", "xml"]),
+    /--output: expected text or json, got "xml"/,
+  );
+  assert.throws(() => parseCliArgs(["run", "--output", "json"]), /--output is not an option of "run"/);
+});
+
 void test("dev-server reads its port as a number", () => {
   assert.equal(parseCliArgs(["dev-server", "--port", "27018"]).port, 27018);
 });

@@ -1,0 +1,97 @@
+// A sweep over many sales documents, 1% of them over the threshold, run as the operator runs
+// it: `sweep` in a child process against this process's server. Its peak RSS (VmHWM, read
+// from /proc while it runs) shows memory does not follow the collection's size; a second
+// run is killed (SIGKILL) halfway and a third continues from its checkpoint.
+import { spawn } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Db, Document } from "mongodb";
+import { users } from "../test/integration/sidecar/harness.js";
+import { uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
+import { startClock } from "./measure.js";
+
+const STATE = "pattern_sidecar_state";
+const CHECKPOINT = "sweep:sales.customers_purchased:source";
+
+export interface SweepRun {
+  ms: number;
+  exitCode: number | null;
+  peakRssBytes: number;
+  examined: number;
+}
+
+/** `documents` books, every 100th with 60 purchasers (over the threshold of 50), the rest 5. */
+export async function loadSales(mongo: TestMongo, documents: number): Promise<Db> {
+  const db = mongo.client.db(uniqueDatabaseName("bench_scale_sweep"));
+  for (let from = 1; from <= documents; from += 1000) {
+    const batch: Document[] = [];
+    for (let id = from; id < Math.min(from + 1000, documents + 1); id += 1)
+      batch.push({ _id: id, customers_purchased: users(0, id % 100 === 0 ? 60 : 5) });
+    await db.collection("sales").insertMany(batch);
+  }
+  return db;
+}
+
+async function peakRss(pid: number): Promise<number | undefined> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => undefined);
+  const kib = status && /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+  return kib ? Number(kib) * 1024 : undefined;
+}
+
+/** Runs `sweep`; `killWhen`, polled while it runs, SIGKILLs it when true. */
+export async function runSweepChild(
+  mongo: TestMongo,
+  db: Db,
+  killWhen: () => Promise<boolean> = () => Promise.resolve(false),
+): Promise<SweepRun> {
+  const config = join(tmpdir(), `bench-sweep-${process.pid}.yaml`);
+  // A killed sweep leaves its lease to expire before the next may take it.
+  await writeFile(config, "leaseSeconds: 10\n");
+  const uri = mongo.uri.replace(/\/?(\?|$)/, `/${db.databaseName}$1`);
+  const elapsed = startClock();
+  const child = spawn(
+    process.execPath,
+    ["--conditions=source", "--import", "tsx", "src/main.ts", "sweep", "--config", config],
+    {
+      env: { ...process.env, MONGODB_URI: uri, SIDECAR_LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  let stdout = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  let peak = 0;
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  let done = false;
+  void exited.then(() => (done = true));
+  while (!done) {
+    peak = Math.max(peak, (await peakRss(child.pid ?? 0)) ?? 0);
+    if (await killWhen()) child.kill("SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const exitCode = await exited;
+  const examined = Number(/^sales\.customers_purchased .*examined (\d+)/m.exec(stdout)?.[1] ?? 0);
+  return { ms: elapsed(), exitCode, peakRssBytes: peak, examined };
+}
+
+/** Whether the sweep's checkpoint is past `id`. */
+export function checkpointPast(db: Db, id: number): () => Promise<boolean> {
+  return async () => {
+    const checkpoint = await db.collection(STATE).findOne({ _id: CHECKPOINT as never });
+    return typeof checkpoint?.after === "number" && checkpoint.after >= id;
+  };
+}
+
+/** Books still over the threshold. */
+export function stillBroken(db: Db): Promise<number> {
+  return db.collection("sales").countDocuments({ "customers_purchased.50": { $exists: true } });
+}
+
+/** Runs the sweep again until the killed one's lease has expired (exit 7 until then). */
+export async function runSweepAfterKill(mongo: TestMongo, db: Db): Promise<SweepRun> {
+  for (;;) {
+    const run = await runSweepChild(mongo, db);
+    if (run.exitCode !== 7) return run;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}

@@ -1,0 +1,85 @@
+// Where each rule's sweep stands, so that a sweep killed or stopped halfway continues after
+// the last page it finished instead of from the first document. One document per rule and
+// candidate source in the state collection:
+// `{_id: "sweep:<rule>:<source>", rule, after, ruleFingerprint, startedAt, clusterTime, updatedAt}`.
+// `clusterTime` is the time noted before the sweep that wrote the checkpoint first started:
+// a stream opened at it after the resumed sweep sees everything written since that sweep
+// began, including before the checkpoint, where the resumed sweep does not look again.
+import type { Collection, Db, Timestamp } from "mongodb";
+import type { PatternRule } from "../patterns/driver.js";
+import { currentClusterTime } from "./cluster-time.js";
+import { rulesFingerprint } from "./token-store.js";
+
+export interface SweepCheckpoint {
+  _id: string;
+  rule: string;
+  /** The source's key the sweep finished; it continues after it. */
+  after: unknown;
+  /** A checkpoint of a rule since changed is ignored: documents before it may now be judged otherwise. */
+  ruleFingerprint: string;
+  startedAt: Date;
+  clusterTime: Timestamp;
+  updatedAt: Date;
+}
+
+/** When a sweep started: the cluster time noted before it, and the wall-clock time. */
+export interface SweepStart {
+  clusterTime: Timestamp;
+  startedAt: Date;
+}
+
+const PREFIX = "sweep:";
+
+function checkpointId(rule: PatternRule, source: string): string {
+  return `${PREFIX}${rule.name}:${source}`;
+}
+
+export class SweepCheckpoints {
+  private readonly checkpoints: Collection<SweepCheckpoint>;
+
+  constructor(db: Db, stateCollection: string) {
+    this.checkpoints = db.collection<SweepCheckpoint>(stateCollection);
+  }
+
+  /**
+   * The start of the oldest interrupted sweep, which the next continues; else now, noted
+   * before the sweep (cluster-time.ts).
+   */
+  async start(db: Db): Promise<SweepStart> {
+    const oldest = await this.checkpoints.findOne(
+      { _id: { $regex: `^${PREFIX}` } },
+      { sort: { clusterTime: 1 }, projection: { clusterTime: 1, startedAt: 1 } },
+    );
+    if (oldest) return { clusterTime: oldest.clusterTime, startedAt: oldest.startedAt };
+    return { clusterTime: await currentClusterTime(db), startedAt: new Date() };
+  }
+
+  /** The key to continue `source` of `rule` after; undefined to start from its first. */
+  async load(rule: PatternRule, source: string): Promise<unknown> {
+    const stored = await this.checkpoints.findOne({ _id: checkpointId(rule, source) });
+    return stored?.ruleFingerprint === rulesFingerprint([rule]) ? stored.after : undefined;
+  }
+
+  /** Notes that `source` of `rule` is swept up to `after`, by the sweep `start` describes. */
+  async save(rule: PatternRule, source: string, after: unknown, start: SweepStart): Promise<void> {
+    await this.checkpoints.updateOne(
+      { _id: checkpointId(rule, source) },
+      {
+        $set: { rule: rule.name, after, ruleFingerprint: rulesFingerprint([rule]), updatedAt: new Date() },
+        // A resumed sweep keeps the start of the sweep it continues.
+        $setOnInsert: { startedAt: start.startedAt, clusterTime: start.clusterTime },
+      },
+      { upsert: true },
+    );
+  }
+
+  /** The rule's sweep completed: the next one starts from the first documents. */
+  async clear(rule: PatternRule): Promise<void> {
+    await this.checkpoints.deleteMany({ _id: { $regex: `^${PREFIX}` }, rule: rule.name });
+  }
+
+  /** Forgets every interrupted sweep: a stream from their time cannot be opened any more. */
+  async clearAll(): Promise<void> {
+    await this.checkpoints.deleteMany({ _id: { $regex: `^${PREFIX}` } });
+  }
+}
