@@ -86,7 +86,8 @@ async function violations(db: Db, workloads: Workload[]): Promise<string[]> {
   return (await Promise.all(workloads.map((workload) => workload.violations(db)))).flat();
 }
 
-// Settled: idle with every invariant holding, and still so a moment later. Past the bound,
+// Settled: idle, and the same invariants failing (none, once caught up) for a few seconds in
+// a row, so that a violation that will never heal does not hold the run up. Past the bound,
 // whatever still fails is reported.
 async function settle(
   db: Db,
@@ -94,10 +95,16 @@ async function settle(
   replicas: Replica[],
   timeoutMs: number,
 ): Promise<string[]> {
-  const holds = async () => (await idle(replicas)) && (await violations(db, workloads)).length === 0;
+  let previous: string | undefined;
+  let stableFor = 0;
+  const stable = async () => {
+    const current = (await idle(replicas)) ? (await violations(db, workloads)).join("\n") : undefined;
+    stableFor = current !== undefined && current === previous ? stableFor + 1 : 0;
+    previous = current;
+    return stableFor >= 3;
+  };
   try {
-    await waitUntil(holds, { timeoutMs, intervalMs: 1_000, description: "the sidecars to catch up" });
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await waitUntil(stable, { timeoutMs, intervalMs: 1_000, description: "the sidecars to catch up" });
   } catch {
     // reported below, with what still fails
   }
