@@ -16,7 +16,6 @@ import { freePort, Replica } from "./replicas.js";
 import { subsetWorkload } from "./subset.js";
 import { runWriter, type Workload, type WriterTally } from "./workload.js";
 
-const LEASE_SECONDS = 2;
 const STATE_COLLECTION = "pattern_sidecar_state";
 
 export interface SoakOptions {
@@ -24,6 +23,10 @@ export interface SoakOptions {
   database: string;
   seed: number;
   seconds: number;
+  /** The replicas' leaseSeconds; default 2, so that pauses past it force takeovers. */
+  leaseSeconds?: number;
+  /** Each writer pauses up to this long between writes (default 40 ms): the write rate. */
+  maxWriterPauseMs?: number;
   /** Upper bound on catching up after the writers stop. */
   settleTimeoutMs?: number;
 }
@@ -40,7 +43,7 @@ export interface SoakResult extends ChaosTally, WriterTally {
 async function startReplicas(options: SoakOptions, dir: string): Promise<Replica[]> {
   const config = {
     database: options.database,
-    leaseSeconds: LEASE_SECONDS,
+    leaseSeconds: options.leaseSeconds ?? 2,
     logLevel: "info",
     rules: [{ pattern: "outlier", chunkSize: CHUNK_SIZE }, { pattern: "bucket" }, { pattern: "subset" }],
   };
@@ -53,11 +56,19 @@ async function startReplicas(options: SoakOptions, dir: string): Promise<Replica
   return replicas;
 }
 
-async function runWriters(db: Db, workloads: Workload[], prng: Prng, until: number): Promise<WriterTally> {
+async function runWriters(
+  db: Db,
+  workloads: Workload[],
+  prng: Prng,
+  until: number,
+  maxPauseMs: number,
+): Promise<WriterTally> {
   const tally: WriterTally = { writes: 0, elements: 0, failures: [] };
   const writers = workloads.flatMap((workload, i) => workload.writers(db, prng.fork(i)));
   const stopped = () => Date.now() >= until || tally.failures.length > 0;
-  await Promise.all(writers.map((writer, i) => runWriter(writer, prng.fork(1_000 + i), stopped, tally)));
+  await Promise.all(
+    writers.map((writer, i) => runWriter(writer, prng.fork(1_000 + i), stopped, tally, maxPauseMs)),
+  );
   return tally;
 }
 
@@ -133,8 +144,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await waitForFirstPosition(db, replicas);
     const until = Date.now() + options.seconds * 1_000;
     const [writes, chaos] = await Promise.all([
-      runWriters(db, workloads, prng.fork(1), until),
-      runChaos(replicas, prng.fork(2), until, LEASE_SECONDS),
+      runWriters(db, workloads, prng.fork(1), until, options.maxWriterPauseMs ?? 40),
+      runChaos(replicas, prng.fork(2), until, options.leaseSeconds ?? 2),
     ]);
     const problems = await settle(db, workloads, replicas, options.settleTimeoutMs ?? 180_000);
     await Promise.all(replicas.map((replica) => replica.stop()));

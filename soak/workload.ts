@@ -31,6 +31,7 @@ export async function runWriter(
   prng: Prng,
   stopped: () => boolean,
   tally: WriterTally,
+  maxPauseMs: number,
 ): Promise<void> {
   while (!stopped()) {
     try {
@@ -41,7 +42,7 @@ export async function runWriter(
       tally.failures.push(`writer ${writer.name} failed: ${(error as Error).message}`);
       return;
     }
-    await delay(prng.int(2, 40));
+    await delay(prng.int(2, maxPauseMs));
   }
 }
 
