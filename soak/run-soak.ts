@@ -1,0 +1,167 @@
+// One soak run: the workloads' documents, the lease audit, two sidecar replicas, the
+// writers and the chaos for `seconds`; then the writers stop, the replicas are left to catch
+// up, and every invariant is checked against what was written.
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MongoClient, type Db } from "mongodb";
+import { waitUntil } from "../src/cli/wait-until.js";
+import { badDocumentsWorkload } from "./bad-documents.js";
+import { bucketWorkload } from "./bucket.js";
+import { runChaos, type ChaosTally } from "./chaos.js";
+import { LeaseAudit } from "./lease-audit.js";
+import { CHUNK_SIZE, outlierWorkload } from "./outlier.js";
+import { Prng } from "./prng.js";
+import { freePort, Replica } from "./replicas.js";
+import { subsetWorkload } from "./subset.js";
+import { runWriter, type Workload, type WriterTally } from "./workload.js";
+
+const STATE_COLLECTION = "pattern_sidecar_state";
+
+export interface SoakOptions {
+  uri: string;
+  database: string;
+  seed: number;
+  seconds: number;
+  /** The replicas' leaseSeconds; default 2, so that pauses past it force takeovers. */
+  leaseSeconds?: number;
+  /** Each writer pauses up to this long between writes (default 40 ms): the write rate. */
+  maxWriterPauseMs?: number;
+  /** Upper bound on catching up after the writers stop. */
+  settleTimeoutMs?: number;
+}
+
+export interface SoakResult extends ChaosTally, WriterTally {
+  seed: number;
+  seconds: number;
+  corrections: number;
+  takeovers: number;
+  violations: string[];
+  logDir: string;
+}
+
+async function startReplicas(options: SoakOptions, dir: string): Promise<Replica[]> {
+  const config = {
+    database: options.database,
+    leaseSeconds: options.leaseSeconds ?? 2,
+    logLevel: "info",
+    rules: [{ pattern: "outlier", chunkSize: CHUNK_SIZE }, { pattern: "bucket" }, { pattern: "subset" }],
+  };
+  const replicas: Replica[] = [];
+  for (const name of ["replica-a", "replica-b"]) {
+    const replica = new Replica({ name, uri: options.uri, config, dir }, await freePort());
+    await replica.start();
+    replicas.push(replica);
+  }
+  return replicas;
+}
+
+async function runWriters(
+  db: Db,
+  workloads: Workload[],
+  prng: Prng,
+  until: number,
+  maxPauseMs: number,
+): Promise<WriterTally> {
+  const tally: WriterTally = { writes: 0, elements: 0, failures: [] };
+  const writers = workloads.flatMap((workload, i) => workload.writers(db, prng.fork(i)));
+  const stopped = () => Date.now() >= until || tally.failures.length > 0;
+  await Promise.all(
+    writers.map((writer, i) => runWriter(writer, prng.fork(1_000 + i), stopped, tally, maxPauseMs)),
+  );
+  return tally;
+}
+
+/** One replica streaming and caught up, the other standing by. */
+async function idle(replicas: Replica[]): Promise<boolean> {
+  const states = await Promise.all(replicas.map((replica) => replica.readiness()));
+  const streaming = states.filter((state) => state?.state === "streaming" && state.caughtUp === true);
+  const standby = states.filter((state) => state?.state === "standby");
+  return streaming.length === 1 && standby.length === replicas.length - 1;
+}
+
+// A first start sweeps, and sweeps leave loose trades to `migrate`; once a position is
+// stored, every later leader resumes from it and folds what was written meanwhile.
+async function waitForFirstPosition(db: Db, replicas: Replica[]): Promise<void> {
+  await waitUntil(
+    async () =>
+      (await idle(replicas)) &&
+      (await db
+        .collection<{ _id: string }>(STATE_COLLECTION)
+        .findOne({ _id: `changestream:${db.databaseName}` })),
+    { timeoutMs: 120_000, intervalMs: 250, description: "the first leader to stream and store its position" },
+  );
+}
+
+async function violations(db: Db, workloads: Workload[]): Promise<string[]> {
+  return (await Promise.all(workloads.map((workload) => workload.violations(db)))).flat();
+}
+
+// Settled: idle, and the same invariants failing (none, once caught up) for a few seconds in
+// a row, so that a violation that will never heal does not hold the run up. Past the bound,
+// whatever still fails is reported.
+async function settle(
+  db: Db,
+  workloads: Workload[],
+  replicas: Replica[],
+  timeoutMs: number,
+): Promise<string[]> {
+  let previous: string | undefined;
+  let stableFor = 0;
+  const stable = async () => {
+    const current = (await idle(replicas)) ? (await violations(db, workloads)).join("\n") : undefined;
+    stableFor = current !== undefined && current === previous ? stableFor + 1 : 0;
+    previous = current;
+    return stableFor >= 3;
+  };
+  try {
+    await waitUntil(stable, { timeoutMs, intervalMs: 1_000, description: "the sidecars to catch up" });
+  } catch {
+    // reported below, with what still fails
+  }
+  const problems = await violations(db, workloads);
+  if (!(await idle(replicas)))
+    problems.push(`the replicas were not idle ${timeoutMs / 1000} s after the writers stopped`);
+  return problems;
+}
+
+async function correctionsLogged(replicas: Replica[]): Promise<number> {
+  const lines = (await Promise.all(replicas.map((replica) => replica.logLines()))).flat();
+  return lines.filter((line) => line.msg === "corrected document").length;
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakResult> {
+  const prng = new Prng(options.seed);
+  const logDir = await mkdtemp(join(tmpdir(), `soak-${options.seed}-`));
+  const client = await new MongoClient(options.uri).connect();
+  const db = client.db(options.database);
+  const workloads = [outlierWorkload(), bucketWorkload(), subsetWorkload(), badDocumentsWorkload()];
+  let replicas: Replica[] = [];
+  try {
+    for (const workload of workloads) await workload.setUp(db);
+    const audit = await LeaseAudit.start(client, db, STATE_COLLECTION);
+    replicas = await startReplicas(options, logDir);
+    await waitForFirstPosition(db, replicas);
+    const until = Date.now() + options.seconds * 1_000;
+    const [writes, chaos] = await Promise.all([
+      runWriters(db, workloads, prng.fork(1), until, options.maxWriterPauseMs ?? 40),
+      runChaos(replicas, prng.fork(2), until, options.leaseSeconds ?? 2),
+    ]);
+    const problems = await settle(db, workloads, replicas, options.settleTimeoutMs ?? 180_000);
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    await audit.finish();
+    return {
+      seed: options.seed,
+      seconds: options.seconds,
+      ...writes,
+      ...chaos,
+      corrections: await correctionsLogged(replicas),
+      takeovers: Math.max(0, audit.terms - 1),
+      violations: [...writes.failures, ...problems, ...audit.violations()],
+      logDir,
+    };
+  } finally {
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    await client.close();
+  }
+}

@@ -1,0 +1,81 @@
+// The subset pattern under load: per product, one application pushes reviews into the
+// embedded array and another inserts them straight into the full set. Dates come from a
+// small range, so ties (ranked by review_id) keep changing which ten are the newest.
+import type { Db, Document } from "mongodb";
+import { review, type Product } from "../test/integration/sidecar/harness.js";
+import type { Prng } from "./prng.js";
+import { exactlyOnce, type Workload, type Writer } from "./workload.js";
+
+const THRESHOLD = 10;
+const PRODUCTS = [1, 2];
+/** Review ids of the inserting application start here; the pushing one's start at 1. */
+const INSERTED_IDS_FROM = 1_000_000;
+const DAY = 86_400_000;
+
+type Ledger = Map<number, Document[]>;
+
+function reviewWriter(
+  db: Db,
+  productId: number,
+  style: "push" | "insert",
+  prng: Prng,
+  ledger: Ledger,
+): Writer {
+  let next = style === "push" ? 1 : INSERTED_IDS_FROM;
+  return {
+    name: `${style} product ${productId}`,
+    async writeOnce() {
+      const written = review(next++, new Date(Date.UTC(2019, 1, 1) + prng.int(0, 30) * DAY));
+      ledger.get(productId)!.push(written);
+      if (style === "insert") await db.collection("reviews").insertOne({ ...written, product_id: productId });
+      else
+        await db
+          .collection<Product>("products")
+          .updateOne({ _id: productId }, { $push: { reviews: { $each: [written], $position: 0 } } });
+      return 1;
+    },
+  };
+}
+
+// The subset rule's ranking: newest published_date first, equal dates by review_id, descending.
+function newestFirst(a: Document, b: Document): number {
+  const byDate = (b.published_date as Date).getTime() - (a.published_date as Date).getTime();
+  return byDate !== 0 ? byDate : (b.review_id as number) - (a.review_id as number);
+}
+
+async function productViolations(db: Db, productId: number, written: Document[]): Promise<string[]> {
+  const product = await db.collection<Product>("products").findOne({ _id: productId });
+  const fullSet = await db.collection("reviews").find({ product_id: productId }).toArray();
+  const ids = (reviews: Document[]) => reviews.map((entry) => String(entry.review_id));
+  const problems = exactlyOnce(`product ${productId}'s full set`, ids(written), ids(fullSet));
+  const newest = ids([...written].sort(newestFirst).slice(0, THRESHOLD));
+  const embedded = Array.isArray(product?.reviews) ? ids(product.reviews) : [];
+  if (embedded.join() !== newest.join())
+    problems.push(
+      `product ${productId}: embeds [${embedded.join()}], the ${THRESHOLD} newest are [${newest.join()}]`,
+    );
+  return problems;
+}
+
+export function subsetWorkload(): Workload {
+  const ledger: Ledger = new Map(PRODUCTS.map((productId) => [productId, []]));
+  return {
+    async setUp(db) {
+      await db
+        .collection<Product>("products")
+        .insertMany(PRODUCTS.map((_id) => ({ _id, name: `Product ${_id}`, reviews: [] })));
+    },
+    writers(db, prng) {
+      return PRODUCTS.flatMap((productId) => [
+        reviewWriter(db, productId, "push", prng.fork(productId), ledger),
+        reviewWriter(db, productId, "insert", prng.fork(100 + productId), ledger),
+      ]);
+    },
+    async violations(db) {
+      const problems: string[] = [];
+      for (const [productId, written] of ledger)
+        problems.push(...(await productViolations(db, productId, written)));
+      return problems;
+    },
+  };
+}
