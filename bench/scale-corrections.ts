@@ -36,6 +36,7 @@ export async function freshDatabase(
   const context = {
     client: mongo.client as MongoClient,
     db,
+    stateCollection: config.stateCollection,
     lease,
     metrics,
     logger,

@@ -5,7 +5,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { ERROR_KINDS } from "../errors.js";
 import type { PatternRule } from "../patterns/driver.js";
-import type { CorrectionKind } from "../patterns/plan.js";
+import type { CorrectionKind, SkipKind } from "../patterns/plan.js";
 import { driverOf } from "../patterns/registry.js";
 
 const PREFIX = "pattern_sidecar_";
@@ -65,7 +65,7 @@ export function createMetrics() {
     }),
     corrections: new Counter({
       name: `${PREFIX}corrections_total`,
-      help: "Corrections committed, per rule and kind (moved, split, trimmed, repaired, copied, folded, skipped_bad_document).",
+      help: "Corrections committed, per rule and kind (moved, split, trimmed, repaired, copied, folded, deleted, skipped_bad_document, skipped_no_pre_image).",
       labelNames: [...ruleLabels, "kind"],
       registers: [registry],
     }),
@@ -164,7 +164,7 @@ export function createMetrics() {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-type CountedCorrection = CorrectionKind | "skipped_bad_document";
+type CountedCorrection = CorrectionKind | SkipKind;
 
 export function setRunnerState(metrics: Pick<Metrics, "runnerState">, state: RunnerState): void {
   for (const candidate of RUNNER_STATES)

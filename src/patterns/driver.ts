@@ -3,7 +3,7 @@
 // the metrics loop over drivers (registry.ts) and never ask which pattern a rule is.
 import type { ClientSession, CreateIndexesOptions, Db, Document, IndexSpecification } from "mongodb";
 import type { z } from "zod";
-import type { CorrectionKind, Plan } from "./plan.js";
+import type { CorrectionKind, Plan, SkipKind } from "./plan.js";
 
 /** What every configured rule has, whatever its pattern. */
 export interface PatternRule {
@@ -26,6 +26,20 @@ export interface CorrectionTarget<R extends PatternRule = PatternRule> {
   /** Collection of the document the correction starts from. */
   collection: string;
   id: unknown;
+  /**
+   * What the event told that the documents no longer do (a deleted document's pre-image, in
+   * part). A target with a detail is a correction of its own: it is never joined with
+   * another of the same key (key-queue.ts), and it is parked with its detail.
+   */
+  detail?: Document;
+}
+
+/** Where a driver's plan reads and what it may write besides the rules' collections. */
+export interface PlanContext {
+  /** The correction's transaction; absent for the plain reads a preview plans from. */
+  session?: ClientSession;
+  /** The sidecar's state collection (config `stateCollection`): the copy ledger lives there. */
+  stateCollection: string;
 }
 
 /** The change event as the watch pipeline projects it: keys, and the fields drivers ask for. */
@@ -38,6 +52,8 @@ export interface ProjectedChangeEvent {
   documentKey?: { _id: unknown };
   clusterTime?: { getHighBitsUnsigned?: () => number };
   fullDocument?: Document;
+  /** A delete's or update's pre-image, projected down to the fields drivers ask for; absent or null without one. */
+  fullDocumentBeforeChange?: Document | null;
   /** Present on the events of a multi-document transaction: its session and number. */
   lsid?: Document;
   txnNumber?: unknown;
@@ -45,11 +61,15 @@ export interface ProjectedChangeEvent {
 
 /** One write to a watched collection, as a change event reports it. */
 export interface WatchedWrite {
+  /** insert, update, replace, or (where a driver's eventFilters let them through) delete. */
+  operationType: string;
   collection: string;
   /** `_id` of the written document. */
   id: unknown;
   /** The projected post-image: only the fields the driver's projectedFields named. */
   fullDocument?: Document;
+  /** The projected pre-image (only the fields preImageFields named), when the server had one. */
+  fullDocumentBeforeChange?: Document;
 }
 
 export interface IndexWanted {
@@ -81,10 +101,24 @@ export interface SweepSource<R extends PatternRule = PatternRule> {
   count(db: Db, after: unknown): Promise<number>;
 }
 
-/** Which kinds of correction a rule counts for the collection its corrections start from. */
+/**
+ * A collection option (`collMod`) a rule relies on, such as change-stream pre-images. The
+ * server may refuse it (the sidecar's user lacks the privilege): the rule then runs as
+ * `fallback`, without what the option was for.
+ */
+export interface CollectionOptionWanted<R extends PatternRule = PatternRule> {
+  collection: string;
+  /** The collMod fields, e.g. `{ changeStreamPreAndPostImages: { enabled: true } }`. */
+  options: Document;
+  /** What the rule cannot do without it, for the warning. */
+  neededFor: string;
+  fallback: R;
+}
+
+/** Which kinds of correction (and skip) a rule counts for the collection its corrections start from. */
 export interface CorrectionSeries {
   collection: string;
-  kinds: CorrectionKind[];
+  kinds: (CorrectionKind | SkipKind)[];
 }
 
 /** What `migrate` reports per rule: entries moved, documents created, entries skipped. */
@@ -125,12 +159,20 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
   needsUpdateLookup?(rule: R): boolean;
   /** Fields of `fullDocument` the driver's targetsOf needs after the events are projected down. */
   projectedFields(rule: R): string[];
+  /**
+   * Fields of `fullDocumentBeforeChange` targetsOf needs (of deletes its eventFilters let
+   * through). Any at all makes the stream ask for `fullDocumentBeforeChange: "whenAvailable"`;
+   * the pre-image is projected down to these on the server, as post-images are.
+   */
+  preImageFields?(rule: R): string[];
   /** The corrections one write to a watched collection calls for. */
   targetsOf(rule: R, write: WatchedWrite): CorrectionTarget<R>[];
   /** Reads the target's state (inside the correction's transaction when given a session) and plans. */
-  plan(db: Db, target: CorrectionTarget<R>, session?: ClientSession): Promise<Plan>;
+  plan(db: Db, target: CorrectionTarget<R>, context: PlanContext): Promise<Plan>;
   /** Indexes the readers and the applications rely on. */
   indexes(rule: R): IndexWanted[];
+  /** Collection options the rule relies on, set at start and whenever collections are made again. */
+  collectionOptions?(rule: R): CollectionOptionWanted<R>[];
   /** Where a sweep finds every document it must examine (one may appear in several sources). */
   sweepSources(rule: R): SweepSource<R>[];
   correctionSeries(rule: R): CorrectionSeries[];

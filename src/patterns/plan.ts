@@ -4,19 +4,27 @@
 import type { Document } from "mongodb";
 
 // A delete only removes a document whose contents another write of the same plan keeps (a
-// loose bucket entry folded into a bucket); the sidecar's role grants remove on bucket
-// collections alone (deploy/mongodb-role.js).
+// loose bucket entry folded into a bucket), or a copy the sidecar itself made of an entry an
+// application had deleted (a subset's copy-back, undone); deploy/mongodb-role.js grants
+// remove on those collections alone. An upsert writes the sidecar's own records (the copy
+// ledger, copy-ledger.ts), never an application's document.
 export type Write =
   | { op: "insertOne"; collection: string; document: Document }
-  | { op: "updateOne"; collection: string; filter: Document; update: Document }
+  | { op: "updateOne"; collection: string; filter: Document; update: Document; upsert?: true }
   | { op: "deleteOne"; collection: string; filter: Document };
 
 /** Kind of correction, a closed set (it is a metric label). */
-export type CorrectionKind = "moved" | "split" | "trimmed" | "repaired" | "copied" | "folded";
+export type CorrectionKind = "moved" | "split" | "trimmed" | "repaired" | "copied" | "folded" | "deleted";
+
+/**
+ * Why a correction was skipped, a closed set (a metric label): a document the rule cannot
+ * plan for, or a delete whose change event had no pre-image to say what it concerned.
+ */
+export type SkipKind = "skipped_bad_document" | "skipped_no_pre_image";
 
 export type Plan =
   /** The document already has the pattern's shape. */
   | { outcome: "none" }
   | { outcome: "writes"; kind: CorrectionKind; writes: Write[]; elementsMoved: number }
   /** The document cannot be planned for (wrong types, missing dates): log, count, leave it. */
-  | { outcome: "skip"; reason: string };
+  | { outcome: "skip"; reason: string; kind?: SkipKind };

@@ -32,7 +32,8 @@ async function applyGroup(
   const updates = writes.filter((write) => write.op === "updateOne");
   const deletes = writes.filter((write) => write.op === "deleteOne");
   // Every update and delete is guarded to match exactly its one document: fewer, a stale plan.
-  if (result.matchedCount < updates.length || result.deletedCount < deletes.length) {
+  // An upsert matches or inserts, so it counts either way.
+  if (result.matchedCount + result.upsertedCount < updates.length || result.deletedCount < deletes.length) {
     throw stale(collection, [...updates, ...deletes]);
   }
 }
@@ -42,7 +43,7 @@ function toOperation(write: Write): AnyBulkWriteOperation<Document> {
     case "insertOne":
       return { insertOne: { document: { ...write.document } } };
     case "updateOne":
-      return { updateOne: { filter: write.filter, update: write.update } };
+      return { updateOne: { filter: write.filter, update: write.update, upsert: write.upsert ?? false } };
     case "deleteOne":
       return { deleteOne: { filter: write.filter } };
   }

@@ -1,23 +1,29 @@
-// Creates the collections and indexes the rules rely on, once at start. Collections are
-// created up front because a transaction may not be able to create one implicitly (older
-// servers, sharded clusters), and indexes cannot be built inside a transaction at all.
+// Creates the collections, collection options and indexes the rules rely on, at start and
+// again when a drop or rename took them. Collections are created up front because a
+// transaction may not be able to create one implicitly (older servers, sharded clusters),
+// and indexes cannot be built inside a transaction at all.
 import { MongoServerError, type Db } from "mongodb";
 import { classify } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
-import type { PatternRule } from "../patterns/driver.js";
+import { COPIED_AT } from "../patterns/common/copy-ledger.js";
+import type { CollectionOptionWanted, IndexWanted, PatternRule } from "../patterns/driver.js";
 import { driverOf } from "../patterns/registry.js";
 import { watchedCollections } from "./targets.js";
 
 const NAMESPACE_EXISTS = 48;
 
+/**
+ * Returns the rules as they can be enforced here: a rule whose collection option the server
+ * refused (the sidecar's user lacks collMod, say) comes back as its driver's fallback.
+ */
 export async function ensureCollectionsAndIndexes(
   db: Db,
   rules: readonly PatternRule[],
   stateCollection: string,
   logger: Logger,
   metrics: Pick<Metrics, "errors">,
-): Promise<void> {
+): Promise<PatternRule[]> {
   for (const name of [...watchedCollections(rules), stateCollection]) {
     try {
       await db.createCollection(name);
@@ -25,13 +31,62 @@ export async function ensureCollectionsAndIndexes(
       if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
     }
   }
-  for (const index of rules.flatMap((rule) => driverOf(rule).indexes(rule))) {
+  const enforced = [];
+  for (const rule of rules) enforced.push(await setCollectionOptions(db, rule, logger));
+  // The copy ledger is pruned by age (src/stream/copy-ledger-pruning.ts); only its documents have the field.
+  const ledgerIndex = { collection: stateCollection, keys: { [COPIED_AT]: 1 }, options: { sparse: true } };
+  for (const index of [...rules.flatMap((rule) => driverOf(rule).indexes(rule)), ledgerIndex])
+    await createIndex(db, index, logger, metrics);
+  return enforced;
+}
+
+async function createIndex(
+  db: Db,
+  index: IndexWanted,
+  logger: Logger,
+  metrics: Pick<Metrics, "errors">,
+): Promise<void> {
+  try {
+    await db.collection(index.collection).createIndex(index.keys, index.options ?? {});
+  } catch (err) {
+    // Existing duplicates, say, must not keep the sidecar from correcting the rest.
+    metrics.errors.inc({ kind: classify(err) });
+    logger.error({ err, collection: index.collection, keys: index.keys }, "could not create index");
+  }
+}
+
+async function setCollectionOptions(db: Db, rule: PatternRule, logger: Logger): Promise<PatternRule> {
+  let enforced = rule;
+  for (const wanted of driverOf(rule).collectionOptions?.(rule) ?? []) {
     try {
-      await db.collection(index.collection).createIndex(index.keys, index.options ?? {});
+      await db.command({ collMod: wanted.collection, ...wanted.options });
     } catch (err) {
-      // Existing duplicates, say, must not keep the sidecar from correcting the rest.
-      metrics.errors.inc({ kind: classify(err) });
-      logger.error({ err, collection: index.collection, keys: index.keys }, "could not create index");
+      // A network error or a stepping-down primary passes; the runner prepares again.
+      if (["transient", "resumable"].includes(classify(err))) throw err;
+      warnRefused(db, rule, wanted, err, logger);
+      enforced = wanted.fallback;
     }
   }
+  return enforced;
+}
+
+// Not counted in errors_total: a missing privilege is the deployment's choice, stated once
+// at start, not a failure that recurs; the rule runs without what the option was for.
+function warnRefused(
+  db: Db,
+  rule: PatternRule,
+  wanted: CollectionOptionWanted,
+  err: unknown,
+  logger: Logger,
+): void {
+  logger.warn(
+    {
+      err,
+      rule: rule.name,
+      collection: wanted.collection,
+      options: wanted.options,
+      privilege: `collMod on ${db.databaseName}.${wanted.collection} (the dbAdmin role grants it)`,
+    },
+    `could not set the collection option needed for ${wanted.neededFor}; the rule runs without it`,
+  );
 }

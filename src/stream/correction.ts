@@ -9,7 +9,7 @@ import type { Db, MongoClient } from "mongodb";
 import { BadDocumentError, classify, toError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
-import type { Plan } from "../patterns/plan.js";
+import type { Plan, SkipKind } from "../patterns/plan.js";
 import { applyWrites } from "./apply.js";
 import type { WriterLease } from "./lease.js";
 import { driverOf } from "../patterns/registry.js";
@@ -23,6 +23,8 @@ export interface CorrectionContext {
   /** The leader's sessions (their ids are in the lease); a session per correction when absent. */
   sessions?: Pick<SessionPool, "withSession">;
   db: Db;
+  /** Where the drivers' plans keep their records (the copy ledger); config `stateCollection`. */
+  stateCollection: string;
   lease: Pick<WriterLease, "fence">;
   metrics: Metrics;
   logger: Logger;
@@ -40,7 +42,9 @@ export interface CorrectionContext {
 export async function correctTarget(context: CorrectionContext, target: CorrectionTarget): Promise<Plan> {
   // Outside a transaction the reads may see two moments; that only decides whether to open
   // one, in which everything is read again from one snapshot.
-  const preview = await driverOf(target.rule).plan(context.db, target);
+  const preview = await driverOf(target.rule).plan(context.db, target, {
+    stateCollection: context.stateCollection,
+  });
   if (preview.outcome === "none") return preview;
   return correctInTransaction(context, target);
 }
@@ -64,7 +68,10 @@ async function correctInTransaction(context: CorrectionContext, target: Correcti
       async (session) => {
         context.ownWrites.remember(session);
         await context.lease.fence(session);
-        const planned = await driverOf(target.rule).plan(context.db, target, session);
+        const planned = await driverOf(target.rule).plan(context.db, target, {
+          session,
+          stateCollection: context.stateCollection,
+        });
         if (planned.outcome === "writes") await applyWrites(context.db, planned.writes, session);
         return planned;
       },
@@ -80,7 +87,7 @@ async function correctInTransaction(context: CorrectionContext, target: Correcti
 
 function skipRefusedDocument(context: CorrectionContext, target: CorrectionTarget, err: Error): Plan {
   const labels = targetLabels(target);
-  countSkipped(context.metrics, labels);
+  countSkipped(context.metrics, labels, "skipped_bad_document");
   context.logger.error(
     { ...labels, key: target.id, err },
     "skipped document the server refuses to write; left as it is",
@@ -88,10 +95,16 @@ function skipRefusedDocument(context: CorrectionContext, target: CorrectionTarge
   return { outcome: "skip", reason: err.message };
 }
 
-function countSkipped(metrics: Metrics, labels: ReturnType<typeof targetLabels>): void {
-  metrics.corrections.inc({ ...labels, kind: "skipped_bad_document" });
-  metrics.errors.inc({ kind: "bad_document" });
+function countSkipped(metrics: Metrics, labels: ReturnType<typeof targetLabels>, kind: SkipKind): void {
+  metrics.corrections.inc({ ...labels, kind });
+  // A delete without a pre-image is no error of the sidecar's, nor of a document's.
+  if (kind === "skipped_bad_document") metrics.errors.inc({ kind: "bad_document" });
 }
+
+const SKIP_MESSAGES: Record<SkipKind, string> = {
+  skipped_bad_document: "skipped document the rule cannot plan for",
+  skipped_no_pre_image: "delete not propagated: its change event has no pre-image",
+};
 
 function recordOutcome(
   context: CorrectionContext,
@@ -110,11 +123,9 @@ function recordOutcome(
       "corrected document",
     );
   } else if (plan.outcome === "skip") {
-    countSkipped(metrics, labels);
+    const kind = plan.kind ?? "skipped_bad_document";
+    countSkipped(metrics, labels, kind);
     const err = new BadDocumentError(plan.reason, { ...labels, key: target.id });
-    logger.warn(
-      { ...labels, key: target.id, reason: plan.reason, err },
-      "skipped document the rule cannot plan for",
-    );
+    logger.warn({ ...labels, key: target.id, reason: plan.reason, err }, SKIP_MESSAGES[kind]);
   }
 }

@@ -38,6 +38,11 @@ export interface EventConsumerOptions {
   onCaughtUp: (caughtUp: boolean) => void;
   /** Called once all corrections of an event have committed, with its cluster time in seconds. */
   onEventProcessed: (clusterTimeSeconds: number) => void;
+  /**
+   * Called after a resume token is persisted, with the cluster time in seconds of the newest
+   * event it covers (every event up to it has been processed), when that is known.
+   */
+  onPositionPersisted?: (clusterTimeSeconds: number) => Promise<void>;
   /** A drop or rename in the database, awaited before the next event. */
   onNamespaceEvent: (event: ProjectedChangeEvent) => Promise<void>;
   persistIntervalMs: number;
@@ -52,12 +57,20 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<void
   await consumer.run();
 }
 
+/** A resume token, and the cluster time in seconds of the event it stands for (when known). */
+interface Position {
+  token: Document;
+  seconds: number | undefined;
+}
+
 class EventConsumer {
-  private readonly tracker = new PositionTracker<Document>();
+  private readonly tracker = new PositionTracker<Position>();
   private readonly queue: KeyedTaskQueue;
   private failure: unknown;
   private lastPersistedToken: string | undefined;
   private lastPersistAt = 0;
+  /** The cluster time of the newest event read: covered by the stream's own token once nothing is in flight. */
+  private newestSeconds: number | undefined;
 
   constructor(private readonly options: EventConsumerOptions) {
     this.queue = new KeyedTaskQueue(options.concurrency);
@@ -97,10 +110,11 @@ class EventConsumer {
     const targets = isOwnWrite(event) ? [] : targetsForEvent(rules, event);
     for (const target of targets) metrics.eventsReceived.inc(targetLabels(target));
     const seconds = event.clusterTime?.getHighBitsUnsigned?.();
-    const position = this.tracker.begin(event._id);
+    this.newestSeconds = seconds ?? this.newestSeconds;
+    const position = this.tracker.begin({ token: event._id, seconds });
     // Counted per event, outside the task: events that joined one correction all led to it.
     const corrections = targets.map(async (target) => {
-      const plan = await this.queue.runOrJoin(targetKey(target), () => this.options.correct(target));
+      const plan = await this.enqueue(target);
       if (plan.outcome === "writes") metrics.eventsActedOn.inc(targetLabels(target));
     });
     Promise.all(corrections).then(
@@ -115,26 +129,39 @@ class EventConsumer {
     );
   }
 
-  /** The newest token that covers only committed work: the stream's own when nothing is in flight. */
-  private safeToken(): Document | undefined {
-    if (this.tracker.inFlight === 0 && this.queue.pending === 0)
-      return this.options.stream.resumeToken ?? this.tracker.safeToken;
+  /**
+   * A target with a detail (a delete to propagate) carries what no later correction can read
+   * again: it neither joins a waiting correction of its key nor is joined by a later one.
+   */
+  private enqueue(target: CorrectionTarget): Promise<Plan> {
+    const correct = () => this.options.correct(target);
+    const key = targetKey(target);
+    return target.detail === undefined ? this.queue.runOrJoin(key, correct) : this.queue.run(key, correct);
+  }
+
+  /** The newest position that covers only committed work: the stream's own when nothing is in flight. */
+  private safePosition(): Position | undefined {
+    const streamToken = this.options.stream.resumeToken;
+    if (this.tracker.inFlight === 0 && this.queue.pending === 0 && streamToken)
+      return { token: streamToken, seconds: this.newestSeconds };
     return this.tracker.safeToken;
   }
 
   private async persistPosition(force: boolean): Promise<void> {
     const now = Date.now();
     if (!force && now - this.lastPersistAt < this.options.persistIntervalMs) return;
-    const token = this.safeToken();
-    const printed = token && EJSON.stringify(token, { relaxed: false });
-    if (!token || printed === this.lastPersistedToken) return;
+    const position = this.safePosition();
+    const printed = position && EJSON.stringify(position.token, { relaxed: false });
+    if (!position || printed === this.lastPersistedToken) return;
     this.lastPersistAt = now;
     try {
-      await this.options.tokens.persistResumeToken(token);
+      await this.options.tokens.persistResumeToken(position.token);
       this.lastPersistedToken = printed;
     } catch (err) {
       this.options.metrics.errors.inc({ kind: classify(err) });
       this.options.logger.error({ err }, "could not persist the resume token; will retry");
+      return;
     }
+    if (position.seconds !== undefined) await this.options.onPositionPersisted?.(position.seconds);
   }
 }

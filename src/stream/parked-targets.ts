@@ -1,8 +1,9 @@
 // Targets whose corrections kept failing, kept in the state collection as
-// `{_id: {parked: <target key>}, rule, role, collection, key, error, attempts, retries, ...}` so that
+// `{_id: {parked: <target key>}, rule, role, collection, key, detail, error, attempts, retries, ...}` so that
 // the stream moves past them and any replica that leads later retries them. A parked target
 // is retried with growing pauses and leaves the list once a correction of it succeeds.
-import type { Collection, Db } from "mongodb";
+import { EJSON } from "bson";
+import type { Collection, Db, Document } from "mongodb";
 import type { PatternRule } from "../patterns/driver.js";
 import { targetKey, type CorrectionTarget } from "./targets.js";
 
@@ -12,6 +13,7 @@ interface ParkedDocument {
   role: string;
   collection: string;
   key: unknown;
+  detail?: Document;
   error: string;
   attempts: number;
   /** Retries since it was parked; the pause before the next one doubles with each. */
@@ -24,6 +26,13 @@ interface ParkedDocument {
 export const PARKED_FIRST_RETRY_MS = 10_000;
 // Long: a parked target failed many times already; what fixes it is usually an operator.
 const MAX_RETRY_PAUSE_MS = 10 * 60_000;
+
+// A target with a detail is a correction of its own (a delete to propagate): parked beside,
+// not in place of, a parked plain correction of the same document.
+function parkedId(target: CorrectionTarget): { parked: string } {
+  const detail = target.detail === undefined ? "" : `|${EJSON.stringify(target.detail, { relaxed: false })}`;
+  return { parked: `${targetKey(target)}${detail}` };
+}
 
 export class ParkedTargets {
   private readonly parked: Collection<ParkedDocument>;
@@ -40,7 +49,7 @@ export class ParkedTargets {
 
   /** Parks a target after `attempts` failed corrections (or records one more failed retry). */
   async park(target: CorrectionTarget, error: Error, attempts: number): Promise<void> {
-    const id = { parked: targetKey(target) };
+    const id = parkedId(target);
     const previous = await this.parked.findOne({ _id: id });
     const retries = previous ? previous.retries + 1 : 0;
     await this.parked.updateOne(
@@ -51,6 +60,7 @@ export class ParkedTargets {
           role: target.role,
           collection: target.collection,
           key: target.id,
+          ...(target.detail && { detail: target.detail }),
           error: error.message,
           attempts: (previous?.attempts ?? 0) + attempts,
           retries,
@@ -63,7 +73,7 @@ export class ParkedTargets {
   }
 
   async unpark(target: CorrectionTarget): Promise<void> {
-    await this.parked.deleteOne({ _id: { parked: targetKey(target) } });
+    await this.parked.deleteOne({ _id: parkedId(target) });
   }
 
   /** Parked targets of the configured rules, all of them or only those due for a retry. */
@@ -72,7 +82,9 @@ export class ParkedTargets {
     const parked = await this.parked.find({ "_id.parked": { $exists: true }, ...filter }).toArray();
     return parked.flatMap((doc) => {
       const rule = this.rules.find((candidate) => candidate.name === doc.rule);
-      return rule ? [{ rule, role: doc.role, collection: doc.collection, id: doc.key }] : [];
+      if (!rule) return [];
+      const target = { rule, role: doc.role, collection: doc.collection, id: doc.key };
+      return [doc.detail === undefined ? target : { ...target, detail: doc.detail }];
     });
   }
 

@@ -11,6 +11,7 @@ import { initialiseRuleMetrics, setRunnerState, type Metrics, type RunnerState }
 import type { PatternRule } from "../patterns/driver.js";
 import type { Plan } from "../patterns/plan.js";
 import { ensureCollectionsAndIndexes } from "./collections.js";
+import { CopyLedgerPruning } from "./copy-ledger-pruning.js";
 import { correctUntilDone } from "./correct-until-done.js";
 import { consumeEvents } from "./event-consumer.js";
 import { newHolderId, WriterLease } from "./lease.js";
@@ -55,11 +56,13 @@ export class Runner {
   private historyLost = false;
   private readonly lag = new StreamLag();
   private readonly stopSignal = new AbortController();
-  private readonly rules: PatternRule[];
+  /** The enabled rules, as the deployment lets them be enforced (collections.ts may reduce one). */
+  private rules: PatternRule[];
   private readonly keeper: LeaseKeeper;
   private readonly tokens: TokenStore;
   private readonly correction: ParkedRetryContext;
   private readonly sessions: SessionPool;
+  private readonly ledgerPruning: CopyLedgerPruning;
   private loop: Promise<void> | undefined;
   private parkedRetrying: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
@@ -87,12 +90,14 @@ export class Runner {
     this.correction = {
       ...options,
       lease,
+      stateCollection: config.stateCollection,
       sessions: this.sessions,
       maxTransactionAttempts: config.maxTransactionAttempts,
       parkAfterAttempts: config.parkAfterAttempts,
       parked: new ParkedTargets(db, config.stateCollection, this.rules, this.parkedRetryMs),
       ownWrites: new OwnWrites(),
     };
+    this.ledgerPruning = new CopyLedgerPruning(db, config.stateCollection, logger, metrics);
     setRunnerState(metrics, "starting");
     initialiseRuleMetrics(metrics, this.rules);
     // Only the leader owns the stream's position; a standby's own numbers would be stale.
@@ -156,7 +161,7 @@ export class Runner {
 
   private async prepareCollections(): Promise<true> {
     const { db, config, logger, metrics } = this.options;
-    await ensureCollectionsAndIndexes(db, this.rules, config.stateCollection, logger, metrics);
+    this.rules = await ensureCollectionsAndIndexes(db, this.rules, config.stateCollection, logger, metrics);
     return true;
   }
 
@@ -236,6 +241,7 @@ export class Runner {
     await sweep({
       db: this.options.db,
       rules: this.rules,
+      stateCollection: this.options.config.stateCollection,
       logger: this.options.logger,
       metrics: this.options.metrics,
       correct: (target) => this.correct(target),
@@ -273,6 +279,7 @@ export class Runner {
         persistIntervalMs: this.options.persistIntervalMs ?? 1000,
         onCaughtUp: (caughtUp) => this.lag.setCaughtUp(caughtUp),
         onEventProcessed: (clusterTimeSeconds) => this.lag.eventProcessed(clusterTimeSeconds),
+        onPositionPersisted: (clusterTimeSeconds) => this.ledgerPruning.positionPersisted(clusterTimeSeconds),
         onNamespaceEvent: (event) => this.namespaceChanged(event),
       });
     } finally {

@@ -41,6 +41,8 @@ export interface AffectedDocument {
 export interface SweepOptions {
   db: Db;
   rules: readonly PatternRule[];
+  /** config `stateCollection`, where a dry run's plans would read the drivers' records. */
+  stateCollection: string;
   logger: Logger;
   metrics?: Metrics;
   /** Runs the transactional correction; absent in a dry run, which writes nothing. */
@@ -142,7 +144,7 @@ async function sweepTarget(
   // The correction plans from a plain read before it opens a transaction (correction.ts).
   const plan = options.correct
     ? await options.correct(target)
-    : await driverOf(target.rule).plan(options.db, target);
+    : await driverOf(target.rule).plan(options.db, target, { stateCollection: options.stateCollection });
   if (plan.outcome === "none") return;
   if (report.exampleKeys.length < EXAMPLES) report.exampleKeys.push(EJSON.stringify(target.id));
   const kind = plan.outcome === "skip" ? "skipped" : plan.kind;

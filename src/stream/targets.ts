@@ -7,6 +7,7 @@ import { driverOf } from "../patterns/registry.js";
 
 export type { CorrectionTarget, ProjectedChangeEvent };
 
+/** Orders corrections: targets of one key run one after another, in the order of their events. */
 export function targetKey(target: CorrectionTarget): string {
   return `${target.rule.name}|${target.collection}|${EJSON.stringify({ id: target.id }, { relaxed: false })}`;
 }
@@ -23,7 +24,13 @@ export function targetsForEvent(
   const collection = event.ns?.coll;
   const id = event.documentKey?._id;
   if (collection === undefined || id === undefined) return [];
-  const write = { collection, id, fullDocument: event.fullDocument };
+  const write = {
+    operationType: event.operationType,
+    collection,
+    id,
+    fullDocument: event.fullDocument,
+    fullDocumentBeforeChange: event.fullDocumentBeforeChange ?? undefined,
+  };
   return rules.flatMap((rule) => driverOf(rule).targetsOf(rule, write));
 }
 

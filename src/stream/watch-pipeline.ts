@@ -7,7 +7,10 @@
 // for `fullDocument: "updateLookup"`. The events are then projected down to keys: a
 // post-image can approach 16 MiB and an event over the BSON limit would break the stream
 // (BSONObjectTooLarge), so it never leaves the server. `lsid` and `txnNumber` stay, so that
-// the sidecar knows its own transactions' events (own-writes.ts).
+// the sidecar knows its own transactions' events (own-writes.ts). A driver that must know
+// what a deleted document held (preImageFields) makes the stream ask for pre-images
+// ("whenAvailable": a delete from before they were enabled, or whose pre-image expired,
+// still arrives, without one), projected down the same way.
 import type { ChangeStreamOptions, Document } from "mongodb";
 import type { PatternRule } from "../patterns/driver.js";
 import { driverOf } from "../patterns/registry.js";
@@ -20,7 +23,15 @@ export const STREAM_BATCH_SIZE = 1000;
 
 function projectedFields(rules: readonly PatternRule[]): Document {
   const fields = rules.flatMap((rule) => driverOf(rule).projectedFields(rule));
-  return Object.fromEntries(fields.map((field) => [`fullDocument.${field}`, 1]));
+  const preImage = rules.flatMap(preImageFieldsOf);
+  return Object.fromEntries([
+    ...fields.map((field) => [`fullDocument.${field}`, 1]),
+    ...preImage.map((field) => [`fullDocumentBeforeChange.${field}`, 1]),
+  ]);
+}
+
+function preImageFieldsOf(rule: PatternRule): string[] {
+  return driverOf(rule).preImageFields?.(rule) ?? [];
 }
 
 /**
@@ -52,5 +63,10 @@ export function buildWatchPipeline(rules: readonly PatternRule[]): Document[] {
 /** The stream's options besides where it starts. */
 export function watchOptions(rules: readonly PatternRule[]): ChangeStreamOptions {
   const lookup = rules.some((rule) => driverOf(rule).needsUpdateLookup?.(rule) ?? true);
-  return { batchSize: STREAM_BATCH_SIZE, ...(lookup ? { fullDocument: "updateLookup" } : {}) };
+  const preImages = rules.some((rule) => preImageFieldsOf(rule).length > 0);
+  return {
+    batchSize: STREAM_BATCH_SIZE,
+    ...(lookup ? { fullDocument: "updateLookup" } : {}),
+    ...(preImages ? { fullDocumentBeforeChange: "whenAvailable" } : {}),
+  };
 }

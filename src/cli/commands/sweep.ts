@@ -31,10 +31,18 @@ export interface SweepCommandOptions {
 
 export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweepReport[]> {
   const { deployment, config, logger, metrics, dryRun, onAffected } = options;
-  const rules = config.rules.filter((rule) => rule.enabled);
-  if (dryRun) return sweep({ db: deployment.db, rules, logger, metrics, onAffected });
+  const configured = config.rules.filter((rule) => rule.enabled);
+  const { stateCollection } = config;
+  if (dryRun)
+    return sweep({ db: deployment.db, rules: configured, stateCollection, logger, metrics, onAffected });
 
-  await ensureCollectionsAndIndexes(deployment.db, rules, config.stateCollection, logger, metrics);
+  const rules = await ensureCollectionsAndIndexes(
+    deployment.db,
+    configured,
+    stateCollection,
+    logger,
+    metrics,
+  );
   const lease = new WriterLease(deployment.db, config.stateCollection, newHolderId(), config.leaseSeconds);
   const keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
   if (!(await keeper.tryAcquire())) {
@@ -50,6 +58,7 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
     const context = {
       ...deployment,
       lease,
+      stateCollection,
       metrics,
       logger,
       maxTransactionAttempts: config.maxTransactionAttempts,
@@ -61,6 +70,7 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
     return await sweep({
       db: deployment.db,
       rules,
+      stateCollection,
       logger,
       metrics,
       onAffected,

@@ -47,7 +47,7 @@ export const bucketDriver: PatternDriver<BucketRule> = {
         ]
       : [],
 
-  async plan(db, { rule, role, id }, session) {
+  async plan(db, { rule, role, id }, { session }) {
     if (role === LOOSE_KEY) return planLooseEntries(db, rule, id as Document, session);
     const state = await readBucketState(db, rule, id, session);
     return state ? planBucketSplit(rule, state) : { outcome: "none" };

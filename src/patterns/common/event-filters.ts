@@ -10,6 +10,11 @@ export function writesTo(collection: string): Document {
   return { "ns.coll": collection, operationType: WRITES };
 }
 
+/** Deletes of documents in `collection` (their events carry only the `_id`, and a pre-image where enabled). */
+export function deletesFrom(collection: string): Document {
+  return { "ns.coll": collection, operationType: "delete" };
+}
+
 /** Writes to `collection` that also meet `condition`. */
 export function writesMatching(collection: string, condition: Document): Document {
   return { $and: [writesTo(collection), condition] };

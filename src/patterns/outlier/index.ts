@@ -38,7 +38,7 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
     return [];
   },
 
-  async plan(db, target, session) {
+  async plan(db, target, { session }) {
     const { rule, id } = target;
     if (target.role === CHUNK) {
       const state = await readOverflowChunkState(db, rule, id, session);

@@ -1,20 +1,23 @@
 // The subset pattern's driver: the source embeds the `threshold` newest entries of its full
 // set; entries pushed into the source are copied to the full set first, entries written to
-// the full set enter the source when they are among the newest.
+// the full set enter the source when they are among the newest, and entries deleted from the
+// full set leave the source (deleted-entries.ts).
 import type { Document } from "mongodb";
-import type { CorrectionTarget, PatternDriver } from "../driver.js";
-import { writesMatching, writesTo } from "../common/event-filters.js";
+import type { PatternDriver } from "../driver.js";
+import { deletesFrom, writesMatching, writesTo } from "../common/event-filters.js";
 import { distinctReferences, documentsMatching } from "../common/sweep-queries.js";
+import {
+  copyLedgerOf,
+  deletedEntryTargets,
+  planDeletedEntry,
+  preImageFields,
+  preImageOptions,
+} from "./deleted-entries.js";
 import { subsetEventNeedsCorrection, subsetNeedsCorrection } from "./filters.js";
 import { planSubset } from "./planner.js";
 import { readSubsetState } from "./reader.js";
 import { subsetRuleSchema, type SubsetRule } from "./rule.js";
-
-const SOURCE = "source";
-
-function sourceTarget(rule: SubsetRule, id: unknown): CorrectionTarget<SubsetRule> {
-  return { rule, role: SOURCE, collection: rule.collection, id };
-}
+import { SOURCE, sourceTarget } from "./targets.js";
 
 // A review written straight into the full set concerns its product: the correction starts
 // from the product, so it shares the product's ordering key with pushes to the product.
@@ -35,23 +38,31 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
     // Any entry written to the full set may belong among the newest embedded ones; which it
     // does depends on the source, so the correction decides (a no-op when it does not).
     writesTo(rule.fullSetCollection),
+    ...(rule.propagateDeletes ? [deletesFrom(rule.fullSetCollection)] : []),
   ],
 
   projectedFields: (rule) => [rule.referenceField],
+
+  preImageFields,
+
+  collectionOptions: preImageOptions,
 
   // The one lookup the stream still needs: an update of a full-set entry names its product
   // only in the entry itself (targetsOfFullSetEntry), unless the update changed that field.
   needsUpdateLookup: () => true,
 
-  targetsOf(rule, { collection, id, fullDocument }) {
-    if (collection === rule.collection) return [sourceTarget(rule, id)];
-    if (collection === rule.fullSetCollection) return targetsOfFullSetEntry(rule, fullDocument);
-    return [];
+  targetsOf(rule, write) {
+    if (write.collection === rule.collection) return [sourceTarget(rule, write.id)];
+    if (write.collection !== rule.fullSetCollection) return [];
+    if (write.operationType === "delete")
+      return rule.propagateDeletes ? deletedEntryTargets(rule, write) : [];
+    return targetsOfFullSetEntry(rule, write.fullDocument);
   },
 
-  async plan(db, { rule, id }, session) {
-    const state = await readSubsetState(db, rule, id, session);
-    return state ? planSubset(rule, state) : { outcome: "none" };
+  async plan(db, target, context) {
+    if (target.role !== SOURCE) return planDeletedEntry(db, target, context);
+    const state = await readSubsetState(db, target.rule, target.id, context.session);
+    return state ? planSubset(target.rule, state, copyLedgerOf(target.rule, context)) : { outcome: "none" };
   },
 
   indexes: (rule) => [
@@ -77,9 +88,20 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
     ),
   ],
 
-  correctionSeries: (rule) => [{ collection: rule.collection, kinds: ["copied", "trimmed", "repaired"] }],
+  correctionSeries: (rule) => [
+    {
+      collection: rule.collection,
+      kinds: [
+        "copied",
+        "trimmed",
+        "repaired",
+        ...(rule.propagateDeletes ? (["deleted", "skipped_no_pre_image"] as const) : []),
+      ],
+    },
+  ],
 
   describe: (rule) =>
     `${rule.collection}.${rule.arrayField}: embeds the ${rule.threshold} newest by ${rule.sortField}; ` +
-    `every entry in ${rule.fullSetCollection} (by ${rule.referenceField}, unique ${rule.idField})`,
+    `every entry in ${rule.fullSetCollection} (by ${rule.referenceField}, unique ${rule.idField})` +
+    (rule.propagateDeletes ? `; deletes there leave ${rule.arrayField}` : ""),
 };

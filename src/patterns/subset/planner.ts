@@ -10,11 +10,19 @@
 // - Any entry (embedded or in the full set) without a valid idField or date makes the
 //   source a skip; an embedded entry with its own `_id` too (it would become the full-set
 //   document's `_id`, shared by no one else's guarantee of uniqueness).
+// - A delete in the full set being propagated (`deleted`) removes that entry: it is neither
+//   copied back nor embedded, and the next newest takes its place. A full-set document that
+//   holds the entry again is undone only if the copy ledger names it (the sidecar's own
+//   copy-back, necessarily made after the delete, as the full set is unique by entry);
+//   one the ledger does not name an application wrote again, and it stays.
+// - With a copy ledger, every copy gets its `_id` here and is recorded in the same plan.
 // - Guards: the source by `_id` + exact array size (or the array's absence); copies by the
-//   unique `(referenceField, idField)` index of the full set.
+//   unique `(referenceField, idField)` index of the full set; the undone copy-back by its
+//   `_id` and entry, and its ledger entry by `_id`.
 import type { Document } from "mongodb";
 import type { SubsetRule } from "./rule.js";
 import { bsonKey, describeValue, sameBsonValue } from "../common/bson-value.js";
+import { forgetCopy, recordCopy, type CopyLedger } from "../common/copy-ledger.js";
 import { embeddedForm, entryKey, entryProblem, newestFirst } from "./entries.js";
 import type { CorrectionKind, Plan, Write } from "../plan.js";
 
@@ -27,6 +35,27 @@ export interface SubsetState {
    * belongs among the newest.
    */
   fullSet: Document[];
+  /** A delete of a full-set document being propagated; its holder, if any, is in fullSet. */
+  deleted?: DeletedEntry;
+}
+
+export interface DeletedEntry {
+  /** The idField value the deleted full-set document held (its pre-image's). */
+  entryId: unknown;
+  /**
+   * `_id`s of the sidecar's copies (the ledger's) among the full-set documents holding the
+   * entry now. With a deletion, fullSet holds at least the `threshold + 1` newest, so that
+   * the next newest is there to take its place.
+   */
+  copyIds: unknown[];
+}
+
+/** What a propagated delete removes: the entry, and the sidecar's copy-back of it if there is one. */
+interface Removal {
+  key: string;
+  copyBack: Document | undefined;
+  /** The writes that undo the copy-back and its ledger entry. */
+  undo: Write[];
 }
 
 type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -81,22 +110,47 @@ function entriesToCopy(
   return { ok: true, value: [...seen.values()] };
 }
 
-export function planSubset(rule: SubsetRule, state: SubsetState): Plan {
+export function planSubset(rule: SubsetRule, state: SubsetState, ledger?: CopyLedger): Plan {
   const embedded = checkEmbedded(rule, state.source);
   if (!embedded.ok) return { outcome: "skip", reason: embedded.reason };
-  const fullSet = checkFullSet(rule, state.fullSet);
+  const removal = removalOf(rule, state, ledger);
+  const kept = removal ? withoutEntry(rule, embedded.value, removal.key) : embedded.value;
+  const fullSet = checkFullSet(
+    rule,
+    state.fullSet.filter((doc) => doc !== removal?.copyBack),
+  );
   if (!fullSet.ok) return { outcome: "skip", reason: fullSet.reason };
-  const copies = entriesToCopy(rule, embedded.value, fullSet.value);
+  const copies = entriesToCopy(rule, kept, fullSet.value);
   if (!copies.ok) return { outcome: "skip", reason: copies.reason };
   const newest = [...fullSet.value.values(), ...copies.value]
     .sort(newestFirst(rule))
     .slice(0, rule.threshold);
   const unchanged = sameBsonValue(newest, embedded.value);
-  if (unchanged && copies.value.length === 0) return { outcome: "none" };
-  const writes: Write[] = copies.value.map((entry) => copyToFullSet(rule, state.source._id, entry));
+  if (unchanged && copies.value.length === 0 && !removal?.copyBack) return { outcome: "none" };
+  const writes: Write[] = [
+    ...copies.value.flatMap((entry) => copyToFullSet(rule, state.source._id, entry, ledger)),
+    ...(removal?.undo ?? []),
+  ];
   if (!unchanged) writes.push(setEmbedded(rule, state.source, newest));
-  const kind = kindOf(rule, copies.value.length, embedded.value.length);
+  const deleted =
+    removal !== undefined && (removal.copyBack !== undefined || kept.length < embedded.value.length);
+  const kind = deleted ? "deleted" : kindOf(rule, copies.value.length, embedded.value.length);
   return { outcome: "writes", kind, writes, elementsMoved: copies.value.length };
+}
+
+/** The entry a propagated delete removes, or undefined when an application has written it again. */
+function removalOf(rule: SubsetRule, state: SubsetState, ledger?: CopyLedger): Removal | undefined {
+  if (!state.deleted) return undefined;
+  const { entryId, copyIds } = state.deleted;
+  const key = bsonKey(entryId);
+  const holder = state.fullSet.find((doc) => bsonKey(doc[rule.idField]) === key);
+  if (!holder) return { key, copyBack: undefined, undo: [] };
+  const copiedBySidecar = ledger !== undefined && copyIds.some((id) => sameBsonValue(id, holder._id));
+  return copiedBySidecar ? { key, copyBack: holder, undo: undoCopyBack(rule, holder, ledger) } : undefined;
+}
+
+function withoutEntry(rule: SubsetRule, embedded: Document[], key: string): Document[] {
+  return embedded.filter((entry) => entryKey(rule, entry) !== key);
 }
 
 function kindOf(rule: SubsetRule, copied: number, embeddedCount: number): CorrectionKind {
@@ -104,12 +158,27 @@ function kindOf(rule: SubsetRule, copied: number, embeddedCount: number): Correc
   return embeddedCount > rule.threshold ? "trimmed" : "repaired";
 }
 
-function copyToFullSet(rule: SubsetRule, sourceId: unknown, entry: Document): Write {
-  return {
-    op: "insertOne",
-    collection: rule.fullSetCollection,
-    document: { ...entry, [rule.referenceField]: sourceId },
+function copyToFullSet(rule: SubsetRule, sourceId: unknown, entry: Document, ledger?: CopyLedger): Write[] {
+  const document = { ...entry, [rule.referenceField]: sourceId };
+  if (!ledger) return [{ op: "insertOne", collection: rule.fullSetCollection, document }];
+  const _id = ledger.newId();
+  const record = { rule: rule.name, source: sourceId, entry: entry[rule.idField] };
+  return [
+    { op: "insertOne", collection: rule.fullSetCollection, document: { _id, ...document } },
+    recordCopy(ledger, _id, record),
+  ];
+}
+
+function undoCopyBack(rule: SubsetRule, copyBack: Document, ledger: CopyLedger): Write[] {
+  const filter = {
+    _id: copyBack._id,
+    [rule.referenceField]: copyBack[rule.referenceField],
+    [rule.idField]: copyBack[rule.idField],
   };
+  return [
+    { op: "deleteOne", collection: rule.fullSetCollection, filter },
+    forgetCopy(ledger.collection, copyBack._id),
+  ];
 }
 
 function setEmbedded(rule: SubsetRule, source: Document, newest: Document[]): Write {

@@ -1,7 +1,10 @@
 // Reads a product and the part of its full set the subset planner needs: the full-set
-// entries of what is embedded now, plus the `threshold` newest entries.
+// entries of what is embedded now, plus the `threshold` newest entries; for a delete being
+// propagated, also the full-set document holding the deleted entry now, whether the copy
+// ledger names it, and one more of the newest (to take the deleted entry's place).
 import { EJSON } from "bson";
 import type { ClientSession, Db, Document } from "mongodb";
+import { ledgerId } from "../common/copy-ledger.js";
 import type { SubsetRule } from "./rule.js";
 import type { SubsetState } from "./planner.js";
 
@@ -26,6 +29,7 @@ export async function readSubsetState(
   rule: SubsetRule,
   sourceId: unknown,
   session?: ClientSession,
+  newestCount = rule.threshold,
 ): Promise<SubsetState | null> {
   const source = await db.collection(rule.collection).findOne({ _id: sourceId as never }, { session });
   if (!source) return null;
@@ -39,7 +43,31 @@ export async function readSubsetState(
   const newest = await fullSet
     .find({ [rule.referenceField]: source._id }, { session })
     .sort({ [rule.sortField]: -1, [rule.idField]: -1 })
-    .limit(rule.threshold)
+    .limit(newestCount)
     .toArray();
   return { source, fullSet: uniqueById([...embedded, ...newest]) };
+}
+
+/** The state a propagated delete of entry `entryId` plans from (inside its transaction when given a session). */
+export async function readDeletionState(
+  db: Db,
+  rule: SubsetRule,
+  target: { sourceId: unknown; entryId: unknown; stateCollection: string },
+  session?: ClientSession,
+): Promise<SubsetState | null> {
+  const state = await readSubsetState(db, rule, target.sourceId, session, rule.threshold + 1);
+  if (!state) return null;
+  const holder = await db
+    .collection(rule.fullSetCollection)
+    .findOne({ [rule.referenceField]: state.source._id, [rule.idField]: target.entryId }, { session });
+  const ledgered =
+    holder !== null &&
+    (await db
+      .collection(target.stateCollection)
+      .findOne({ _id: ledgerId(holder._id) as never, rule: rule.name }, { session })) !== null;
+  return {
+    source: state.source,
+    fullSet: holder ? uniqueById([...state.fullSet, holder]) : state.fullSet,
+    deleted: { entryId: target.entryId, copyIds: ledgered ? [holder._id] : [] },
+  };
 }

@@ -17,6 +17,12 @@ export const subsetRuleSchema = z.strictObject({
   idField: fieldName.default("review_id"),
   /** Entries are ordered by this field, newest (largest) first. */
   sortField: fieldName.default("published_date"),
+  /**
+   * A document deleted from the full set leaves the embedded array too (the next newest takes
+   * its place). Needs change-stream pre-images on the full-set collection, which the sidecar
+   * enables (collMod) at start; without the privilege the rule runs as if this were false.
+   */
+  propagateDeletes: z.boolean().default(true),
 });
 
 export type SubsetRule = Required<z.infer<typeof subsetRuleSchema>>;

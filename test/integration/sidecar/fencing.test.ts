@@ -31,6 +31,7 @@ void test("a leader whose lease was taken over cannot commit a correction", asyn
   const context = {
     client: fixture.mongo.client,
     db: fixture.db,
+    stateCollection: "pattern_sidecar_state",
     lease,
     metrics: createMetrics(),
     logger: createLogger({ level: "silent" }),

@@ -29,6 +29,7 @@ void test("a sweep in pages of two finds every broken document, whatever the typ
   const [report] = await sweep({
     db,
     rules,
+    stateCollection: config.stateCollection,
     logger,
     pageSize: 2,
     onAffected: (affected) => found.push(affected),
@@ -74,10 +75,19 @@ void test("a sweep's progress counts the candidates, not the collection: ten bro
     level: "info",
     destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
   });
-  const rules = testConfig(db.databaseName).rules.filter((rule) => rule.pattern === "outlier");
+  const config = testConfig(db.databaseName);
+  const rules = config.rules.filter((rule) => rule.pattern === "outlier");
   const metrics = createMetrics();
 
-  await sweep({ db, rules, logger: captured, metrics, pageSize: 7, progressIntervalMs: 0 });
+  await sweep({
+    db,
+    rules,
+    stateCollection: config.stateCollection,
+    logger: captured,
+    metrics,
+    pageSize: 7,
+    progressIntervalMs: 0,
+  });
 
   const progress = lines.filter((line) => line.msg === "sweep in progress");
   assert.deepEqual(

@@ -55,7 +55,7 @@ const capDriver: PatternDriver<CapRule> = {
   projectedFields: () => [],
   targetsOf: (rule, { collection, id }) =>
     collection === rule.collection ? [{ rule, role: "document", collection, id }] : [],
-  async plan(db, { rule, id }, session) {
+  async plan(db, { rule, id }, { session }) {
     const doc = await db.collection(rule.collection).findOne({ _id: id as never }, { session });
     return doc ? planCap(rule, doc) : { outcome: "none" };
   },

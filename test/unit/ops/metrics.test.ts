@@ -23,8 +23,10 @@ void test("once the rules are known, each rule's corrections and skips have seri
   const series = values.map(({ labels }) => `${labels.collection} ${labels.kind}`).sort();
   assert.deepEqual(series, [
     "products copied",
+    "products deleted",
     "products repaired",
     "products skipped_bad_document",
+    "products skipped_no_pre_image",
     "products trimmed",
     "sales moved",
     "sales skipped_bad_document",

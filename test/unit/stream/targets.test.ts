@@ -54,3 +54,34 @@ void test("ordering keys tell apart ids that print alike", () => {
   const [text] = targetsForEvent(rules, event("sales", "1"));
   assert.notEqual(targetKey(numeric!), targetKey(text!));
 });
+
+function deleteEvent(coll: string, id: unknown, fullDocumentBeforeChange?: Record<string, unknown> | null) {
+  return { ...event(coll, id), operationType: "delete", fullDocumentBeforeChange };
+}
+
+void test("a review deleted from the full set asks for its product, carrying the entry, under the product's key", () => {
+  const [fromDelete] = targetsForEvent(rules, deleteEvent("reviews", "r1", { product_id: 9, review_id: 4 }));
+  const [fromProduct] = targetsForEvent(rules, event("products", 9));
+  assert.deepEqual(
+    [fromDelete?.role, fromDelete?.collection, fromDelete?.id, fromDelete?.detail],
+    ["deleted-entry", "products", 9, { entryId: 4, deletedId: "r1" }],
+  );
+  assert.equal(targetKey(fromDelete!), targetKey(fromProduct!));
+});
+
+void test("a review deleted without a pre-image asks only to be reported, keyed by the deleted document", () => {
+  for (const preImage of [undefined, null]) {
+    const targets = targetsForEvent(rules, deleteEvent("reviews", "r1", preImage));
+    assert.deepEqual(
+      targets.map((t) => [t.role, t.collection, t.id, t.detail]),
+      [["delete-without-pre-image", "reviews", "r1", undefined]],
+    );
+  }
+});
+
+void test("a review deleted under a rule that does not propagate deletes asks for nothing", () => {
+  const quiet = rules.map((rule) =>
+    rule.pattern === "subset" ? { ...rule, propagateDeletes: false } : rule,
+  );
+  assert.deepEqual(targetsForEvent(quiet, deleteEvent("reviews", "r1", { product_id: 9, review_id: 4 })), []);
+});

@@ -1,6 +1,7 @@
 // A tiny in-memory stand-in for the collections a plan writes to, for tests of the pure
 // planners only. It understands exactly the filters and update operators the planners are
-// allowed to emit (equality, $size, $exists; $set, $unset, $inc, $push with $each) and
+// allowed to emit (equality, $size, $exists; $set, $unset, $inc, $push with $each,
+// $currentDate, which reads the MemoryDb's clock; upserts by an equality filter) and
 // throws on anything else, so a planner that strays from them fails its tests. A batch of
 // writes applies all or nothing, as the sidecar's transaction does.
 import { EJSON, ObjectId } from "bson";
@@ -48,7 +49,14 @@ function checkTopLevel(field: string): void {
     throw new Error(`memory-db: unsupported field path ${field}`);
 }
 
+// The server's clock, as $currentDate reads it: the tests' own, fixed.
+export const MEMORY_DB_NOW = new Date(Date.UTC(2024, 0, 1));
+
 const UPDATE_OPERATORS: Record<string, (doc: Document, field: string, operand: unknown) => void> = {
+  $currentDate: (doc, field, operand) => {
+    if (operand !== true) throw new Error("memory-db: $currentDate is only supported with true");
+    doc[field] = new Date(MEMORY_DB_NOW);
+  },
   $set: (doc, field, operand) => void (doc[field] = clone(operand)),
   $unset: (doc, field) => void delete doc[field],
   $inc: (doc, field, operand) =>
@@ -73,6 +81,20 @@ export function applyUpdate(document: Document, update: Document): void {
       apply(document, field, operand);
     }
   }
+}
+
+// An upsert inserts the filter's equalities with the update applied (only equalities here).
+function upserted(filter: Document, update: Document): Document {
+  const document = clone(filter);
+  for (const condition of Object.values(document)) {
+    const isOperator =
+      condition !== null &&
+      typeof condition === "object" &&
+      Object.keys(condition as Document).some((k) => k.startsWith("$"));
+    if (isOperator) throw new Error("memory-db: upsert filters must be equalities");
+  }
+  applyUpdate(document, update);
+  return document;
 }
 
 export class MemoryDb {
@@ -102,12 +124,12 @@ export class MemoryDb {
     this.collections.set(collection, [...docs, stored]);
   }
 
-  /** Updates the first document matching `filter`; false when none matches. */
-  updateOne(collection: string, filter: Document, update: Document): boolean {
+  /** Updates the first document matching `filter`; false when none matches (and no upsert). */
+  updateOne(collection: string, filter: Document, update: Document, upsert = false): boolean {
     const target = (this.collections.get(collection) ?? []).find((doc) => matches(doc, filter));
-    if (!target) return false;
-    applyUpdate(target, update);
-    return true;
+    if (target) applyUpdate(target, update);
+    else if (upsert) this.insertOne(collection, upserted(filter, update));
+    return target !== undefined || upsert;
   }
 
   /** Deletes the first document matching `filter`; false when none matches. */
@@ -132,7 +154,11 @@ export class MemoryDb {
 
   private applyWrite(write: Write): void {
     if (write.op === "insertOne") return this.insertOne(write.collection, write.document);
-    if (write.op === "updateOne" && this.updateOne(write.collection, write.filter, write.update)) return;
+    if (
+      write.op === "updateOne" &&
+      this.updateOne(write.collection, write.filter, write.update, write.upsert)
+    )
+      return;
     if (write.op === "deleteOne" && this.deleteOne(write.collection, write.filter)) return;
     throw new StaleWriteError(`${write.op} on ${write.collection} matched nothing: ${key(write.filter)}`);
   }

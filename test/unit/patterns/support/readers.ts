@@ -74,7 +74,12 @@ function newestFirst(rule: SubsetRule): (a: Document, b: Document) => number {
   };
 }
 
-export function readSubsetState(db: MemoryDb, rule: SubsetRule, sourceId: unknown): SubsetState {
+export function readSubsetState(
+  db: MemoryDb,
+  rule: SubsetRule,
+  sourceId: unknown,
+  newestCount = rule.threshold,
+): SubsetState {
   const [source] = db.find(rule.collection, (doc) => matches(doc, { _id: sourceId }));
   if (!source) throw new Error(`no source ${String(sourceId)}`);
   const entries: unknown = source[rule.arrayField];
@@ -84,7 +89,30 @@ export function readSubsetState(db: MemoryDb, rule: SubsetRule, sourceId: unknow
     ),
   );
   const all = db.find(rule.fullSetCollection, (doc) => matches(doc, { [rule.referenceField]: sourceId }));
-  const newest = [...all].sort(newestFirst(rule)).slice(0, rule.threshold);
+  const newest = [...all].sort(newestFirst(rule)).slice(0, newestCount);
   const embedded = all.filter((doc) => embeddedIds.has(JSON.stringify(doc[rule.idField])));
   return { source, fullSet: [...new Set([...embedded, ...newest])] };
+}
+
+/** What src/patterns/subset/reader.ts reads for a propagated delete: one more newest, the holder, its ledger entry. */
+export function readDeletionState(
+  db: MemoryDb,
+  rule: SubsetRule,
+  sourceId: unknown,
+  entryId: unknown,
+  stateCollection: string,
+): SubsetState {
+  const state = readSubsetState(db, rule, sourceId, rule.threshold + 1);
+  const [holder] = db.find(rule.fullSetCollection, (doc) =>
+    matches(doc, { [rule.referenceField]: sourceId, [rule.idField]: entryId }),
+  );
+  const ledgered =
+    holder !== undefined &&
+    db.find(stateCollection, (doc) => matches(doc, { _id: { copied: holder._id }, rule: rule.name })).length >
+      0;
+  const fullSet =
+    holder && !state.fullSet.some((doc) => matches(doc, { _id: holder._id }))
+      ? [...state.fullSet, holder]
+      : state.fullSet;
+  return { ...state, fullSet, deleted: { entryId, copyIds: ledgered ? [holder._id] : [] } };
 }

@@ -1,0 +1,83 @@
+// How a delete in the full set reaches the subset. A delete event carries only the deleted
+// document's `_id`; its pre-image (change-stream pre-images, enabled on the full-set
+// collection at start) names the source and the entry. The correction it calls for starts
+// from the source, under the source's key, so it runs after every earlier correction of
+// that source, and it carries the entry, which nothing left in the database names.
+import { ObjectId } from "bson";
+import type { Db, Document } from "mongodb";
+import type { CollectionOptionWanted, CorrectionTarget, PlanContext, WatchedWrite } from "../driver.js";
+import type { CopyLedger } from "../common/copy-ledger.js";
+import type { Plan } from "../plan.js";
+import { describeValue } from "../common/bson-value.js";
+import { planSubset } from "./planner.js";
+import { readDeletionState } from "./reader.js";
+import type { SubsetRule } from "./rule.js";
+import { DELETE_WITHOUT_PRE_IMAGE, DELETED_ENTRY, sourceTarget } from "./targets.js";
+
+/** The ledger a rule records its copies in: only a rule that propagates deletes needs one. */
+export function copyLedgerOf(rule: SubsetRule, context: PlanContext): CopyLedger | undefined {
+  return rule.propagateDeletes
+    ? { collection: context.stateCollection, newId: () => new ObjectId() }
+    : undefined;
+}
+
+export function preImageFields(rule: SubsetRule): string[] {
+  return rule.propagateDeletes ? [rule.referenceField, rule.idField] : [];
+}
+
+export function preImageOptions(rule: SubsetRule): CollectionOptionWanted<SubsetRule>[] {
+  if (!rule.propagateDeletes) return [];
+  return [
+    {
+      collection: rule.fullSetCollection,
+      options: { changeStreamPreAndPostImages: { enabled: true } },
+      neededFor: `deletes in ${rule.fullSetCollection} to reach ${rule.collection}.${rule.arrayField}`,
+      fallback: { ...rule, propagateDeletes: false },
+    },
+  ];
+}
+
+/**
+ * The correction a delete of a full-set document calls for. Without a pre-image (pre-images
+ * were off when it happened, or expired) nothing says which source embeds the entry: the
+ * target then only reports it (planDeletedEntry skips it, counted).
+ */
+export function deletedEntryTargets(rule: SubsetRule, write: WatchedWrite): CorrectionTarget<SubsetRule>[] {
+  const preImage = write.fullDocumentBeforeChange;
+  if (!preImage)
+    return [{ rule, role: DELETE_WITHOUT_PRE_IMAGE, collection: write.collection, id: write.id }];
+  const sourceId: unknown = preImage[rule.referenceField];
+  if (sourceId === undefined || sourceId === null) return [];
+  const entryId: unknown = preImage[rule.idField];
+  // An entry without an id was never embedded; the source's plain correction covers it.
+  if (entryId === undefined || entryId === null) return [sourceTarget(rule, sourceId)];
+  const detail = { entryId, deletedId: write.id };
+  return [{ rule, role: DELETED_ENTRY, collection: rule.collection, id: sourceId, detail }];
+}
+
+export async function planDeletedEntry(
+  db: Db,
+  target: CorrectionTarget<SubsetRule>,
+  context: PlanContext,
+): Promise<Plan> {
+  const { rule, id, detail } = target;
+  if (target.role === DELETE_WITHOUT_PRE_IMAGE) return noPreImage(rule, id);
+  const entryId: unknown = (detail as Document | undefined)?.entryId;
+  const state = await readDeletionState(
+    db,
+    rule,
+    { sourceId: id, entryId, stateCollection: context.stateCollection },
+    context.session,
+  );
+  return state ? planSubset(rule, state, copyLedgerOf(rule, context)) : { outcome: "none" };
+}
+
+function noPreImage(rule: SubsetRule, deletedId: unknown): Plan {
+  return {
+    outcome: "skip",
+    kind: "skipped_no_pre_image",
+    reason:
+      `the delete of ${rule.fullSetCollection} ${describeValue(deletedId)} has no pre-image, so which ` +
+      `${rule.collection} document embeds it is unknown: not propagated (an entry still embedded is copied back)`,
+  };
+}
