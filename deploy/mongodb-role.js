@@ -15,6 +15,11 @@ const sideCollections = ["extra_sales", "reviews"];
 // buckets) is deleted in the transaction that folds it into a bucket, and `migrate` creates
 // the index it reads loose trades through.
 const bucketCollections = ["trades"];
+// The subset rules' fullSetCollection: the sidecar enables change-stream pre-images there
+// (collMod) so that deletes reach the embedded arrays, and deletes a copy it made of a
+// review an application had deleted (a copy-back). Leave a collection out of this list to
+// run its rule without propagating deletes (one warning at start).
+const fullSetCollections = ["reviews"];
 
 const database = db.getName();
 const actionsByCollection = new Map();
@@ -27,12 +32,16 @@ function grant(collection, actions) {
 
 // Collections are created up front (a transaction may not create one implicitly), so each
 // needs createCollection even where it usually exists already. `remove` only where a
-// document's contents move into another document of the same collection.
+// document's contents move into another document of the same collection, where the sidecar
+// undoes its own copy, and in its own state collection (unparked documents, finished sweeps'
+// checkpoints, the pruned copy ledger, indexed by createIndex).
 for (const collection of [...sourceCollections, ...sideCollections, stateCollection]) {
   grant(collection, ["insert", "update", "createCollection"]);
 }
 for (const collection of sideCollections) grant(collection, ["createIndex"]);
 for (const collection of bucketCollections) grant(collection, ["remove", "createIndex"]);
+for (const collection of fullSetCollections) grant(collection, ["remove", "collMod"]);
+grant(stateCollection, ["remove", "createIndex"]);
 
 const privileges = [
   // The sidecar watches the whole database (db.watch()), which MongoDB authorises only with

@@ -4,6 +4,10 @@
 // document, so one that has not started yet also covers any later event of that document:
 // `runOrJoin` shares it instead of queuing another (a burst of events, such as the echoes of
 // the sidecar's own copies into a full-set collection, costs one more correction, not one each).
+// A task queued with `run` is never joined and joins nothing: it is for a task carrying what
+// no other task of its key does (the propagation of a delete). A later `runOrJoin` may still
+// join a task waiting *before* such a task, and is then served before it: sound when, as in
+// the sidecar, every task of the key (the `run` one too) redoes all its work from a fresh read.
 
 type Task = () => Promise<void>;
 

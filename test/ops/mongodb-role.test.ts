@@ -25,6 +25,7 @@ const ALLOWED_ACTIONS = new Set([
   "createCollection",
   "createIndex",
   "remove",
+  "collMod",
 ]);
 
 function createdRole(): { role: string; privileges: Privilege[] } {
@@ -75,10 +76,14 @@ void test("the role lets the sidecar create the indexes of the overflow and full
   }
 });
 
-void test("the role lets the sidecar delete only in bucket collections, where loose trades are folded", () => {
-  const bucketCollections = (config.rules as BuiltInRule[])
-    .filter((rule) => rule.pattern === "bucket")
-    .map((rule) => rule.collection);
+function collectionsOf(pattern: BuiltInRule["pattern"], key: "collection" | "fullSetCollection"): string[] {
+  return (config.rules as BuiltInRule[])
+    .filter((rule) => rule.pattern === pattern)
+    .map((rule) => (rule as unknown as Record<string, string>)[key]!);
+}
+
+void test("the role lets the sidecar delete only in bucket and full-set collections and its own state", () => {
+  const bucketCollections = collectionsOf("bucket", "collection");
   for (const collection of bucketCollections) {
     const actions = actionsOn(role.privileges, collection);
     assert.ok(actions.has("remove") && actions.has("createIndex"), `remove and createIndex on ${collection}`);
@@ -86,10 +91,23 @@ void test("the role lets the sidecar delete only in bucket collections, where lo
   const removable = role.privileges
     .filter((p) => p.actions.includes("remove"))
     .map((p) => p.resource.collection);
-  assert.deepEqual(removable.sort(), [...bucketCollections].sort());
+  assert.deepEqual(
+    removable.sort(),
+    [...bucketCollections, ...collectionsOf("subset", "fullSetCollection"), config.stateCollection].sort(),
+  );
 });
 
-void test("the role grants nothing beyond reading, watching, inserting, updating, creating and bucket deletes", () => {
+void test("the role lets the sidecar enable pre-images on the full-set collections, and index its state", () => {
+  for (const collection of collectionsOf("subset", "fullSetCollection"))
+    assert.ok(actionsOn(role.privileges, collection).has("collMod"), `collMod on ${collection}`);
+  const collModded = role.privileges
+    .filter((p) => p.actions.includes("collMod"))
+    .map((p) => p.resource.collection);
+  assert.deepEqual(collModded.sort(), collectionsOf("subset", "fullSetCollection").sort());
+  assert.ok(actionsOn(role.privileges, config.stateCollection).has("createIndex"));
+});
+
+void test("the role grants nothing beyond reading, watching, inserting, updating, creating, deletes and collMod", () => {
   const granted = new Set(role.privileges.flatMap((p) => p.actions));
   assert.deepEqual(
     [...granted].filter((action) => !ALLOWED_ACTIONS.has(action)),

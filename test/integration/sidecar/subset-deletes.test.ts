@@ -67,13 +67,11 @@ async function assertInvariants(productId: number, survivors: number[], deleted:
 }
 
 async function productWithReviews(productId: number, count: number): Promise<void> {
-  await fixture.db
-    .collection<Product>("products")
-    .insertOne({
-      _id: productId,
-      name: `Product ${productId}`,
-      reviews: range(1, count).map(reviewNumbered),
-    });
+  await fixture.db.collection<Product>("products").insertOne({
+    _id: productId,
+    name: `Product ${productId}`,
+    reviews: range(1, count).map(reviewNumbered),
+  });
   await waitUntil(async () => (await fullSetIds(productId)).length === count, {
     description: `product ${productId}'s ${count} reviews copied`,
   });

@@ -125,3 +125,17 @@ void test("tasks of other keys never join each other", async () => {
   await Promise.all([blocker, a, b]);
   assert.deepEqual(ran, ["doc1", "doc2"]);
 });
+
+void test("a task queued with run neither joins a waiting runOrJoin task nor is joined by a later one", async () => {
+  const queue = new KeyedTaskQueue(1);
+  const blocker = deferred();
+  const order: string[] = [];
+  const busy = queue.run("doc1", () => blocker.promise);
+  const plain = queue.runOrJoin("doc1", async () => void order.push("plain"));
+  const own = queue.run("doc1", async () => void order.push("own"));
+  const later = queue.runOrJoin("doc1", async () => void order.push("later"));
+  blocker.resolve();
+  await Promise.all([busy, plain, own, later]);
+  // The later task joined the plain one waiting before the own task; the own one ran alone.
+  assert.deepEqual(order, ["plain", "own"]);
+});
