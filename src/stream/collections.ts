@@ -70,8 +70,9 @@ async function setCollectionOptions(db: Db, rule: PatternRule, logger: Logger): 
   return enforced;
 }
 
-// Not counted in errors_total: a missing privilege is the deployment's choice, stated once
-// at start, not a failure that recurs; the rule runs without what the option was for.
+// Not counted in errors_total: a missing privilege (or a server before MongoDB 6.0, which
+// has no pre-images) is the deployment's state, stated once at start, not a failure that
+// recurs; the rule runs without what the option was for.
 function warnRefused(
   db: Db,
   rule: PatternRule,
@@ -87,6 +88,7 @@ function warnRefused(
       options: wanted.options,
       privilege: `collMod on ${db.databaseName}.${wanted.collection} (the dbAdmin role grants it)`,
     },
-    `could not set the collection option needed for ${wanted.neededFor}; the rule runs without it`,
+    `could not set the collection option needed for ${wanted.neededFor} (it takes the privilege ` +
+      `named, and a server that knows the option); the rule runs without it`,
   );
 }
