@@ -4,13 +4,13 @@
 // from the source, under the source's key, so it runs after every earlier correction of
 // that source, and it carries the entry, which nothing left in the database names.
 import { ObjectId } from "bson";
-import type { Db, Document } from "mongodb";
+import type { Db } from "mongodb";
 import type { CollectionOptionWanted, CorrectionTarget, PlanContext, WatchedWrite } from "../driver.js";
 import type { CopyLedger } from "../common/copy-ledger.js";
 import type { Plan } from "../plan.js";
 import { describeValue } from "../common/bson-value.js";
 import { planSubset } from "./planner.js";
-import { readDeletionState } from "./reader.js";
+import { readDeletionState, readSubsetState } from "./reader.js";
 import type { SubsetRule } from "./rule.js";
 import { DELETE_WITHOUT_PRE_IMAGE, DELETED_ENTRY, sourceTarget } from "./targets.js";
 
@@ -60,16 +60,18 @@ export async function planDeletedEntry(
   target: CorrectionTarget<SubsetRule>,
   context: PlanContext,
 ): Promise<Plan> {
-  const { rule, id, detail } = target;
+  const { rule, id } = target;
   if (target.role === DELETE_WITHOUT_PRE_IMAGE) return noPreImage(rule, id);
-  const entryId: unknown = (detail as Document | undefined)?.entryId;
-  const state = await readDeletionState(
-    db,
-    rule,
-    { sourceId: id, entryId, stateCollection: context.stateCollection },
-    context.session,
-  );
+  const state = await readStateOf(db, target, context);
   return state ? planSubset(rule, state, copyLedgerOf(rule, context)) : { outcome: "none" };
+}
+
+// A target without its entry (a parked one edited by hand, say) is a plain correction.
+function readStateOf(db: Db, { rule, id, detail }: CorrectionTarget<SubsetRule>, context: PlanContext) {
+  const entryId: unknown = detail?.entryId;
+  if (entryId === undefined || entryId === null) return readSubsetState(db, rule, id, context.session);
+  const where = { sourceId: id, entryId, stateCollection: context.stateCollection };
+  return readDeletionState(db, rule, where, context.session);
 }
 
 function noPreImage(rule: SubsetRule, deletedId: unknown): Plan {
