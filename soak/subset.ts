@@ -1,5 +1,6 @@
 // The subset pattern under load: per product, one application pushes reviews into the
-// embedded array and another inserts them straight into the full set. Dates come from a
+// embedded array, another inserts them straight into the full set, and a third deletes
+// reviews from the full set (which must then leave the product too). Dates come from a
 // small range, so ties (ranked by review_id) keep changing which ten are the newest.
 import type { Db, Document } from "mongodb";
 import { review, type Product } from "../test/integration/sidecar/harness.js";
@@ -13,6 +14,8 @@ const INSERTED_IDS_FROM = 1_000_000;
 const DAY = 86_400_000;
 
 type Ledger = Map<number, Document[]>;
+/** Per product, the review ids the deleting application deleted from the full set. */
+type Deleted = Map<number, Set<number>>;
 
 function reviewWriter(
   db: Db,
@@ -37,18 +40,43 @@ function reviewWriter(
   };
 }
 
+// Deletes, about every other turn, a review written earlier, once it is in the full set (one
+// pushed and not yet copied is left for a later turn): the delete must reach the product.
+function reviewDeleter(db: Db, productId: number, prng: Prng, ledger: Ledger, deleted: Deleted): Writer {
+  const gone = deleted.get(productId)!;
+  return {
+    name: `delete from product ${productId}`,
+    async writeOnce() {
+      const candidates = ledger.get(productId)!.filter((written) => !gone.has(written.review_id as number));
+      if (candidates.length === 0 || prng.int(0, 1) === 0) return 0;
+      const reviewId = prng.pick(candidates).review_id as number;
+      const { deletedCount } = await db
+        .collection("reviews")
+        .deleteOne({ product_id: productId, review_id: reviewId });
+      if (deletedCount === 1) gone.add(reviewId);
+      return deletedCount;
+    },
+  };
+}
+
 // The subset rule's ranking: newest published_date first, equal dates by review_id, descending.
 function newestFirst(a: Document, b: Document): number {
   const byDate = (b.published_date as Date).getTime() - (a.published_date as Date).getTime();
   return byDate !== 0 ? byDate : (b.review_id as number) - (a.review_id as number);
 }
 
-async function productViolations(db: Db, productId: number, written: Document[]): Promise<string[]> {
+async function productViolations(
+  db: Db,
+  productId: number,
+  written: Document[],
+  gone: Set<number>,
+): Promise<string[]> {
   const product = await db.collection<Product>("products").findOne({ _id: productId });
   const fullSet = await db.collection("reviews").find({ product_id: productId }).toArray();
   const ids = (reviews: Document[]) => reviews.map((entry) => String(entry.review_id));
-  const problems = exactlyOnce(`product ${productId}'s full set`, ids(written), ids(fullSet));
-  const newest = ids([...written].sort(newestFirst).slice(0, THRESHOLD));
+  const surviving = written.filter((entry) => !gone.has(entry.review_id as number));
+  const problems = exactlyOnce(`product ${productId}'s full set`, ids(surviving), ids(fullSet));
+  const newest = ids([...surviving].sort(newestFirst).slice(0, THRESHOLD));
   const embedded = Array.isArray(product?.reviews) ? ids(product.reviews) : [];
   if (embedded.join() !== newest.join())
     problems.push(
@@ -59,6 +87,7 @@ async function productViolations(db: Db, productId: number, written: Document[])
 
 export function subsetWorkload(): Workload {
   const ledger: Ledger = new Map(PRODUCTS.map((productId) => [productId, []]));
+  const deleted: Deleted = new Map(PRODUCTS.map((productId) => [productId, new Set()]));
   return {
     async setUp(db) {
       await db
@@ -69,12 +98,13 @@ export function subsetWorkload(): Workload {
       return PRODUCTS.flatMap((productId) => [
         reviewWriter(db, productId, "push", prng.fork(productId), ledger),
         reviewWriter(db, productId, "insert", prng.fork(100 + productId), ledger),
+        reviewDeleter(db, productId, prng.fork(200 + productId), ledger, deleted),
       ]);
     },
     async violations(db) {
       const problems: string[] = [];
       for (const [productId, written] of ledger)
-        problems.push(...(await productViolations(db, productId, written)));
+        problems.push(...(await productViolations(db, productId, written, deleted.get(productId)!)));
       return problems;
     },
   };
