@@ -12,7 +12,7 @@ import type { CopyLedger } from "../../../../src/patterns/common/copy-ledger.js"
 import { planSubset } from "../../../../src/patterns/subset/planner.js";
 import type { SubsetState } from "../../../../src/patterns/subset/planner.js";
 import { MemoryDb } from "../support/memory-db.js";
-import { readDeletionState, readSubsetState } from "../support/readers.js";
+import { newestFirst, readDeletionState, readSubsetState } from "../support/readers.js";
 import { subsetRule } from "../support/rules.js";
 import { asMultiset } from "../support/subsequence.js";
 
@@ -105,11 +105,6 @@ class Model {
   }
 }
 
-function newestFirst(a: Document, b: Document): number {
-  const byDate = (b.published_date as Date).getTime() - (a.published_date as Date).getTime();
-  return byDate !== 0 ? byDate : (b.review_id as number) - (a.review_id as number);
-}
-
 void test("deletes, pulls and writes interleaved with corrections leave every survivor once, embedded newest first", () => {
   fc.assert(
     fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
@@ -119,7 +114,7 @@ void test("deletes, pulls and writes interleaved with corrections leave every su
       const fullSet = model.db.find("reviews");
       assert.deepEqual(asMultiset(fullSet.map((doc) => doc.review_id)), asMultiset([...model.alive]));
       const expected = fullSet
-        .sort(newestFirst)
+        .sort(newestFirst(rule))
         .slice(0, rule.threshold)
         .map((doc) => doc.review_id);
       assert.deepEqual(

@@ -6,7 +6,8 @@ import type { Document } from "mongodb";
 import { planSubset } from "../../../../src/patterns/subset/planner.js";
 import type { CopyLedger } from "../../../../src/patterns/common/copy-ledger.js";
 import type { Plan } from "../../../../src/patterns/plan.js";
-import { MEMORY_DB_NOW, MemoryDb } from "../support/memory-db.js";
+import { MEMORY_DB_NOW, type MemoryDb } from "../support/memory-db.js";
+import { embeddedIds, fullSetIds, range, reviewsDb } from "../support/product-reviews.js";
 import { readDeletionState, readSubsetState } from "../support/readers.js";
 import { subsetRule as rule } from "../support/rules.js";
 
@@ -21,16 +22,10 @@ function review(id: number): Document {
   };
 }
 
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-
 /** A ledger whose copy ids count up: "copy1", "copy2", ... */
 function countingLedger(): CopyLedger {
   let next = 0;
   return { collection: STATE, newId: () => `copy${++next}` };
-}
-
-function reviewsDb(): MemoryDb {
-  return new MemoryDb({ reviews: [["product_id", "review_id"]] });
 }
 
 /** Product p1 with reviews 1..count, corrected: all in the full set, the newest 10 embedded. */
@@ -57,17 +52,6 @@ function propagateDelete(db: MemoryDb, entryId: number, ledger: CopyLedger): Pla
 /** The application's delete of review `id` from the full set. */
 function deleteFromFullSet(db: MemoryDb, id: number): void {
   assert.ok(db.deleteOne("reviews", { product_id: "p1", review_id: id }));
-}
-
-function embeddedIds(db: MemoryDb): unknown[] {
-  return (db.find("products")[0]?.reviews as Document[]).map((entry) => entry.review_id);
-}
-
-function fullSetIds(db: MemoryDb): number[] {
-  return db
-    .find("reviews")
-    .map((doc) => doc.review_id as number)
-    .sort((a, b) => a - b);
 }
 
 void test("a deleted embedded review leaves the product and the next newest takes its place", () => {

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import type { Document } from "mongodb";
 import { planSubset } from "../../../../src/patterns/subset/planner.js";
 import type { Plan } from "../../../../src/patterns/plan.js";
-import { MemoryDb } from "../support/memory-db.js";
+import type { MemoryDb } from "../support/memory-db.js";
+import { embeddedIds, fullSetIds, range, reviewsDb } from "../support/product-reviews.js";
 import { readSubsetState } from "../support/readers.js";
 import { subsetRule as rule } from "../support/rules.js";
 
@@ -18,28 +19,11 @@ function review(id: number, dayOffset = id): Document {
   };
 }
 
-function reviewsDb(): MemoryDb {
-  return new MemoryDb({ reviews: [["product_id", "review_id"]] });
-}
-
 function correct(db: MemoryDb): Plan {
   const plan = planSubset(rule, readSubsetState(db, rule, "p1"));
   if (plan.outcome === "writes") db.apply(plan.writes);
   return plan;
 }
-
-function embeddedIds(db: MemoryDb): unknown[] {
-  return (db.find("products")[0]?.reviews as Document[]).map((entry) => entry.review_id);
-}
-
-function fullSetIds(db: MemoryDb): unknown[] {
-  return db
-    .find("reviews")
-    .map((doc) => doc.review_id as number)
-    .sort((a, b) => a - b);
-}
-
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 void test("786 embedded reviews leave the 10 newest embedded newest first and all in the full set once", () => {
   const db = reviewsDb();

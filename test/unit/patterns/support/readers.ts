@@ -65,7 +65,7 @@ function dateOf(rule: SubsetRule, doc: Document): number {
 
 // `sort({ [sortField]: -1, [idField]: -1 })`: the planner's own ranking, ties included (the
 // tests' ids are numbers or strings of one type).
-function newestFirst(rule: SubsetRule): (a: Document, b: Document) => number {
+export function newestFirst(rule: SubsetRule): (a: Document, b: Document) => number {
   return (a, b) => {
     const byDate = dateOf(rule, b) - dateOf(rule, a);
     if (byDate !== 0) return byDate;
