@@ -26,6 +26,12 @@ export interface CorrectionTarget<R extends PatternRule = PatternRule> {
   /** Collection of the document the correction starts from. */
   collection: string;
   id: unknown;
+  /**
+   * Set when the change event that named the target shows it broke the rule when written
+   * (PatternDriver.eventShowsBroken): its correction then opens the transaction at once,
+   * without first reading to see whether anything is due.
+   */
+  due?: boolean;
 }
 
 /** The change event as the watch pipeline projects it: keys, and the fields drivers ask for. */
@@ -127,6 +133,11 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
   projectedFields(rule: R): string[];
   /** The corrections one write to a watched collection calls for. */
   targetsOf(rule: R, write: WatchedWrite): CorrectionTarget<R>[];
+  /**
+   * Whether an event of `write` that passed eventFilters shows that `target` broke the rule
+   * when it was written (not merely may have). Absent means no.
+   */
+  eventShowsBroken?(rule: R, write: WatchedWrite, target: CorrectionTarget<R>): boolean;
   /** Reads the target's state (inside the correction's transaction when given a session) and plans. */
   plan(db: Db, target: CorrectionTarget<R>, session?: ClientSession): Promise<Plan>;
   /** Indexes the readers and the applications rely on. */

@@ -1,7 +1,8 @@
 // One correction: plan from plain reads first, and only when that plan writes something,
 // inside one transaction: check the writer lease, re-read the document, plan, write, commit.
 // Most events need nothing (a document already fixed, a push that another correction
-// covered), and those then cost a read or two, not a transaction. The event that caused it
+// covered), and those then cost a read or two, not a transaction; a target whose event
+// showed it broken skips that first read. The event that caused it
 // is never trusted for planning: by the time we act, the applications may have changed the
 // document again. A document the rule cannot plan for, or that the server refuses to write,
 // is logged, counted and left as it is.
@@ -39,9 +40,12 @@ export interface CorrectionContext {
  */
 export async function correctTarget(context: CorrectionContext, target: CorrectionTarget): Promise<Plan> {
   // Outside a transaction the reads may see two moments; that only decides whether to open
-  // one, in which everything is read again from one snapshot.
-  const preview = await driverOf(target.rule).plan(context.db, target);
-  if (preview.outcome === "none") return preview;
+  // one, in which everything is read again from one snapshot. A target its event showed
+  // broken is most likely still broken: the preview would only add two reads.
+  if (!target.due) {
+    const preview = await driverOf(target.rule).plan(context.db, target);
+    if (preview.outcome === "none") return preview;
+  }
   return correctInTransaction(context, target);
 }
 
