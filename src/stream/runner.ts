@@ -30,6 +30,8 @@ import { buildWatchPipeline, watchOptions } from "./watch-pipeline.js";
 export interface RunnerOptions {
   client: MongoClient;
   db: Db;
+  /** The lease keeper's own database handle, on a small client of its own (WriterLease); `db` when absent. */
+  leaseDb?: Db;
   config: Config;
   metrics: Metrics;
   logger: Logger;
@@ -70,13 +72,10 @@ export class Runner {
     const holder = options.holderId ?? newHolderId();
     // One session per concurrent correction, and one for the parked targets' retries.
     this.sessions = new SessionPool(options.client, config.concurrency + 1);
-    const lease = new WriterLease(
-      db,
-      config.stateCollection,
-      holder,
-      config.leaseSeconds,
-      () => this.sessions.ids,
-    );
+    const lease = new WriterLease(db, config.stateCollection, holder, config.leaseSeconds, {
+      sessionIds: () => this.sessions.ids,
+      keeperDb: options.leaseDb,
+    });
     this.keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
     this.tokens = new TokenStore(
       db,
