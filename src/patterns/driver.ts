@@ -138,6 +138,11 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
    * when it was written (not merely may have). Absent means no.
    */
   eventShowsBroken?(rule: R, write: WatchedWrite, target: CorrectionTarget<R>): boolean;
+  /**
+   * Whether corrections of distinct targets of `role` read and write disjoint documents, so
+   * that several may share one transaction (src/stream/correction-batch.ts). Absent means no.
+   */
+  independentTargets?(rule: R, role: string): boolean;
   /** Reads the target's state (inside the correction's transaction when given a session) and plans. */
   plan(db: Db, target: CorrectionTarget<R>, session?: ClientSession): Promise<Plan>;
   /** Indexes the readers and the applications rely on. */

@@ -97,11 +97,14 @@ function countSkipped(metrics: Metrics, labels: ReturnType<typeof targetLabels>)
   metrics.errors.inc({ kind: "bad_document" });
 }
 
-function recordOutcome(
+/** Counts and logs a finished correction (its transaction took `durationMs`). */
+export function recordOutcome(
   context: CorrectionContext,
   target: CorrectionTarget,
   plan: Plan,
   durationMs: number,
+  /** How many corrections shared the transaction, when more than one did. */
+  batch?: number,
 ): void {
   const labels = targetLabels(target);
   const { metrics, logger } = context;
@@ -110,7 +113,7 @@ function recordOutcome(
     metrics.elementsMoved.inc(labels, plan.elementsMoved);
     metrics.correctionDuration.observe(labels, durationMs / 1000);
     logger.info(
-      { ...labels, key: target.id, kind: plan.kind, elementsMoved: plan.elementsMoved, durationMs },
+      { ...labels, key: target.id, kind: plan.kind, elementsMoved: plan.elementsMoved, durationMs, batch },
       "corrected document",
     );
   } else if (plan.outcome === "skip") {

@@ -12,6 +12,7 @@ import type { PatternRule } from "../patterns/driver.js";
 import type { Plan } from "../patterns/plan.js";
 import { ensureCollectionsAndIndexes } from "./collections.js";
 import { correctUntilDone } from "./correct-until-done.js";
+import { CorrectionBatcher } from "./correction-batch.js";
 import { consumeEvents } from "./event-consumer.js";
 import { newHolderId, WriterLease } from "./lease.js";
 import { LeaseKeeper } from "./lease-keeper.js";
@@ -83,14 +84,18 @@ export class Runner {
       streamName(db.databaseName),
       rulesFingerprint(this.rules),
     );
-    this.correction = {
+    const context = {
       ...options,
       lease,
       sessions: this.sessions,
       maxTransactionAttempts: config.maxTransactionAttempts,
+      ownWrites: new OwnWrites(),
+    };
+    this.correction = {
+      ...context,
+      batcher: new CorrectionBatcher(context, config.concurrency),
       parkAfterAttempts: config.parkAfterAttempts,
       parked: new ParkedTargets(db, config.stateCollection, this.rules, this.parkedRetryMs),
-      ownWrites: new OwnWrites(),
     };
     setRunnerState(metrics, "starting");
     initialiseRuleMetrics(metrics, this.rules);

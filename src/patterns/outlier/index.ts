@@ -42,6 +42,10 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
   // whole document (insert, replace) past it, means the document broke the rule then.
   eventShowsBroken: (rule, write, target) => target.collection === write.collection && target.id === write.id,
 
+  // A source's correction reads and writes that source and its own chunks only; two chunks
+  // of one source share the chunks after them.
+  independentTargets: (_rule, role) => role === SOURCE,
+
   async plan(db, target, session) {
     const { rule, id } = target;
     if (target.role === CHUNK) {
