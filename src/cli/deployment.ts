@@ -3,7 +3,7 @@
 // backoff for connectTimeoutSeconds, logging each attempt, then fails with a line a person
 // can act on (src/cli/failures.ts).
 import { setTimeout as delay } from "node:timers/promises";
-import { MongoClient, type Db } from "mongodb";
+import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
 import type { Config } from "../config/schema.js";
 import { redactUriPasswords } from "../config/mongodb-uri.js";
 import type { Logger } from "../ops/logger.js";
@@ -14,7 +14,12 @@ import { EXIT_STATUS, OperationalError } from "./failures.js";
 export interface Deployment {
   client: MongoClient;
   db: Db;
+  /** The writer lease's own handle (WriterLease keeperDb), when asked for. */
+  leaseDb?: Db;
 }
+
+/** The lease keeper's client: a renewal and, at a takeover, killSessions; never more at once. */
+const LEASE_CLIENT_OPTIONS = { maxPoolSize: 2 };
 
 /** Each attempt's server selection: short, so that the retries (and their log lines) show progress. */
 const ATTEMPT_TIMEOUT_MS = 2_000;
@@ -97,9 +102,12 @@ async function waitUntilReachable({ uri, timeoutSeconds, logger, shutdown }: Con
   }
 }
 
-async function connectClient(attempts: ConnectAttempts): Promise<MongoClient> {
+async function connectClient(
+  attempts: ConnectAttempts,
+  extraOptions: MongoClientOptions = {},
+): Promise<MongoClient> {
   await waitUntilReachable(attempts);
-  const client = new MongoClient(attempts.uri, CLIENT_OPTIONS);
+  const client = new MongoClient(attempts.uri, { ...CLIENT_OPTIONS, ...extraOptions });
   attempts.shutdown.defer("mongodb client", () => client.close());
   try {
     return await client.connect();
@@ -141,13 +149,18 @@ export async function connectDeployment(
   config: Config,
   logger: Logger,
   shutdown: ShutdownStack,
+  options: { leaseClient?: boolean } = {},
 ): Promise<Deployment> {
   // loadConfig has folded MONGODB_URI into mongodbUri, and the URI's path into database.
   const embedded = config.mongodbUri === undefined;
   const uri = config.mongodbUri ?? (await embeddedUri(shutdown));
-  const client = await connectClient({ uri, timeoutSeconds: config.connectTimeoutSeconds, logger, shutdown });
+  const attempts = { uri, timeoutSeconds: config.connectTimeoutSeconds, logger, shutdown };
+  const client = await connectClient(attempts);
   const db = client.db(config.database);
   await checkAuthorised(db, config.stateCollection);
+  const leaseDb = options.leaseClient
+    ? (await connectClient(attempts, LEASE_CLIENT_OPTIONS)).db(config.database)
+    : undefined;
   logger.info({ deployment: redactUriPasswords(uri), database: config.database, embedded }, "connected");
-  return { client, db };
+  return { client, db, leaseDb };
 }

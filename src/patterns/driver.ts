@@ -32,6 +32,12 @@ export interface CorrectionTarget<R extends PatternRule = PatternRule> {
    * another of the same key (key-queue.ts), and it is parked with its detail.
    */
   detail?: Document;
+  /**
+   * Set when the change event that named the target shows it broke the rule when written
+   * (PatternDriver.eventShowsBroken): its correction then opens the transaction at once,
+   * without first reading to see whether anything is due.
+   */
+  due?: boolean;
 }
 
 /** Where a driver's plan reads and what it may write besides the rules' collections. */
@@ -167,6 +173,16 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
   preImageFields?(rule: R): string[];
   /** The corrections one write to a watched collection calls for. */
   targetsOf(rule: R, write: WatchedWrite): CorrectionTarget<R>[];
+  /**
+   * Whether an event of `write` that passed eventFilters shows that `target` broke the rule
+   * when it was written (not merely may have). Absent means no.
+   */
+  eventShowsBroken?(rule: R, write: WatchedWrite, target: CorrectionTarget<R>): boolean;
+  /**
+   * Whether corrections of distinct targets of `role` read and write disjoint documents, so
+   * that several may share one transaction (src/stream/correction-batch.ts). Absent means no.
+   */
+  independentTargets?(rule: R, role: string): boolean;
   /** Reads the target's state (inside the correction's transaction when given a session) and plans. */
   plan(db: Db, target: CorrectionTarget<R>, context: PlanContext): Promise<Plan>;
   /** Indexes the readers and the applications rely on. */

@@ -7,6 +7,7 @@
 import { classify, LeaseLostError, toError } from "../errors.js";
 import type { Plan } from "../patterns/plan.js";
 import { correctTarget, type CorrectionContext } from "./correction.js";
+import type { CorrectionBatcher } from "./correction-batch.js";
 import type { ParkedTargets } from "./parked-targets.js";
 import { retryWithBackoff } from "./retry.js";
 import { targetLabels, type CorrectionTarget } from "./targets.js";
@@ -15,6 +16,8 @@ import { targetLabels, type CorrectionTarget } from "./targets.js";
 const CORRECTION_BACKOFF = { baseMs: 200, maxMs: 30_000 };
 
 export interface ParkingContext extends CorrectionContext {
+  /** Lets a first attempt share a transaction with others (correction-batch.ts); retries run alone. */
+  batcher?: Pick<CorrectionBatcher, "correct">;
   parkAfterAttempts: number;
   parked: Pick<ParkedTargets, "park" | "count">;
 }
@@ -34,7 +37,9 @@ export async function correctUntilDone(
     return await retryWithBackoff(
       (attempt) => {
         attempts = attempt;
-        return correctTarget(context, target);
+        return attempt === 1 && context.batcher
+          ? context.batcher.correct(target)
+          : correctTarget(context, target);
       },
       {
         backoff: CORRECTION_BACKOFF,

@@ -1,7 +1,8 @@
 // One correction: plan from plain reads first, and only when that plan writes something,
 // inside one transaction: check the writer lease, re-read the document, plan, write, commit.
 // Most events need nothing (a document already fixed, a push that another correction
-// covered), and those then cost a read or two, not a transaction. The event that caused it
+// covered), and those then cost a read or two, not a transaction; a target whose event
+// showed it broken skips that first read. The event that caused it
 // is never trusted for planning: by the time we act, the applications may have changed the
 // document again. A document the rule cannot plan for, or that the server refuses to write,
 // is logged, counted and left as it is.
@@ -41,11 +42,14 @@ export interface CorrectionContext {
  */
 export async function correctTarget(context: CorrectionContext, target: CorrectionTarget): Promise<Plan> {
   // Outside a transaction the reads may see two moments; that only decides whether to open
-  // one, in which everything is read again from one snapshot.
-  const preview = await driverOf(target.rule).plan(context.db, target, {
-    stateCollection: context.stateCollection,
-  });
-  if (preview.outcome === "none") return preview;
+  // one, in which everything is read again from one snapshot. A target its event showed
+  // broken is most likely still broken: the preview would only add two reads.
+  if (!target.due) {
+    const preview = await driverOf(target.rule).plan(context.db, target, {
+      stateCollection: context.stateCollection,
+    });
+    if (preview.outcome === "none") return preview;
+  }
   return correctInTransaction(context, target);
 }
 
@@ -106,11 +110,14 @@ const SKIP_MESSAGES: Record<SkipKind, string> = {
   skipped_no_pre_image: "delete not propagated: its change event has no pre-image",
 };
 
-function recordOutcome(
+/** Counts and logs a finished correction (its transaction took `durationMs`). */
+export function recordOutcome(
   context: CorrectionContext,
   target: CorrectionTarget,
   plan: Plan,
   durationMs: number,
+  /** How many corrections shared the transaction, when more than one did. */
+  batch?: number,
 ): void {
   const labels = targetLabels(target);
   const { metrics, logger } = context;
@@ -119,7 +126,7 @@ function recordOutcome(
     metrics.elementsMoved.inc(labels, plan.elementsMoved);
     metrics.correctionDuration.observe(labels, durationMs / 1000);
     logger.info(
-      { ...labels, key: target.id, kind: plan.kind, elementsMoved: plan.elementsMoved, durationMs },
+      { ...labels, key: target.id, kind: plan.kind, elementsMoved: plan.elementsMoved, durationMs, batch },
       "corrected document",
     );
   } else if (plan.outcome === "skip") {

@@ -36,9 +36,24 @@ export function newHolderId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
 }
 
+export interface WriterLeaseOptions {
+  /** The sessions this replica corrects on; a takeover kills the previous holder's. */
+  sessionIds?: () => Binary[];
+  /**
+   * Where takeovers, renewals and releases go: a client of its own (a small pool), so that
+   * a renewal never waits for a connection behind the corrections it protects. The fence
+   * stays on `db`, inside the correction's transaction. `db` itself when absent.
+   */
+  keeperDb?: Db;
+}
+
 export class WriterLease {
-  private readonly db: Db;
+  private readonly keeperDb: Db;
+  /** On the keeper's client: takeover, renewal, release. */
   private readonly leases: Collection<LeaseDocument>;
+  /** On the corrections' client: the fence, on their sessions. */
+  private readonly fenced: Collection<LeaseDocument>;
+  private readonly sessionIds: () => Binary[];
   private term: number | undefined;
   /** Local deadline: past it we stop writing even if the database was not reachable to tell us. */
   private heldUntil = 0;
@@ -48,11 +63,12 @@ export class WriterLease {
     stateCollection: string,
     readonly holder: string,
     private readonly leaseSeconds: number,
-    /** The sessions this replica corrects on; a takeover kills the previous holder's. */
-    private readonly sessionIds: () => Binary[] = () => [],
+    options: WriterLeaseOptions = {},
   ) {
-    this.db = db;
-    this.leases = db.collection<LeaseDocument>(stateCollection);
+    this.keeperDb = options.keeperDb ?? db;
+    this.leases = this.keeperDb.collection<LeaseDocument>(stateCollection);
+    this.fenced = db.collection<LeaseDocument>(stateCollection);
+    this.sessionIds = options.sessionIds ?? (() => []);
   }
 
   /** Whether this replica may write now, by its own clock (with a safety margin). */
@@ -121,7 +137,7 @@ export class WriterLease {
   private async killPreviousSessions(taken: LeaseDocument): Promise<void> {
     const previous = taken.previousSessions ?? [];
     if (previous.length === 0) return;
-    await this.db.admin().command({ killSessions: previous.map((id) => ({ id })) });
+    await this.keeperDb.admin().command({ killSessions: previous.map((id) => ({ id })) });
     await this.leases.updateOne({ _id: LEASE_ID, term: taken.term }, { $unset: { previousSessions: "" } });
   }
 
@@ -132,7 +148,7 @@ export class WriterLease {
    */
   async fence(session: ClientSession): Promise<void> {
     if (!this.held) throw new LeaseLostError("writer lease expired locally", { holder: this.holder });
-    const result = await this.leases.updateOne(
+    const result = await this.fenced.updateOne(
       { _id: LEASE_ID, holder: this.holder, term: this.term },
       { $set: { holder: this.holder } },
       { session },

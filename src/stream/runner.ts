@@ -13,6 +13,7 @@ import type { Plan } from "../patterns/plan.js";
 import { ensureCollectionsAndIndexes } from "./collections.js";
 import { CopyLedgerPruning } from "./copy-ledger-pruning.js";
 import { correctUntilDone } from "./correct-until-done.js";
+import { CorrectionBatcher } from "./correction-batch.js";
 import { consumeEvents } from "./event-consumer.js";
 import { newHolderId, WriterLease } from "./lease.js";
 import { LeaseKeeper } from "./lease-keeper.js";
@@ -31,6 +32,8 @@ import { buildWatchPipeline, watchOptions } from "./watch-pipeline.js";
 export interface RunnerOptions {
   client: MongoClient;
   db: Db;
+  /** The lease keeper's own database handle, on a small client of its own (WriterLease); `db` when absent. */
+  leaseDb?: Db;
   config: Config;
   metrics: Metrics;
   logger: Logger;
@@ -73,13 +76,10 @@ export class Runner {
     const holder = options.holderId ?? newHolderId();
     // One session per concurrent correction, and one for the parked targets' retries.
     this.sessions = new SessionPool(options.client, config.concurrency + 1);
-    const lease = new WriterLease(
-      db,
-      config.stateCollection,
-      holder,
-      config.leaseSeconds,
-      () => this.sessions.ids,
-    );
+    const lease = new WriterLease(db, config.stateCollection, holder, config.leaseSeconds, {
+      sessionIds: () => this.sessions.ids,
+      keeperDb: options.leaseDb,
+    });
     this.keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
     this.tokens = new TokenStore(
       db,
@@ -87,15 +87,19 @@ export class Runner {
       streamName(db.databaseName),
       rulesFingerprint(this.rules),
     );
-    this.correction = {
+    const context = {
       ...options,
       lease,
       stateCollection: config.stateCollection,
       sessions: this.sessions,
       maxTransactionAttempts: config.maxTransactionAttempts,
+      ownWrites: new OwnWrites(),
+    };
+    this.correction = {
+      ...context,
+      batcher: new CorrectionBatcher(context, config.concurrency),
       parkAfterAttempts: config.parkAfterAttempts,
       parked: new ParkedTargets(db, config.stateCollection, this.rules, this.parkedRetryMs),
-      ownWrites: new OwnWrites(),
     };
     this.ledgerPruning = new CopyLedgerPruning(db, config.stateCollection, logger, metrics);
     setRunnerState(metrics, "starting");

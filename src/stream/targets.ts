@@ -31,7 +31,18 @@ export function targetsForEvent(
     fullDocument: event.fullDocument,
     fullDocumentBeforeChange: event.fullDocumentBeforeChange ?? undefined,
   };
-  return rules.flatMap((rule) => driverOf(rule).targetsOf(rule, write));
+  // The event passed the $or of every rule's filters: it shows what one rule's filter says
+  // only when no other rule watches the collection.
+  const watching = rules.filter((rule) => driverOf(rule).watchedCollections(rule).includes(collection));
+  return rules.flatMap((rule) =>
+    driverOf(rule)
+      .targetsOf(rule, write)
+      .map((target) =>
+        watching.length === 1 && driverOf(rule).eventShowsBroken?.(rule, write, target)
+          ? { ...target, due: true }
+          : target,
+      ),
+  );
 }
 
 /** Collections whose changes matter to the rules. */

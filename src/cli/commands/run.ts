@@ -21,7 +21,7 @@ async function connectUnlessStopped(
   shutdown: ShutdownStack,
   stopRequested: Promise<void>,
 ): Promise<Deployment | undefined> {
-  const connecting = connectDeployment(config, logger, shutdown);
+  const connecting = connectDeployment(config, logger, shutdown, { leaseClient: true });
   const stopped = stopRequested.then(() => undefined);
   const deployment = await Promise.race([connecting, stopped]);
   if (!deployment) {

@@ -38,6 +38,14 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
     return [];
   },
 
+  // Both filters are exact for the written document: an entry set past the limit, or a
+  // whole document (insert, replace) past it, means the document broke the rule then.
+  eventShowsBroken: (rule, write, target) => target.collection === write.collection && target.id === write.id,
+
+  // A source's correction reads and writes that source and its own chunks only; two chunks
+  // of one source share the chunks after them.
+  independentTargets: (_rule, role) => role === SOURCE,
+
   async plan(db, target, { session }) {
     const { rule, id } = target;
     if (target.role === CHUNK) {

@@ -39,10 +39,13 @@ export async function startSidecar(
     destination: { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) },
   });
   const client = await mongo.newClient({ appName: SIDECAR_APP_NAME });
+  // As `run` connects: the lease on a small client of its own (same appName, for fail points).
+  const leaseClient = await mongo.newClient({ appName: SIDECAR_APP_NAME, maxPoolSize: 2 });
   const metrics = createMetrics();
   const runner = new Runner({
     client,
     db: client.db(config.database),
+    leaseDb: leaseClient.db(config.database),
     config,
     metrics,
     logger,

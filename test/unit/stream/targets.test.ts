@@ -85,3 +85,27 @@ void test("a review deleted under a rule that does not propagate deletes asks fo
   );
   assert.deepEqual(targetsForEvent(quiet, deleteEvent("reviews", "r1", { product_id: 9, review_id: 4 })), []);
 });
+
+void test("an outlier event marks its own document due, so its correction reads only in the transaction", () => {
+  assert.deepEqual(
+    targetsForEvent(rules, event("sales", 2)).map((t) => t.due),
+    [true],
+  );
+});
+
+void test("a target other than the written document is not marked due", () => {
+  assert.deepEqual(
+    targetsForEvent(rules, event("reviews", "r1", { product_id: 9 })).map((t) => t.due),
+    [undefined],
+  );
+});
+
+void test("an event of a collection two rules watch marks no target due", () => {
+  const second = { ...rules.find((rule) => rule.collection === "sales")!, name: "sales-again" };
+  const targets = targetsForEvent([...rules, second], event("sales", 2));
+  assert.equal(targets.length, 2);
+  assert.deepEqual(
+    targets.map((t) => t.due),
+    [undefined, undefined],
+  );
+});

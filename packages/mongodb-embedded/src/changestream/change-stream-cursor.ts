@@ -66,7 +66,9 @@ export class ChangeStreamCursor implements ServerCursor {
     this.ns = cursorNamespace(scope);
     this.position = start;
     // Compiled once per cursor, not once per event.
-    this.prefilter = compileEventPrefilter(pipeline);
+    // The prefilter spares post-image work; without any, the user's $match would only judge
+    // each event it let through a second time.
+    this.prefilter = options.fullDocument === "default" ? () => true : compileEventPrefilter(pipeline);
     this.userPipeline = compileUserPipeline(pipeline);
   }
 

@@ -1,0 +1,90 @@
+// Corrections of books whose events showed them broken share transactions (one fence, one
+// bulk write per collection, one commit for several books); a shared transaction that fails
+// is undone whole and each of its books is then corrected on its own, none lost or doubled.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { Db } from "mongodb";
+import { waitUntil } from "../../../src/cli/wait-until.js";
+import { uniqueDatabaseName, useTestDatabase } from "../../support/mongo.js";
+import {
+  allPurchasers,
+  failSidecarCommands,
+  insertBook,
+  startSidecar,
+  testConfig,
+  turnFailPointOff,
+  users,
+  type TestSidecar,
+} from "./harness.js";
+
+const BOOKS = 40;
+const DOCUMENT_VALIDATION_FAILURE = 121;
+
+const sidecars: TestSidecar[] = [];
+const fixture = useTestDatabase("batched", {
+  tearDown: async () => {
+    await Promise.all(sidecars.map((sidecar) => sidecar.stop()));
+    await turnFailPointOff(fixture.mongo);
+  },
+});
+
+async function start(db: Db): Promise<TestSidecar> {
+  const sidecar = await startSidecar(fixture.mongo, testConfig(db.databaseName, { concurrency: 8 }), {
+    waitForStreaming: false,
+  });
+  sidecars.push(sidecar);
+  return sidecar;
+}
+
+/** BOOKS books at the threshold, each pushed one purchaser past it while no sidecar ran. */
+async function writeBacklog(label: string): Promise<Db> {
+  const db = fixture.mongo.client.db(uniqueDatabaseName(label));
+  const first = await start(db);
+  await waitUntil(() => first.runner.status().caughtUp, { description: "the first sidecar to stream" });
+  await first.stop();
+  for (let id = 0; id < BOOKS; id++) await insertBook(db, id, 50);
+  const sales = db.collection<{ _id: number; customers_purchased: string[] }>("sales");
+  for (let id = 0; id < BOOKS; id++)
+    await sales.updateOne({ _id: id }, { $push: { customers_purchased: "user50" } });
+  return db;
+}
+
+async function assertEveryBookWhole(db: Db): Promise<void> {
+  await waitUntil(
+    async () =>
+      (await db.collection("sales").countDocuments({ "customers_purchased.50": { $exists: true } })) === 0,
+    { timeoutMs: 15_000, description: "every book corrected" },
+  );
+  for (let id = 0; id < BOOKS; id++)
+    assert.deepEqual(await allPurchasers(db, id), users(0, 51), `book ${id}`);
+}
+
+void test("books corrected in shared transactions keep every purchaser once, in order", async () => {
+  const db = await writeBacklog("batched_ok");
+  const sidecar = await start(db);
+  await assertEveryBookWhole(db);
+  const batches = sidecar.logs.filter((line) => line.msg === "corrected document").map((line) => line.batch);
+  assert.equal(batches.length, BOOKS);
+  assert.ok(
+    batches.some((size) => typeof size === "number" && size > 1),
+    `no shared transaction: ${batches.join()}`,
+  );
+  await db.dropDatabase();
+});
+
+void test("a shared transaction the server fails is undone and each of its books is corrected alone", async () => {
+  const db = await writeBacklog("batched_fallback");
+  await failSidecarCommands(fixture.mongo, {
+    commands: ["insert"],
+    errorCode: DOCUMENT_VALIDATION_FAILURE,
+    mode: { times: 1 },
+  });
+  const sidecar = await start(db);
+  await assertEveryBookWhole(db);
+  const failed = sidecar.logs.filter(
+    (line) => line.msg === "shared correction failed; correcting one by one",
+  );
+  assert.equal(failed.length, 1);
+  assert.equal(sidecar.logs.filter((line) => line.msg === "corrected document").length, BOOKS);
+  await db.dropDatabase();
+});
