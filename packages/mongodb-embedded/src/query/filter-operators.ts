@@ -62,15 +62,35 @@ function sameCanonicalType(a: unknown, b: unknown): boolean {
   return canonicalRank(a) === canonicalRank(b);
 }
 
+/**
+ * mongod looks a value up in the $in list's sorted set rather than comparing it with every
+ * item. Here JavaScript numbers, and strings without a collation, go in a Set (SameValueZero
+ * agrees with BSON equality between two doubles: 0 equals -0, NaN equals NaN); every other
+ * item keeps its own equality test, and a value of another type is compared with them all.
+ * A sweep's `{_id: {$in: <a page of ids>}}` then costs one lookup per document instead of
+ * one comparison per id.
+ */
 function inTest(argument: unknown, strings: StringComparator | undefined): LeafPredicate {
   if (!Array.isArray(argument)) throw queryError("BadValue", "$in needs an array");
-  const tests = argument.map((item) => {
+  const hashable = (item: unknown): item is number | string =>
+    typeof item === "number" || (typeof item === "string" && strings === undefined);
+  const hashed = new Set<unknown>();
+  const others: LeafPredicate[] = [];
+  const all = (argument as unknown[]).map((item) => {
     if (isPlainDocument(item) && Object.keys(item)[0]?.startsWith("$")) {
       throw queryError("BadValue", "cannot nest $ under $in");
     }
-    return equalityTest(item, strings);
+    const test = equalityTest(item, strings);
+    if (hashable(item)) hashed.add(item);
+    else others.push(test);
+    return test;
   });
-  return (value) => tests.some((test) => test(value === undefined ? null : value));
+  return (value) => {
+    const reached = value === undefined ? null : value;
+    // A value of another type (an Int64, a Decimal128...) may still equal a hashed number.
+    if (!hashable(reached)) return all.some((test) => test(reached));
+    return hashed.has(reached) || others.some((test) => test(reached));
+  };
 }
 
 function modTest(argument: unknown): LeafPredicate {

@@ -12,6 +12,20 @@ void describe("matchesFilter: equality and comparison", () => {
     assert.ok(matchesFilter({ n: Long.fromNumber(5) }, { n: { $in: [1, 5.0] } }));
   });
 
+  void it("matches $in by BSON equality whether an item is looked up in a set or compared", () => {
+    const ids = Array.from({ length: 10_000 }, (_, i) => i);
+    assert.ok(matchesFilter({ _id: 9_999 }, { _id: { $in: ids } }));
+    assert.equal(matchesFilter({ _id: 10_000 }, { _id: { $in: ids } }), false);
+    assert.ok(matchesFilter({ n: new Int32(3) }, { n: { $in: ids } }));
+    assert.ok(matchesFilter({ n: 7 }, { n: { $in: ["7", Long.fromNumber(7)] } }));
+    assert.ok(matchesFilter({ n: -0 }, { n: { $in: [0] } }));
+    assert.ok(matchesFilter({ n: NaN }, { n: { $in: [1, NaN] } }));
+    assert.ok(matchesFilter({ s: "b" }, { s: { $in: ["a", "b"] } }));
+    assert.equal(matchesFilter({ s: "5" }, { s: { $in: [5] } }), false);
+    assert.ok(matchesFilter({ tags: ["x", "b"] }, { tags: { $in: ["b"] } }));
+    assert.ok(matchesFilter({}, { missing: { $in: [1, null] } }));
+  });
+
   void it("matches an array field when any element equals the value", () => {
     assert.ok(matchesFilter({ tags: ["a", "b"] }, { tags: "b" }));
   });
