@@ -138,6 +138,8 @@ async function sweepMany(mongo: TestMongo): Promise<string[]> {
     await db.dropDatabase();
     whole.push(run);
     rows.push(sweepRow(`whole sweep, ${count(size)} documents`, run, size));
+    // Printed as each run ends too: the table comes only after the largest, many minutes on.
+    console.log(rows.at(-1)!.join("  "));
   }
   const db = await loadSales(mongo, documents);
   const killed = await runSweepChild(mongo, db, checkpointPast(db, documents / 2));
