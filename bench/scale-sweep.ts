@@ -99,12 +99,15 @@ export async function runSweepChild(
   return { ms: elapsed(), exitCode, peakRssBytes: peak, cpuMs: cpu, examined };
 }
 
+/** The `_id` the sweep's checkpoint says it finished, if any. */
+export async function checkpointAfter(db: Db): Promise<number | undefined> {
+  const checkpoint = await db.collection(STATE).findOne({ _id: CHECKPOINT as never });
+  return typeof checkpoint?.after === "number" ? checkpoint.after : undefined;
+}
+
 /** Whether the sweep's checkpoint is past `id`. */
 export function checkpointPast(db: Db, id: number): () => Promise<boolean> {
-  return async () => {
-    const checkpoint = await db.collection(STATE).findOne({ _id: CHECKPOINT as never });
-    return typeof checkpoint?.after === "number" && checkpoint.after >= id;
-  };
+  return async () => ((await checkpointAfter(db)) ?? 0) >= id;
 }
 
 /** Books still over the threshold. */

@@ -10,6 +10,7 @@ import { bucketScenario, outlierScenario, timeBigBucketSplit, type Scenario } fr
 import { explainRows, subsetReads, type Explainable } from "./scale-explain.js";
 import {
   buildSidecar,
+  checkpointAfter,
   checkpointPast,
   imageNodeOptions,
   loadSales,
@@ -144,6 +145,7 @@ async function sweepMany(mongo: TestMongo): Promise<string[]> {
   const db = await loadSales(mongo, documents);
   const killed = await runSweepChild(mongo, db, checkpointPast(db, documents / 2));
   const brokenAtKill = await stillBroken(db);
+  const resumedAfter = (await checkpointAfter(db)) ?? 0;
   const resumed = await runSweepAfterKill(mongo, db);
   const left = await stillBroken(db);
   await db.dropDatabase();
@@ -158,7 +160,8 @@ async function sweepMany(mongo: TestMongo): Promise<string[]> {
         `sweep of ${count(size)} documents (${count(size / 100)} to correct): ${ms(whole[index]!.ms)}, ` +
         `${perSecond(size, whole[index]!.ms)} documents scanned, peak RSS ${mebibytes(whole[index]!.peakRssBytes)}`,
     ),
-    `killed at 50% with ${count(brokenAtKill)} left to correct; the resumed sweep examined ${count(resumed.examined)} ` +
+    `killed at 50% with ${count(brokenAtKill)} left to correct; the resumed sweep continued after _id ` +
+      `${count(resumedAfter)} (${count(documents - resumedAfter)} documents left to scan), examined ${count(resumed.examined)} ` +
       `in ${ms(resumed.ms)} (${ratio(resumed.ms, largest.ms)} of the whole), peak RSS ${mebibytes(resumed.peakRssBytes)}`,
   ];
 }
