@@ -19,7 +19,10 @@ export interface SweepRun {
   ms: number;
   exitCode: number | null;
   peakRssBytes: number;
+  /** CPU time of the sweep's process. */
   cpuMs: number;
+  /** CPU time of this process meanwhile: the embedded server's work (and the polling's). */
+  serverCpuMs: number;
   examined: number;
 }
 
@@ -76,6 +79,7 @@ export async function runSweepChild(
   await writeFile(config, "leaseSeconds: 10\n");
   const uri = mongo.uri.replace(/\/?(\?|$)/, `/${db.databaseName}$1`);
   const elapsed = startClock();
+  const serverCpu = process.cpuUsage();
   const nodeOptions = await imageNodeOptions();
   const child = spawn(process.execPath, ["dist/main.js", "sweep", "--config", config], {
     env: { ...process.env, MONGODB_URI: uri, SIDECAR_LOG_LEVEL: "warn", NODE_OPTIONS: nodeOptions },
@@ -96,7 +100,15 @@ export async function runSweepChild(
   }
   const exitCode = await exited;
   const examined = Number(/^sales\.customers_purchased .*examined (\d+)/m.exec(stdout)?.[1] ?? 0);
-  return { ms: elapsed(), exitCode, peakRssBytes: peak, cpuMs: cpu, examined };
+  const { user, system } = process.cpuUsage(serverCpu);
+  return {
+    ms: elapsed(),
+    exitCode,
+    peakRssBytes: peak,
+    cpuMs: cpu,
+    serverCpuMs: (user + system) / 1000,
+    examined,
+  };
 }
 
 /** The `_id` the sweep's checkpoint says it finished, if any. */

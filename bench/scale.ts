@@ -152,13 +152,17 @@ async function sweepMany(mongo: TestMongo): Promise<string[]> {
   if (left !== 0) throw new Error(`bench: ${left} books still over the threshold after the resumed sweep`);
   rows.push(sweepRow(`killed at 50% (SIGKILL), ${count(documents)}`, killed));
   rows.push(sweepRow(`resumed, ${count(documents)}`, resumed));
-  printTable(["run", "time", "examined", "documents/s", "peak RSS", "CPU", "exit"], rows);
+  printTable(
+    ["run", "time", "examined", "documents/s", "per CPU s", "peak RSS", "sweep CPU", "server CPU", "exit"],
+    rows,
+  );
   const largest = whole[whole.length - 1]!;
   return [
     ...all.map(
       (size, index) =>
         `sweep of ${count(size)} documents (${count(size / 100)} to correct): ${ms(whole[index]!.ms)}, ` +
-        `${perSecond(size, whole[index]!.ms)} documents scanned, peak RSS ${mebibytes(whole[index]!.peakRssBytes)}`,
+        `${perSecond(size, whole[index]!.ms)} documents scanned (${perSecond(size, whole[index]!.cpuMs + whole[index]!.serverCpuMs)} ` +
+        `per CPU second of sweep and server), peak RSS ${mebibytes(whole[index]!.peakRssBytes)}`,
     ),
     `killed at 50% with ${count(brokenAtKill)} left to correct; the resumed sweep continued after _id ` +
       `${count(resumedAfter)} (${count(documents - resumedAfter)} documents left to scan), examined ${count(resumed.examined)} ` +
@@ -172,8 +176,11 @@ function sweepRow(label: string, run: SweepRun, documents?: number): string[] {
     ms(run.ms),
     documents === undefined && run.exitCode === null ? "-" : count(run.examined),
     documents === undefined ? "-" : perSecond(documents, run.ms),
+    // Rates per CPU second of both processes: the machine's other load does not weigh on them.
+    documents === undefined ? "-" : perSecond(documents, run.cpuMs + run.serverCpuMs),
     mebibytes(run.peakRssBytes),
     ms(run.cpuMs),
+    ms(run.serverCpuMs),
     run.exitCode === null ? "SIGKILL" : String(run.exitCode),
   ];
 }
