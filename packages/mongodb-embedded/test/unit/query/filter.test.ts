@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Int32, Long, ObjectId } from "bson";
+import { Decimal128, Double, Int32, Long, ObjectId } from "bson";
 import { ServerError } from "../../../src/errors.js";
 import { compileFilter, matchesFilter } from "../../../src/query/index.js";
 
@@ -17,6 +17,19 @@ void describe("matchesFilter: equality and comparison", () => {
     assert.ok(matchesFilter({ _id: 9_999 }, { _id: { $in: ids } }));
     assert.equal(matchesFilter({ _id: 10_000 }, { _id: { $in: ids } }), false);
     assert.ok(matchesFilter({ n: new Int32(3) }, { n: { $in: ids } }));
+    assert.ok(matchesFilter({ n: 3 }, { n: { $in: [new Int32(3), new Double(4)] } }));
+    assert.ok(matchesFilter({ n: new Double(4) }, { n: { $in: [Long.fromNumber(4)] } }));
+    assert.ok(
+      matchesFilter(
+        { n: Long.fromString("9007199254740993") },
+        { n: { $in: [Long.fromString("9007199254740993")] } },
+      ),
+    );
+    assert.equal(
+      matchesFilter({ n: Long.fromString("9007199254740993") }, { n: { $in: [9007199254740992] } }),
+      false,
+    );
+    assert.ok(matchesFilter({ n: Decimal128.fromString("2.0") }, { n: { $in: [2] } }));
     assert.ok(matchesFilter({ n: 7 }, { n: { $in: ["7", Long.fromNumber(7)] } }));
     assert.ok(matchesFilter({ n: -0 }, { n: { $in: [0] } }));
     assert.ok(matchesFilter({ n: NaN }, { n: { $in: [1, NaN] } }));
