@@ -75,8 +75,10 @@ export async function runSweepChild(
   killWhen: () => Promise<boolean> = () => Promise.resolve(false),
 ): Promise<SweepRun> {
   const config = join(tmpdir(), `bench-sweep-${process.pid}.yaml`);
-  // A killed sweep leaves its lease to expire before the next may take it.
-  await writeFile(config, "leaseSeconds: 10\n");
+  // A killed sweep leaves its lease to expire before the next may take it. 10 s was too short
+  // on a loaded machine: this process, the server, holding over a GiB of documents, once
+  // stalled 13 s and the sweep lost its lease (it stopped correcting and took it back).
+  await writeFile(config, "leaseSeconds: 30\n");
   const uri = mongo.uri.replace(/\/?(\?|$)/, `/${db.databaseName}$1`);
   const elapsed = startClock();
   const serverCpu = process.cpuUsage();
