@@ -81,3 +81,66 @@ export function heapUsedBytes(): number {
 export function gcExposed(): boolean {
   return typeof (globalThis as { gc?: unknown }).gc === "function";
 }
+
+/** Two timings taken in alternation, and the ratio of b to a in each round. */
+export interface Alternation {
+  a: Timing;
+  b: Timing;
+  /** b's median call over a's, one per round, in the order measured. */
+  roundRatios: number[];
+}
+
+/** Per-call times of `calls` awaited calls, after a full collection (with --expose-gc). */
+async function sampleCalls(calls: number, fn: () => Promise<unknown>): Promise<number[]> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const samples: number[] = [];
+  for (let call = 0; call < calls; call++) {
+    const before = process.hrtime.bigint();
+    await fn();
+    samples.push(elapsedMs(before));
+  }
+  return samples;
+}
+
+function timingOf(samples: number[]): Timing {
+  const sorted = [...samples].sort((x, y) => x - y);
+  const totalMs = samples.reduce((sum, sample) => sum + sample, 0);
+  return {
+    calls: samples.length,
+    totalMs,
+    meanMs: totalMs / samples.length,
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+  };
+}
+
+/**
+ * Times `a` and `b` in `rounds` rounds of `perRound` calls each, after `warmUp` untimed calls
+ * of both; the order within a round alternates (ab, ba, ...) and each half starts after a full
+ * collection, so that neither side alone pays for warm-up, the other's garbage or the order.
+ */
+export async function timeAlternating(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+  options: { warmUp: number; rounds: number; perRound: number },
+): Promise<Alternation> {
+  await sampleCalls(options.warmUp, a);
+  await sampleCalls(options.warmUp, b);
+  const all = { a: [] as number[], b: [] as number[] };
+  const roundRatios: number[] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    const order = round % 2 === 0 ? (["a", "b"] as const) : (["b", "a"] as const);
+    const samples = { a: [] as number[], b: [] as number[] };
+    for (const side of order) samples[side] = await sampleCalls(options.perRound, side === "a" ? a : b);
+    all.a.push(...samples.a);
+    all.b.push(...samples.b);
+    roundRatios.push((timingOf(samples.b).p50Ms ?? 0) / (timingOf(samples.a).p50Ms ?? 1));
+  }
+  return { a: timingOf(all.a), b: timingOf(all.b), roundRatios };
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}

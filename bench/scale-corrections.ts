@@ -6,7 +6,11 @@ import type { Db, Document, MongoClient } from "mongodb";
 import type { Config } from "../src/config/schema.js";
 import { createLogger } from "../src/ops/logger.js";
 import { createMetrics } from "../src/ops/metrics.js";
+import type { BucketRule } from "../src/patterns/bucket/rule.js";
+import { readBucketState } from "../src/patterns/bucket/reader.js";
 import type { PatternRule } from "../src/patterns/driver.js";
+import { readOutlierState } from "../src/patterns/outlier/reader.js";
+import type { OutlierRule } from "../src/patterns/outlier/rule.js";
 import type { Plan } from "../src/patterns/plan.js";
 import { ensureCollectionsAndIndexes } from "../src/stream/collections.js";
 import { correctTarget } from "../src/stream/correction.js";
@@ -15,10 +19,9 @@ import { OwnWrites } from "../src/stream/own-writes.js";
 import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "../src/stream/parked-targets.js";
 import { testConfig, users } from "../test/integration/sidecar/harness.js";
 import { uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
-import { timeEachAsync, timeOnce, type Timing } from "./measure.js";
+import { timeOnce } from "./measure.js";
 
 const logger = createLogger({ level: "warn" });
-const REPEATS = 100;
 
 /** Corrects one document through the sidecar's own transactional correction. */
 type Correct = (rule: PatternRule, role: string, collection: string, id: unknown) => Promise<Plan>;
@@ -60,7 +63,7 @@ function ruleOf(config: Config, pattern: string): PatternRule {
   return rule;
 }
 
-async function insertInBatches(db: Db, collection: string, docs: Iterable<Document>): Promise<void> {
+export async function insertInBatches(db: Db, collection: string, docs: Iterable<Document>): Promise<void> {
   let batch: Document[] = [];
   for (const doc of docs) {
     batch.push(doc);
@@ -72,8 +75,19 @@ async function insertInBatches(db: Db, collection: string, docs: Iterable<Docume
   if (batch.length > 0) await db.collection(collection).insertMany(batch);
 }
 
-/** Book 1 with 50 embedded purchasers and `extras` in chunks of 1000; then one purchase at a time. */
-export async function timeOutlierMove(mongo: TestMongo, extras: number): Promise<Timing> {
+/**
+ * One kind of correction made ready to repeat beside some amount of data: each `correctOnce`
+ * changes a document and corrects it through the sidecar; `read` is what that correction
+ * plans from, for explain.
+ */
+export interface Scenario {
+  db: Db;
+  correctOnce: () => Promise<unknown>;
+  read: (db: Db) => Promise<unknown>;
+}
+
+/** Book 1 with 50 embedded purchasers and `extras` in chunks of 1000; each call adds one purchase. */
+export async function outlierScenario(mongo: TestMongo, extras: number): Promise<Scenario> {
   const { db, config, correct } = await freshDatabase(mongo, "bench_scale_outlier");
   const rule = ruleOf(config, "outlier");
   await db
@@ -88,12 +102,18 @@ export async function timeOutlierMove(mongo: TestMongo, extras: number): Promise
       };
   }
   await insertInBatches(db, "extra_sales", chunks());
-  return timeEachAsync(REPEATS, async (call) => {
-    await db
-      .collection<{ _id: number; customers_purchased: string[] }>("sales")
-      .updateOne({ _id: 1 }, { $push: { customers_purchased: `buyer${call}` } });
-    await correct(rule, "source", "sales", 1);
-  });
+  let call = 0;
+  return {
+    db,
+    async correctOnce() {
+      call += 1;
+      await db
+        .collection<{ _id: number; customers_purchased: string[] }>("sales")
+        .updateOne({ _id: 1 }, { $push: { customers_purchased: `buyer${call}` } });
+      await correct(rule, "source", "sales", 1);
+    },
+    read: (readDb) => readOutlierState(readDb, rule as OutlierRule, 1),
+  };
 }
 
 function trades(customer: number, fromSecond: number, count: number): Document[] {
@@ -114,8 +134,8 @@ function bucket(customer: number, fromSecond: number, count: number): Document {
   };
 }
 
-/** Customer 123 with `buckets` full buckets, then a bucket of 20 to split, one at a time. */
-export async function timeBucketSplit(mongo: TestMongo, buckets: number): Promise<Timing> {
+/** Customer 123 with `buckets` full buckets; each call adds a bucket of 20 and splits it. */
+export async function bucketScenario(mongo: TestMongo, buckets: number): Promise<Scenario> {
   const { db, config, correct } = await freshDatabase(mongo, "bench_scale_bucket");
   const rule = ruleOf(config, "bucket");
   function* full() {
@@ -123,11 +143,20 @@ export async function timeBucketSplit(mongo: TestMongo, buckets: number): Promis
   }
   await insertInBatches(db, "trades", full());
   const after = buckets * 10 + 1_000_000;
-  return timeEachAsync(REPEATS, async (call) => {
-    const overfilled = bucket(123, after + call * 100, 20);
-    await db.collection("trades").insertOne(overfilled);
-    await correct(rule, "bucket", "trades", overfilled._id);
-  });
+  let call = 0;
+  // What the split plans from: the bucket before its correction, inserted once for explain.
+  const explained = bucket(123, after - 50, 20);
+  await db.collection("trades").insertOne(explained);
+  return {
+    db,
+    async correctOnce() {
+      call += 1;
+      const overfilled = bucket(123, after + call * 100, 20);
+      await db.collection("trades").insertOne(overfilled);
+      await correct(rule, "bucket", "trades", overfilled._id);
+    },
+    read: (readDb) => readBucketState(readDb, rule as BucketRule, explained._id),
+  };
 }
 
 /** One bucket of `entries`, split in one transaction. */

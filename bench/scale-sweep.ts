@@ -1,7 +1,8 @@
-// A sweep over many sales documents, 1% of them over the threshold, run as the operator runs
-// it: `sweep` in a child process against this process's server. Its peak RSS (VmHWM, read
-// from /proc while it runs) shows memory does not follow the collection's size; a second
-// run is killed (SIGKILL) halfway and a third continues from its checkpoint.
+// A sweep over many sales documents, 1% of them over the threshold, run as the image runs it:
+// `node dist/main.js sweep` (built first) with the image's NODE_OPTIONS, in a child process
+// against this process's server. Its peak RSS (VmHWM) and CPU time, read from /proc while it
+// runs, show whether memory follows the collection's size; a second run is killed (SIGKILL)
+// halfway and a third continues from its checkpoint.
 import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -18,15 +19,21 @@ export interface SweepRun {
   ms: number;
   exitCode: number | null;
   peakRssBytes: number;
+  /** CPU time of the sweep's process. */
+  cpuMs: number;
+  /** CPU time of this process meanwhile: the embedded server's work (and the polling's). */
+  serverCpuMs: number;
   examined: number;
 }
+
+const BATCH = 10_000;
 
 /** `documents` books, every 100th with 60 purchasers (over the threshold of 50), the rest 5. */
 export async function loadSales(mongo: TestMongo, documents: number): Promise<Db> {
   const db = mongo.client.db(uniqueDatabaseName("bench_scale_sweep"));
-  for (let from = 1; from <= documents; from += 1000) {
+  for (let from = 1; from <= documents; from += BATCH) {
     const batch: Document[] = [];
-    for (let id = from; id < Math.min(from + 1000, documents + 1); id += 1)
+    for (let id = from; id < Math.min(from + BATCH, documents + 1); id += 1)
       batch.push({ _id: id, customers_purchased: users(0, id % 100 === 0 ? 60 : 5) });
     await db.collection("sales").insertMany(batch);
   }
@@ -39,6 +46,28 @@ async function peakRss(pid: number): Promise<number | undefined> {
   return kib ? Number(kib) * 1024 : undefined;
 }
 
+/** User and system CPU time so far (/proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
+async function cpuMs(pid: number): Promise<number | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+  const fields = stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return fields ? (Number(fields[11]) + Number(fields[12])) * 10 : undefined;
+}
+
+/** The NODE_OPTIONS the image sets (its Dockerfile's ENV), so that the bench runs the same process. */
+export async function imageNodeOptions(): Promise<string> {
+  const dockerfile = await readFile("Dockerfile", "utf8");
+  const options = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(dockerfile)?.[1];
+  if (options === undefined) throw new Error("bench: the Dockerfile sets no NODE_OPTIONS");
+  return options;
+}
+
+/** `npm run build`, so that the sweep runs from dist/ as in the image. */
+export async function buildSidecar(): Promise<void> {
+  const child = spawn("npm", ["run", "build", "--silent"], { stdio: ["ignore", "ignore", "inherit"] });
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  if (code !== 0) throw new Error(`bench: npm run build exited with ${code}`);
+}
+
 /** Runs `sweep`; `killWhen`, polled while it runs, SIGKILLs it when true. */
 export async function runSweepChild(
   mongo: TestMongo,
@@ -46,40 +75,53 @@ export async function runSweepChild(
   killWhen: () => Promise<boolean> = () => Promise.resolve(false),
 ): Promise<SweepRun> {
   const config = join(tmpdir(), `bench-sweep-${process.pid}.yaml`);
-  // A killed sweep leaves its lease to expire before the next may take it.
-  await writeFile(config, "leaseSeconds: 10\n");
+  // A killed sweep leaves its lease to expire before the next may take it. 10 s was too short
+  // on a loaded machine: this process, the server, holding over a GiB of documents, once
+  // stalled 13 s and the sweep lost its lease (it stopped correcting and took it back).
+  await writeFile(config, "leaseSeconds: 30\n");
   const uri = mongo.uri.replace(/\/?(\?|$)/, `/${db.databaseName}$1`);
   const elapsed = startClock();
-  const child = spawn(
-    process.execPath,
-    ["--conditions=source", "--import", "tsx", "src/main.ts", "sweep", "--config", config],
-    {
-      env: { ...process.env, MONGODB_URI: uri, SIDECAR_LOG_LEVEL: "warn" },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
+  const serverCpu = process.cpuUsage();
+  const nodeOptions = await imageNodeOptions();
+  const child = spawn(process.execPath, ["dist/main.js", "sweep", "--config", config], {
+    env: { ...process.env, MONGODB_URI: uri, SIDECAR_LOG_LEVEL: "warn", NODE_OPTIONS: nodeOptions },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let stdout = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   let peak = 0;
+  let cpu = 0;
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   let done = false;
   void exited.then(() => (done = true));
   while (!done) {
     peak = Math.max(peak, (await peakRss(child.pid ?? 0)) ?? 0);
+    cpu = Math.max(cpu, (await cpuMs(child.pid ?? 0)) ?? 0);
     if (await killWhen()) child.kill("SIGKILL");
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const exitCode = await exited;
   const examined = Number(/^sales\.customers_purchased .*examined (\d+)/m.exec(stdout)?.[1] ?? 0);
-  return { ms: elapsed(), exitCode, peakRssBytes: peak, examined };
+  const { user, system } = process.cpuUsage(serverCpu);
+  return {
+    ms: elapsed(),
+    exitCode,
+    peakRssBytes: peak,
+    cpuMs: cpu,
+    serverCpuMs: (user + system) / 1000,
+    examined,
+  };
+}
+
+/** The `_id` the sweep's checkpoint says it finished, if any. */
+export async function checkpointAfter(db: Db): Promise<number | undefined> {
+  const checkpoint = await db.collection(STATE).findOne({ _id: CHECKPOINT as never });
+  return typeof checkpoint?.after === "number" ? checkpoint.after : undefined;
 }
 
 /** Whether the sweep's checkpoint is past `id`. */
 export function checkpointPast(db: Db, id: number): () => Promise<boolean> {
-  return async () => {
-    const checkpoint = await db.collection(STATE).findOne({ _id: CHECKPOINT as never });
-    return typeof checkpoint?.after === "number" && checkpoint.after >= id;
-  };
+  return async () => ((await checkpointAfter(db)) ?? 0) >= id;
 }
 
 /** Books still over the threshold. */

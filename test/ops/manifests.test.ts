@@ -116,6 +116,15 @@ for (const deployment of deployments) {
       assert.notEqual(ref.optional, true);
     });
 
+    void test("starts node with the image's NODE_OPTIONS (the bounded heap the sweep's memory was measured with)", () => {
+      const dockerfile = readFileSync(new URL("../../Dockerfile", import.meta.url), "utf8");
+      const image = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(dockerfile)?.[1];
+      assert.ok(image, "the Dockerfile sets NODE_OPTIONS");
+      // An env entry replaces the image's value rather than adding to it.
+      const own = container.env?.find((variable) => variable.name === "NODE_OPTIONS")?.value;
+      assert.equal(own ?? image, image);
+    });
+
     void test("runs as non-root on a read-only root filesystem with no capabilities", () => {
       const security = container.securityContext;
       assert.equal(security?.runAsNonRoot, true);

@@ -5,7 +5,7 @@
 // "123_1698349623" < "123_1698349623_000001" < "123_1698349624" ("_" sorts after the
 // digits' common prefix ends, the next second differs in an earlier digit). A new bucket
 // takes the suffix after the largest taken one, never a gap, so it sorts after the others.
-import { ObjectId } from "bson";
+import { ObjectId } from "mongodb";
 
 export const SUFFIX_DIGITS = 6;
 const MAX_SUFFIX = 10 ** SUFFIX_DIGITS - 1;

@@ -1,8 +1,7 @@
 // Reading and ranking subset entries. An entry is identified by its idField within one
 // source document, and ranked newest first by its sortField (a date), ties broken by the
 // idField, descending, so that the ranking never depends on the order the reads return.
-import type { Document } from "mongodb";
-import { ObjectId } from "bson";
+import { ObjectId, type Document } from "mongodb";
 import type { SubsetRule } from "./rule.js";
 import { bsonKey, describeValue, isPlainDocument, isValidDate } from "../common/bson-value.js";
 

@@ -4,7 +4,7 @@
 // canonical type ("type bracketing": `{$gt: 5}` never matches a string).
 import type { Document } from "bson";
 import { canonicalRank, compareValues, valuesEqual, type StringComparator } from "./bson-order.js";
-import { isNumeric, isPlainDocument, isRegex, toNumber } from "./bson-types.js";
+import { bsonTag, isNumeric, isPlainDocument, isRegex, toNumber } from "./bson-types.js";
 import type { LeafPredicate } from "./filter-path.js";
 import { queryError } from "./query-error.js";
 import { compileRegex, regexMatches } from "./regex.js";
@@ -62,15 +62,47 @@ function sameCanonicalType(a: unknown, b: unknown): boolean {
   return canonicalRank(a) === canonicalRank(b);
 }
 
+/**
+ * The key a value has in an $in list's set, or undefined when only comparing it tells what it
+ * equals. Numbers of any width that are exact doubles key as that double (SameValueZero agrees
+ * with BSON equality: 0 equals -0, NaN equals NaN), strings as themselves when no collation
+ * applies; a number never equals a string, so the two share one set.
+ */
+function inKey(value: unknown, strings: StringComparator | undefined): number | string | undefined {
+  if (typeof value === "string") return strings === undefined ? value : undefined;
+  if (typeof value === "number") return value;
+  const tag = bsonTag(value);
+  if (tag === "Int32" || tag === "Double") return toNumber(value);
+  if (tag === "Long" && Number.isSafeInteger(toNumber(value))) return toNumber(value);
+  return undefined;
+}
+
+/**
+ * mongod looks a value up in the $in list's sorted set rather than comparing it with every
+ * item; here items with a key (inKey) go in a Set, the others keep their own equality test,
+ * and a value without a key is compared with every item. A sweep's `{_id: {$in: <a page of
+ * ids>}}` then costs one lookup per document instead of one comparison per id.
+ */
 function inTest(argument: unknown, strings: StringComparator | undefined): LeafPredicate {
   if (!Array.isArray(argument)) throw queryError("BadValue", "$in needs an array");
-  const tests = argument.map((item) => {
+  const keyed = new Set<number | string>();
+  const others: LeafPredicate[] = [];
+  const all = (argument as unknown[]).map((item) => {
     if (isPlainDocument(item) && Object.keys(item)[0]?.startsWith("$")) {
       throw queryError("BadValue", "cannot nest $ under $in");
     }
-    return equalityTest(item, strings);
+    const test = equalityTest(item, strings);
+    const key = inKey(item, strings);
+    if (key === undefined) others.push(test);
+    else keyed.add(key);
+    return test;
   });
-  return (value) => tests.some((test) => test(value === undefined ? null : value));
+  return (value) => {
+    const reached = value === undefined ? null : value;
+    const key = inKey(reached, strings);
+    if (key === undefined) return all.some((test) => test(reached));
+    return keyed.has(key) || others.some((test) => test(reached));
+  };
 }
 
 function modTest(argument: unknown): LeafPredicate {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Int32, Long, ObjectId } from "bson";
+import { Decimal128, Double, Int32, Long, ObjectId } from "bson";
 import { ServerError } from "../../../src/errors.js";
 import { compileFilter, matchesFilter } from "../../../src/query/index.js";
 
@@ -10,6 +10,33 @@ void describe("matchesFilter: equality and comparison", () => {
   void it("matches a number stored as Int32 or Long with a plain number", () => {
     assert.ok(matchesFilter({ n: new Int32(5) }, { n: 5 }));
     assert.ok(matchesFilter({ n: Long.fromNumber(5) }, { n: { $in: [1, 5.0] } }));
+  });
+
+  void it("matches $in by BSON equality whether an item is looked up in a set or compared", () => {
+    const ids = Array.from({ length: 10_000 }, (_, i) => i);
+    assert.ok(matchesFilter({ _id: 9_999 }, { _id: { $in: ids } }));
+    assert.equal(matchesFilter({ _id: 10_000 }, { _id: { $in: ids } }), false);
+    assert.ok(matchesFilter({ n: new Int32(3) }, { n: { $in: ids } }));
+    assert.ok(matchesFilter({ n: 3 }, { n: { $in: [new Int32(3), new Double(4)] } }));
+    assert.ok(matchesFilter({ n: new Double(4) }, { n: { $in: [Long.fromNumber(4)] } }));
+    assert.ok(
+      matchesFilter(
+        { n: Long.fromString("9007199254740993") },
+        { n: { $in: [Long.fromString("9007199254740993")] } },
+      ),
+    );
+    assert.equal(
+      matchesFilter({ n: Long.fromString("9007199254740993") }, { n: { $in: [9007199254740992] } }),
+      false,
+    );
+    assert.ok(matchesFilter({ n: Decimal128.fromString("2.0") }, { n: { $in: [2] } }));
+    assert.ok(matchesFilter({ n: 7 }, { n: { $in: ["7", Long.fromNumber(7)] } }));
+    assert.ok(matchesFilter({ n: -0 }, { n: { $in: [0] } }));
+    assert.ok(matchesFilter({ n: NaN }, { n: { $in: [1, NaN] } }));
+    assert.ok(matchesFilter({ s: "b" }, { s: { $in: ["a", "b"] } }));
+    assert.equal(matchesFilter({ s: "5" }, { s: { $in: [5] } }), false);
+    assert.ok(matchesFilter({ tags: ["x", "b"] }, { tags: { $in: ["b"] } }));
+    assert.ok(matchesFilter({}, { missing: { $in: [1, null] } }));
   });
 
   void it("matches an array field when any element equals the value", () => {
