@@ -21,6 +21,17 @@ export default tseslint.config(
     },
   },
   {
+    // The sidecar's BSON classes must be the driver's: `bson` imported directly loads its ES
+    // build beside the driver's CommonJS one, whose ObjectId fails the other's instanceof.
+    files: ["src/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { paths: [{ name: "bson", message: 'Import BSON values from "mongodb", the driver\'s own build.' }] },
+      ],
+    },
+  },
+  {
     files: ["**/*.js", "**/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly" } },
   },

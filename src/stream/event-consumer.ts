@@ -3,7 +3,7 @@
 // is persisted only up to the last event whose corrections have all committed, and, while
 // the stream is idle, the post-batch token, so that an idle stream's position stays inside
 // the oplog window.
-import { EJSON } from "bson";
+import { BSON } from "mongodb";
 import { classify, StreamInvalidatedError } from "../errors.js";
 import type { ChangeStream, Document } from "mongodb";
 import type { PatternRule } from "../patterns/driver.js";
@@ -151,7 +151,7 @@ class EventConsumer {
     const now = Date.now();
     if (!force && now - this.lastPersistAt < this.options.persistIntervalMs) return;
     const position = this.safePosition();
-    const printed = position && EJSON.stringify(position.token, { relaxed: false });
+    const printed = position && BSON.EJSON.stringify(position.token, { relaxed: false });
     if (!position || printed === this.lastPersistedToken) return;
     this.lastPersistAt = now;
     try {

@@ -2,7 +2,7 @@
 // `{_id: {parked: <target key>}, rule, role, collection, key, detail, error, attempts, retries, ...}` so that
 // the stream moves past them and any replica that leads later retries them. A parked target
 // is retried with growing pauses and leaves the list once a correction of it succeeds.
-import { EJSON } from "bson";
+import { BSON } from "mongodb";
 import type { Collection, Db, Document } from "mongodb";
 import type { PatternRule } from "../patterns/driver.js";
 import { targetKey, type CorrectionTarget } from "./targets.js";
@@ -30,7 +30,8 @@ const MAX_RETRY_PAUSE_MS = 10 * 60_000;
 // A target with a detail is a correction of its own (a delete to propagate): parked beside,
 // not in place of, a parked plain correction of the same document.
 function parkedId(target: CorrectionTarget): { parked: string } {
-  const detail = target.detail === undefined ? "" : `|${EJSON.stringify(target.detail, { relaxed: false })}`;
+  const detail =
+    target.detail === undefined ? "" : `|${BSON.EJSON.stringify(target.detail, { relaxed: false })}`;
   return { parked: `${targetKey(target)}${detail}` };
 }
 

@@ -1,7 +1,7 @@
 // What one change event asks the sidecar to correct. A target's key orders corrections of
 // the same document (src/stream/key-queue.ts); which targets an event yields is each rule's
 // driver's call.
-import { EJSON } from "bson";
+import { BSON } from "mongodb";
 import type { CorrectionTarget, PatternRule, ProjectedChangeEvent } from "../patterns/driver.js";
 import { driverOf } from "../patterns/registry.js";
 
@@ -9,7 +9,7 @@ export type { CorrectionTarget, ProjectedChangeEvent };
 
 /** Orders corrections: targets of one key run one after another, in the order of their events. */
 export function targetKey(target: CorrectionTarget): string {
-  return `${target.rule.name}|${target.collection}|${EJSON.stringify({ id: target.id }, { relaxed: false })}`;
+  return `${target.rule.name}|${target.collection}|${BSON.EJSON.stringify({ id: target.id }, { relaxed: false })}`;
 }
 
 export function targetLabels(target: CorrectionTarget) {

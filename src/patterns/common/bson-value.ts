@@ -1,11 +1,11 @@
 // How the planners look at BSON values without a server: equality and map keys through
 // canonical Extended JSON (type- and key-order-sensitive, as MongoDB compares documents),
 // and the type names used in skip reasons.
-import { EJSON } from "bson";
+import { BSON } from "mongodb";
 
 /** A string equal for two values iff MongoDB would consider them the same BSON value. */
 export function bsonKey(value: unknown): string {
-  return EJSON.stringify({ v: value }, { relaxed: false });
+  return BSON.EJSON.stringify({ v: value }, { relaxed: false });
 }
 
 export function sameBsonValue(a: unknown, b: unknown): boolean {

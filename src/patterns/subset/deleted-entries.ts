@@ -3,7 +3,7 @@
 // collection at start) names the source and the entry. The correction it calls for starts
 // from the source, under the source's key, so it runs after every earlier correction of
 // that source, and it carries the entry, which nothing left in the database names.
-import { ObjectId } from "bson";
+import { ObjectId } from "mongodb";
 import type { Db } from "mongodb";
 import type { CollectionOptionWanted, CorrectionTarget, PlanContext, WatchedWrite } from "../driver.js";
 import type { CopyLedger } from "../common/copy-ledger.js";
