@@ -4,8 +4,9 @@
 import type { Document } from "mongodb";
 
 // A delete only removes a document whose contents another write of the same plan keeps (a
-// loose bucket entry folded into a bucket); the sidecar's role grants remove on bucket
-// collections alone (deploy/mongodb-role.js).
+// loose bucket entry folded into a bucket, an overflow chunk without a sequence appended after
+// the numbered ones); the sidecar's role grants remove on bucket and overflow collections
+// alone (deploy/mongodb-role.js).
 export type Write =
   | { op: "insertOne"; collection: string; document: Document }
   | { op: "updateOne"; collection: string; filter: Document; update: Document }

@@ -75,10 +75,12 @@ void test("the role lets the sidecar create the indexes of the overflow and full
   }
 });
 
-void test("the role lets the sidecar delete only in bucket collections, where loose trades are folded", () => {
-  const bucketCollections = (config.rules as BuiltInRule[])
-    .filter((rule) => rule.pattern === "bucket")
-    .map((rule) => rule.collection);
+void test("the role lets the sidecar delete only in bucket and overflow collections, whose documents it folds into others", () => {
+  const rules = config.rules as BuiltInRule[];
+  const bucketCollections = rules.filter((rule) => rule.pattern === "bucket").map((rule) => rule.collection);
+  const overflowCollections = rules.flatMap((rule) =>
+    rule.pattern === "outlier" ? [rule.overflowCollection] : [],
+  );
   for (const collection of bucketCollections) {
     const actions = actionsOn(role.privileges, collection);
     assert.ok(actions.has("remove") && actions.has("createIndex"), `remove and createIndex on ${collection}`);
@@ -86,10 +88,10 @@ void test("the role lets the sidecar delete only in bucket collections, where lo
   const removable = role.privileges
     .filter((p) => p.actions.includes("remove"))
     .map((p) => p.resource.collection);
-  assert.deepEqual(removable.sort(), [...bucketCollections].sort());
+  assert.deepEqual(removable.sort(), [...bucketCollections, ...overflowCollections].sort());
 });
 
-void test("the role grants nothing beyond reading, watching, inserting, updating, creating and bucket deletes", () => {
+void test("the role grants nothing beyond reading, watching, inserting, updating, creating and folding deletes", () => {
   const granted = new Set(role.privileges.flatMap((p) => p.actions));
   assert.deepEqual(
     [...granted].filter((action) => !ALLOWED_ACTIONS.has(action)),
