@@ -60,8 +60,8 @@ export class ServerState {
   }
 
   /** The reads and writes of one operation, in `transaction` or on its own. */
-  scope(transaction: Transaction | undefined, maxTimeMS?: number): OperationScope {
-    return new OperationScope(this.catalog, this.locks, transaction, maxTimeMS || undefined);
+  scope(transaction: Transaction | undefined, maxTimeMS?: number, killed?: AbortSignal): OperationScope {
+    return new OperationScope(this.catalog, this.locks, transaction, maxTimeMS || undefined, killed);
   }
 
   connectionOpened(): number {

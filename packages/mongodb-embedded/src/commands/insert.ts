@@ -9,7 +9,7 @@ export const insert: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
   const documents = documentArray(request.body, "documents");
   const ordered = request.body.ordered !== false;
-  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
+  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"), request.killed);
   const writeErrors: WriteErrorEntry[] = [];
   let n = 0;
   for (const [index, document] of documents.entries()) {

@@ -50,7 +50,7 @@ export const update: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
   const statements = documentArray(request.body, "updates");
   const ordered = request.body.ordered !== false;
-  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
+  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"), request.killed);
   const writeErrors: WriteErrorEntry[] = [];
   const upserted: Document[] = [];
   let n = 0;

@@ -16,6 +16,8 @@ interface SessionEntry {
   lastUse: Date;
   /** Cursors opened in this session: killSessions closes them. */
   cursors: Set<bigint>;
+  /** Operations running in this session: killSessions interrupts them. */
+  operations: Set<AbortController>;
 }
 
 /** A session as $listLocalSessions sees it. */
@@ -159,10 +161,22 @@ export class SessionRegistry {
     const cursors: bigint[] = [];
     for (const entry of entries) {
       if (entry.transaction) this.abort(entry.transaction, reason);
+      for (const operation of entry.operations) operation.abort(reason);
       cursors.push(...entry.cursors);
       entry.cursors.clear();
     }
     return cursors;
+  }
+
+  /**
+   * Registers an operation running in the session; its signal aborts when killSessions names
+   * the session, as mongod kills the operations of a killed session. Call `end` when it ends.
+   */
+  beginOperation(lsid: Document): { signal: AbortSignal; end: () => void } {
+    const operations = this.entry(lsid).operations;
+    const controller = new AbortController();
+    operations.add(controller);
+    return { signal: controller.signal, end: () => operations.delete(controller) };
   }
 
   abortAll(): void {
@@ -197,6 +211,7 @@ export class SessionRegistry {
         retryReply: undefined,
         lastUse: new Date(),
         cursors: new Set(),
+        operations: new Set(),
       };
       this.sessions.set(key, entry);
     }
