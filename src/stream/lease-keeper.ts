@@ -1,7 +1,7 @@
 // Keeps the writer lease: takes it over when free, renews it every third of its lifetime on
 // its own timer (not behind the corrections it protects), reports whether it is held in the
 // `leader` gauge, and logs a renewal that came late with how late it was.
-import { classify } from "../errors.js";
+import { classify, FencingRefusedError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { WriterLease } from "./lease.js";
@@ -39,7 +39,9 @@ export class LeaseKeeper {
       return held;
     } catch (err) {
       metrics.errors.inc({ kind: classify(err) });
-      logger.warn({ err }, "could not reach the writer lease");
+      if (err instanceof FencingRefusedError)
+        logger.error({ err }, "cannot fence the previous leader; not leading");
+      else logger.warn({ err }, "could not reach the writer lease");
       metrics.isLeader.set(lease.held ? 1 : 0);
       return false;
     }

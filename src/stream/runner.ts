@@ -76,6 +76,7 @@ export class Runner {
       holder,
       config.leaseSeconds,
       () => this.sessions.ids,
+      config,
     );
     this.keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
     this.tokens = new TokenStore(

@@ -35,7 +35,14 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
   if (dryRun) return sweep({ db: deployment.db, rules, logger, metrics, onAffected });
 
   await ensureCollectionsAndIndexes(deployment.db, rules, config.stateCollection, logger, metrics);
-  const lease = new WriterLease(deployment.db, config.stateCollection, newHolderId(), config.leaseSeconds);
+  const lease = new WriterLease(
+    deployment.db,
+    config.stateCollection,
+    newHolderId(),
+    config.leaseSeconds,
+    undefined,
+    config,
+  );
   const keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
   if (!(await keeper.tryAcquire())) {
     throw new OperationalError(
