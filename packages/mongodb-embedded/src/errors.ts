@@ -70,6 +70,7 @@ export const ErrorCode = {
   DuplicateKey: 11000,
   BSONObjectTooLarge: 10334,
   NotImplemented: 238,
+  OperationNotSupportedInTransaction: 263,
   Interrupted: 11601,
 } as const;
 

@@ -9,6 +9,7 @@ import { SessionRegistry } from "./sessions/session-registry.js";
 import type { Transaction } from "./sessions/transaction.js";
 import { Catalog } from "./storage/catalog.js";
 import { ClusterClock } from "./storage/cluster-clock.js";
+import type { StoredCollection } from "./storage/stored-collection.js";
 
 export interface ServerStateOptions {
   host: string;
@@ -57,6 +58,17 @@ export class ServerState {
       this.cursors.killIdle(this.parameters.cursorTimeoutMillis);
     }, TRANSACTION_REAP_INTERVAL_MS);
     this.reaper.unref();
+  }
+
+  /**
+   * The collection a write goes to, created if missing: in a transaction, as its own until it
+   * commits (MongoDB 4.4 and later create collections inside transactions).
+   */
+  collectionForWrite(db: string, name: string, transaction?: Transaction): StoredCollection {
+    const existed = this.catalog.collection(db, name);
+    const collection = this.catalog.ensureCollection(db, name, transaction);
+    if (transaction && !existed) transaction.createdCollections.push(collection);
+    return collection;
   }
 
   /** The reads and writes of one operation, in `transaction` or on its own. */

@@ -17,7 +17,7 @@ export const insert: CommandHandler = async (request, server) => {
       const doc = withIdFirst(document);
       assertValidId(doc._id);
       assertInsertSize(doc);
-      const collection = server.catalog.ensureCollection(request.db, name);
+      const collection = server.collectionForWrite(request.db, name, request.transaction);
       const key = documentKey(doc._id);
       await scope.waitForUnlocked(collection, () => [key]);
       scope.write(collection, key, null, doc, "insert");

@@ -161,7 +161,7 @@ function upsertDocument(
   );
   assertValidId(doc._id);
   assertUpdatedSize(doc);
-  const collection: StoredCollection = server.catalog.ensureCollection(db, name);
+  const collection: StoredCollection = server.collectionForWrite(db, name, scope.transaction);
   scope.write(collection, documentKey(doc._id), null, doc, "insert");
   return { matched: 0, modified: 0, upsertedId: doc._id, before: [], after: [doc] };
 }

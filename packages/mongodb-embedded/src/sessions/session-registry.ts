@@ -69,6 +69,7 @@ export class SessionRegistry {
     for (const [collection, overlay] of transaction.writes) {
       for (const [key, doc] of overlay) writes.push({ collection, key, doc });
     }
+    for (const collection of transaction.createdCollections) this.catalog.adoptPending(collection);
     if (writes.length > 0) this.catalog.commit(writes, transaction.records);
     this.end(transaction, "committed");
   }
@@ -195,6 +196,10 @@ export class SessionRegistry {
   }
 
   private end(transaction: Transaction, state: "committed" | "aborted"): void {
+    if (state === "aborted") {
+      for (const collection of transaction.createdCollections)
+        this.catalog.discardPending(collection, transaction);
+    }
     this.locks.releaseAll(transaction);
     if (transaction.snapshot !== undefined) this.catalog.releaseSnapshot(transaction.snapshot);
     transaction.finish(state);
