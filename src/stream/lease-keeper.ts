@@ -67,9 +67,20 @@ export class LeaseKeeper {
         "writer lease renewal ran late (event loop or database stalled)",
       );
     }
+    const startedAt = Date.now();
     this.renewing = this.tryAcquire();
     try {
-      if (!(await this.renewing)) this.options.logger.warn("writer lease not renewed; stopping corrections");
+      if (!(await this.renewing)) {
+        // Taken over, or renewed too late to count: tells a lost lease from a slow database.
+        const stillOurs = this.options.lease.termHeld !== undefined;
+        this.options.logger.warn(
+          {
+            renewalMs: Date.now() - startedAt,
+            reason: stillOurs ? "no renewal in time" : "held by another replica",
+          },
+          "writer lease not renewed; stopping corrections",
+        );
+      }
     } finally {
       this.renewing = undefined;
     }

@@ -71,6 +71,11 @@ export class WriterLease {
     this.leases = db.collection<LeaseDocument>(stateCollection);
   }
 
+  /** The term this replica holds the lease at, as far as it knows, even past its local margin. */
+  get termHeld(): number | undefined {
+    return this.term;
+  }
+
   /** Whether this replica may write now, by its own clock (with a safety margin). */
   get held(): boolean {
     return this.term !== undefined && Date.now() < this.heldUntil;
