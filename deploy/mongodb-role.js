@@ -11,6 +11,10 @@ const sourceCollections = ["sales", "trades", "products"];
 // The outlier rule's overflowCollection and the subset rule's fullSetCollection: the sidecar
 // inserts and updates there, and creates the indexes the rules rely on.
 const sideCollections = ["extra_sales", "reviews"];
+// The outlier rules' overflowCollections: an application's overflow document without a
+// sequence, found beside numbered ones, is deleted in the transaction that appends its
+// entries after them.
+const overflowCollections = ["extra_sales"];
 // The bucket rules' `collection`s: a loose trade (one document per trade, the schema before
 // buckets) is deleted in the transaction that folds it into a bucket, and `migrate` creates
 // the index it reads loose trades through.
@@ -41,6 +45,7 @@ for (const collection of [...sourceCollections, ...sideCollections, stateCollect
 for (const collection of sideCollections) grant(collection, ["createIndex"]);
 for (const collection of bucketCollections) grant(collection, ["remove", "createIndex"]);
 for (const collection of fullSetCollections) grant(collection, ["remove", "collMod"]);
+for (const collection of overflowCollections) grant(collection, ["remove"]);
 grant(stateCollection, ["remove", "createIndex"]);
 
 const privileges = [

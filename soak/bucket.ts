@@ -34,19 +34,18 @@ function trade(customerId: number, i: number): Document {
   };
 }
 
+// Into the newest bucket, chosen and written in one findOneAndUpdate. A find of the newest
+// then an update by its _id is the application's own race: a split committing between the
+// two makes a newer bucket, and the push lands behind it (docs/semantics.md).
 async function naivePush(db: Db, customerId: number, batch: Document[], withCount: boolean): Promise<void> {
-  const newest = await trades(db).findOne(
-    { _id: new RegExp(`^${customerId}_`) as never },
-    { sort: { _id: -1 } },
-  );
-  if (newest === null) {
-    const _id = `${customerId}_${(batch[0]!.date as Date).getTime() / 1000}`;
-    await trades(db).insertOne({ _id, customerId, count: batch.length, history: batch });
-    return;
-  }
   const update: Document = { $push: { history: { $each: batch } } };
   if (withCount) update.$inc = { count: batch.length };
-  await trades(db).updateOne({ _id: newest._id }, update);
+  const newest = await trades(db).findOneAndUpdate({ _id: new RegExp(`^${customerId}_`) as never }, update, {
+    sort: { _id: -1 },
+  });
+  if (newest !== null) return;
+  const _id = `${customerId}_${(batch[0]!.date as Date).getTime() / 1000}`;
+  await trades(db).insertOne({ _id, customerId, count: batch.length, history: batch });
 }
 
 function customerWriter(

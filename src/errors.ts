@@ -45,6 +45,12 @@ export class BadDocumentError extends SidecarError {}
 /** Another replica holds the writer lease: the fencing write inside a transaction matched nothing. */
 export class LeaseLostError extends SidecarError {}
 
+/**
+ * A takeover could not fence the previous leader: the server refused killSessions and the
+ * configuration does not allow waiting out its transactions instead (killSessionsRefused).
+ */
+export class FencingRefusedError extends SidecarError {}
+
 /** The change stream was invalidated (its collection or database dropped or renamed); it restarts after it. */
 export class StreamInvalidatedError extends SidecarError {}
 

@@ -90,6 +90,15 @@ export const configSchema = z
     parkAfterAttempts: positiveInt.default(8),
     /** Lease held by the one writing replica; another replica takes over after it expires. */
     leaseSeconds: positiveInt.default(15),
+    /**
+     * What a takeover does when the server refuses killSessions (a platform without it):
+     * "retry" keeps trying and never leads unfenced; "waitTransactionLifetime" leads once
+     * takeoverWaitSeconds have passed since the previous lease expired, by when the server
+     * has aborted any transaction the previous leader left open.
+     */
+    killSessionsRefused: z.enum(["retry", "waitTransactionLifetime"]).default("retry"),
+    /** At least the server's transactionLifetimeLimitSeconds (60 on mongod) plus its reaper's delay. */
+    takeoverWaitSeconds: positiveInt.default(90),
     rules: z
       .array(builtInRuleSchema)
       .min(1, "expected at least one rule")

@@ -1,7 +1,7 @@
 // Keeps the writer lease: takes it over when free, renews it every third of its lifetime on
 // its own timer (not behind the corrections it protects), reports whether it is held in the
 // `leader` gauge, and logs a renewal that came late with how late it was.
-import { classify } from "../errors.js";
+import { classify, FencingRefusedError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { WriterLease } from "./lease.js";
@@ -39,7 +39,9 @@ export class LeaseKeeper {
       return held;
     } catch (err) {
       metrics.errors.inc({ kind: classify(err) });
-      logger.warn({ err }, "could not reach the writer lease");
+      if (err instanceof FencingRefusedError)
+        logger.error({ err }, "cannot fence the previous leader; not leading");
+      else logger.warn({ err }, "could not reach the writer lease");
       metrics.isLeader.set(lease.held ? 1 : 0);
       return false;
     }
@@ -65,9 +67,20 @@ export class LeaseKeeper {
         "writer lease renewal ran late (event loop or database stalled)",
       );
     }
+    const startedAt = Date.now();
     this.renewing = this.tryAcquire();
     try {
-      if (!(await this.renewing)) this.options.logger.warn("writer lease not renewed; stopping corrections");
+      if (!(await this.renewing)) {
+        // Taken over, or renewed too late to count: tells a lost lease from a slow database.
+        const stillOurs = this.options.lease.termHeld !== undefined;
+        this.options.logger.warn(
+          {
+            renewalMs: Date.now() - startedAt,
+            reason: stillOurs ? "no renewal in time" : "held by another replica",
+          },
+          "writer lease not renewed; stopping corrections",
+        );
+      }
     } finally {
       this.renewing = undefined;
     }

@@ -5,8 +5,13 @@
 // the previous holder listed (killSessions), which aborts any transaction it left open: a
 // leader killed or paused inside a correction can neither block the applications' writes
 // until the server reaps its transaction nor commit once another replica leads. Every
-// correction also checks `{holder: me, term: myTerm}` inside its own transaction.
+// correction also checks `{holder: me, term: myTerm}` inside its own transaction. Where the
+// server refuses killSessions, a takeover either keeps retrying (never leading unfenced) or,
+// if configured, holds the lease without writing until takeoverWaitSeconds (the server's
+// transaction lifetime and a margin) have passed since the previous lease expired: by then
+// the server has aborted whatever the previous leader left open.
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { hostname } from "node:os";
 import {
   MongoServerError,
@@ -16,7 +21,7 @@ import {
   type Db,
   type Document,
 } from "mongodb";
-import { LeaseLostError } from "../errors.js";
+import { classify, FencingRefusedError, LeaseLostError } from "../errors.js";
 
 export const LEASE_ID = "lease";
 const DUPLICATE_KEY = 11000;
@@ -30,7 +35,17 @@ interface LeaseDocument {
   sessions: Binary[];
   /** At a takeover: the previous holder's sessions, still to be killed. */
   previousSessions?: Binary[];
+  /** At a takeover: when the previous holder's lease expired. */
+  previousExpiresAt?: Date;
 }
+
+/** What a takeover does when the server refuses killSessions (the config's keys of that name). */
+export interface FencingOptions {
+  killSessionsRefused: "retry" | "waitTransactionLifetime";
+  takeoverWaitSeconds: number;
+}
+
+const RETRY_ONLY: FencingOptions = { killSessionsRefused: "retry", takeoverWaitSeconds: 90 };
 
 export function newHolderId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
@@ -45,6 +60,8 @@ export interface WriterLeaseOptions {
    * stays on `db`, inside the correction's transaction. `db` itself when absent.
    */
   keeperDb?: Db;
+  /** What a takeover does where the server refuses killSessions; retry when absent. */
+  fencing?: FencingOptions;
 }
 
 export class WriterLease {
@@ -54,6 +71,7 @@ export class WriterLease {
   /** On the corrections' client: the fence, on their sessions. */
   private readonly fenced: Collection<LeaseDocument>;
   private readonly sessionIds: () => Binary[];
+  private readonly fencing: FencingOptions;
   private term: number | undefined;
   /** Local deadline: past it we stop writing even if the database was not reachable to tell us. */
   private heldUntil = 0;
@@ -69,6 +87,12 @@ export class WriterLease {
     this.leases = this.keeperDb.collection<LeaseDocument>(stateCollection);
     this.fenced = db.collection<LeaseDocument>(stateCollection);
     this.sessionIds = options.sessionIds ?? (() => []);
+    this.fencing = options.fencing ?? RETRY_ONLY;
+  }
+
+  /** The term this replica holds the lease at, as far as it knows, even past its local margin. */
+  get termHeld(): number | undefined {
+    return this.term;
   }
 
   /** Whether this replica may write now, by its own clock (with a safety margin). */
@@ -78,8 +102,14 @@ export class WriterLease {
 
   /** Renews the lease if held, takes it over if free or expired; returns whether it is held. */
   async acquireOrRenew(): Promise<boolean> {
-    const requestedAt = Date.now();
-    const term = this.term !== undefined ? await this.renew() : await this.takeOver();
+    let requestedAt = Date.now();
+    let term: number | undefined;
+    if (this.term !== undefined) term = await this.renew();
+    else {
+      const taken = await this.takeOver();
+      term = taken?.term;
+      if (taken) requestedAt = taken.renewedAt;
+    }
     this.term = term;
     // Count from before the request: the database may have applied it at any point since.
     this.heldUntil = term === undefined ? 0 : requestedAt + this.leaseSeconds * 800;
@@ -102,7 +132,16 @@ export class WriterLease {
    * Takes the lease when it is absent or expired (by $$NOW), in one upsert: when it is held,
    * the upsert's insert collides with it on `_id`. Then kills the previous holder's sessions.
    */
-  private async takeOver(): Promise<number | undefined> {
+  private async takeOver(): Promise<{ term: number; renewedAt: number } | undefined> {
+    const requestedAt = Date.now();
+    const taken = await this.takeOverDocument();
+    if (!taken) return undefined;
+    const waitMs = await this.fencePrevious(taken);
+    if (waitMs <= 0) return { term: taken.term, renewedAt: requestedAt };
+    return this.holdWithoutWriting(taken.term, waitMs);
+  }
+
+  private async takeOverDocument(): Promise<LeaseDocument | undefined> {
     let taken: LeaseDocument | null;
     try {
       taken = await this.leases.findOneAndUpdate(
@@ -117,6 +156,7 @@ export class WriterLease {
               previousSessions: {
                 $concatArrays: [{ $ifNull: ["$previousSessions", []] }, { $ifNull: ["$sessions", []] }],
               },
+              previousExpiresAt: "$expiresAt",
               sessions: { $literal: this.sessionIds() },
             },
           },
@@ -127,18 +167,68 @@ export class WriterLease {
       if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return undefined;
       throw error;
     }
-    if (!taken) return undefined;
-    await this.killPreviousSessions(taken);
-    return taken.term;
+    return taken ?? undefined;
   }
 
-  // Before this replica writes anything: a transaction the previous holder left open must
-  // abort now, not commit later. Killing sessions that no longer exist is a no-op.
-  private async killPreviousSessions(taken: LeaseDocument): Promise<void> {
+  /**
+   * Before this replica writes anything: a transaction the previous holder left open must
+   * abort now, not commit later. Killing sessions that no longer exist is a no-op. Returns
+   * how long to wait before writing: 0 once they are killed; when the server refuses
+   * killSessions and waiting is allowed, what remains of the transaction lifetime after the
+   * previous lease's expiry (measured from the takeover, by the server's clock).
+   */
+  private async fencePrevious(taken: LeaseDocument): Promise<number> {
     const previous = taken.previousSessions ?? [];
-    if (previous.length === 0) return;
-    await this.keeperDb.admin().command({ killSessions: previous.map((id) => ({ id })) });
-    await this.leases.updateOne({ _id: LEASE_ID, term: taken.term }, { $unset: { previousSessions: "" } });
+    if (previous.length === 0) return 0;
+    try {
+      await this.keeperDb.admin().command({ killSessions: previous.map((id) => ({ id })) });
+    } catch (error) {
+      if (classify(error) !== "fatal") throw error;
+      return this.waitInsteadOfKilling(taken, error);
+    }
+    await this.forgetPreviousSessions(taken.term);
+    return 0;
+  }
+
+  private async forgetPreviousSessions(term: number): Promise<void> {
+    await this.leases.updateOne({ _id: LEASE_ID, term }, { $unset: { previousSessions: "" } });
+  }
+
+  private async waitInsteadOfKilling(taken: LeaseDocument, refusal: unknown): Promise<number> {
+    const context = { holder: this.holder, term: taken.term };
+    if (this.fencing.killSessionsRefused !== "waitTransactionLifetime") {
+      throw new FencingRefusedError(
+        "the server refused killSessions, so the previous leader's open transactions cannot be aborted; " +
+          "retrying (killSessionsRefused: waitTransactionLifetime takes over takeoverWaitSeconds after its lease expired)",
+        context,
+        { cause: refusal },
+      );
+    }
+    const takenAt = taken.expiresAt.getTime() - this.leaseSeconds * 1000;
+    const previousExpiry = taken.previousExpiresAt?.getTime() ?? takenAt;
+    const waitMs = previousExpiry + this.fencing.takeoverWaitSeconds * 1000 - takenAt;
+    await this.forgetPreviousSessions(taken.term);
+    return waitMs;
+  }
+
+  /** Keeps a taken-over lease renewed, without writing, for `waitMs`; then it is held. */
+  private async holdWithoutWriting(
+    term: number,
+    waitMs: number,
+  ): Promise<{ term: number; renewedAt: number } | undefined> {
+    const deadline = Date.now() + waitMs;
+    this.term = term;
+    this.heldUntil = 0;
+    let renewedAt = Date.now();
+    while (Date.now() < deadline) {
+      await sleep(Math.min(deadline - Date.now(), (this.leaseSeconds * 1000) / 3));
+      renewedAt = Date.now();
+      if ((await this.renew()) === undefined) {
+        this.term = undefined;
+        return undefined;
+      }
+    }
+    return { term, renewedAt };
   }
 
   /**

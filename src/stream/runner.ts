@@ -79,6 +79,7 @@ export class Runner {
     const lease = new WriterLease(db, config.stateCollection, holder, config.leaseSeconds, {
       sessionIds: () => this.sessions.ids,
       keeperDb: options.leaseDb,
+      fencing: config,
     });
     this.keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
     this.tokens = new TokenStore(

@@ -76,13 +76,16 @@ void test("the role lets the sidecar create the indexes of the overflow and full
   }
 });
 
-function collectionsOf(pattern: BuiltInRule["pattern"], key: "collection" | "fullSetCollection"): string[] {
+function collectionsOf(
+  pattern: BuiltInRule["pattern"],
+  key: "collection" | "fullSetCollection" | "overflowCollection",
+): string[] {
   return (config.rules as BuiltInRule[])
     .filter((rule) => rule.pattern === pattern)
     .map((rule) => (rule as unknown as Record<string, string>)[key]!);
 }
 
-void test("the role lets the sidecar delete only in bucket and full-set collections and its own state", () => {
+void test("the role lets the sidecar delete only in bucket, overflow and full-set collections and its own state", () => {
   const bucketCollections = collectionsOf("bucket", "collection");
   for (const collection of bucketCollections) {
     const actions = actionsOn(role.privileges, collection);
@@ -93,7 +96,12 @@ void test("the role lets the sidecar delete only in bucket and full-set collecti
     .map((p) => p.resource.collection);
   assert.deepEqual(
     removable.sort(),
-    [...bucketCollections, ...collectionsOf("subset", "fullSetCollection"), config.stateCollection].sort(),
+    [
+      ...bucketCollections,
+      ...collectionsOf("outlier", "overflowCollection"),
+      ...collectionsOf("subset", "fullSetCollection"),
+      config.stateCollection,
+    ].sort(),
   );
 });
 

@@ -70,4 +70,11 @@ export const ErrorCode = {
   DuplicateKey: 11000,
   BSONObjectTooLarge: 10334,
   NotImplemented: 238,
+  OperationNotSupportedInTransaction: 263,
+  Interrupted: 11601,
 } as const;
+
+/** What an operation that killSessions interrupted fails with (mongod's killOperation default). */
+export function interrupted(): ServerError {
+  return new ServerError(ErrorCode.Interrupted, "Interrupted", "operation was interrupted");
+}

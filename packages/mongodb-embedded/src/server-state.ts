@@ -9,6 +9,7 @@ import { SessionRegistry } from "./sessions/session-registry.js";
 import type { Transaction } from "./sessions/transaction.js";
 import { Catalog } from "./storage/catalog.js";
 import { ClusterClock } from "./storage/cluster-clock.js";
+import type { StoredCollection } from "./storage/stored-collection.js";
 
 export interface ServerStateOptions {
   host: string;
@@ -59,9 +60,20 @@ export class ServerState {
     this.reaper.unref();
   }
 
+  /**
+   * The collection a write goes to, created if missing: in a transaction, as its own until it
+   * commits (MongoDB 4.4 and later create collections inside transactions).
+   */
+  collectionForWrite(db: string, name: string, transaction?: Transaction): StoredCollection {
+    const existed = this.catalog.collection(db, name);
+    const collection = this.catalog.ensureCollection(db, name, transaction);
+    if (transaction && !existed) transaction.createdCollections.push(collection);
+    return collection;
+  }
+
   /** The reads and writes of one operation, in `transaction` or on its own. */
-  scope(transaction: Transaction | undefined, maxTimeMS?: number): OperationScope {
-    return new OperationScope(this.catalog, this.locks, transaction, maxTimeMS || undefined);
+  scope(transaction: Transaction | undefined, maxTimeMS?: number, killed?: AbortSignal): OperationScope {
+    return new OperationScope(this.catalog, this.locks, transaction, maxTimeMS || undefined, killed);
   }
 
   connectionOpened(): number {

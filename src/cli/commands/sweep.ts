@@ -43,7 +43,9 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
     logger,
     metrics,
   );
-  const lease = new WriterLease(deployment.db, config.stateCollection, newHolderId(), config.leaseSeconds);
+  const lease = new WriterLease(deployment.db, config.stateCollection, newHolderId(), config.leaseSeconds, {
+    fencing: config,
+  });
   const keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
   if (!(await keeper.tryAcquire())) {
     throw new OperationalError(

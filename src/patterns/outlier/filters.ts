@@ -12,10 +12,18 @@ export function outlierNeedsCorrection(rule: OutlierRule): Document {
   return { $expr: { $or: [{ $gt: [arraySize(path), rule.threshold] }, presentButNotArray(path)] } };
 }
 
-/** True for an overflow document holding more than chunkSize entries. */
-export function overfilledChunk(rule: OutlierRule): Document {
+/**
+ * True for an overflow document holding more than chunkSize entries, or without a sequence
+ * (an application's upsert, adopted or put after the numbered chunks: planner.ts).
+ */
+export function chunkNeedsCorrection(rule: OutlierRule): Document {
   const entries = fullDocumentPath(rule.overflowArrayField);
-  return { $expr: { $gt: [arraySize(entries), rule.chunkSize] } };
+  const sequence = fullDocumentPath(rule.sequenceField);
+  return {
+    $expr: {
+      $or: [{ $gt: [arraySize(entries), rule.chunkSize] }, { $eq: [{ $type: sequence }, "missing"] }],
+    },
+  };
 }
 
 /** A source event that may leave it broken: an update that set an entry past the threshold. */
@@ -23,7 +31,10 @@ export function outlierEventNeedsCorrection(rule: OutlierRule): Document {
   return eventsBreaking(outlierNeedsCorrection(rule), arraySetPast(rule.arrayField, rule.threshold, true));
 }
 
-/** An overflow-chunk event that may leave it overfilled. */
-export function overfilledChunkEvent(rule: OutlierRule): Document {
-  return eventsBreaking(overfilledChunk(rule), arraySetPast(rule.overflowArrayField, rule.chunkSize, false));
+/** An overflow-chunk event that may leave it overfilled, or the insert of a chunk without a sequence. */
+export function chunkEventNeedsCorrection(rule: OutlierRule): Document {
+  return eventsBreaking(
+    chunkNeedsCorrection(rule),
+    arraySetPast(rule.overflowArrayField, rule.chunkSize, false),
+  );
 }

@@ -1,13 +1,14 @@
 // The outlier pattern's driver: a source document past `threshold` moves its extras, in
-// order, to numbered overflow chunks; an overflow chunk an application overfilled is split.
+// order, to numbered overflow chunks; an overflow chunk an application overfilled is split,
+// one it upserted without a sequence is numbered or put after the numbered ones.
 import type { PatternDriver } from "../driver.js";
 import { writesMatching } from "../common/event-filters.js";
 import { documentsMatching } from "../common/sweep-queries.js";
 import {
+  chunkEventNeedsCorrection,
+  chunkNeedsCorrection,
   outlierEventNeedsCorrection,
   outlierNeedsCorrection,
-  overfilledChunk,
-  overfilledChunkEvent,
 } from "./filters.js";
 import { planOutlierMove, planOverflowChunkSplit } from "./planner.js";
 import { readOutlierState, readOverflowChunkState } from "./reader.js";
@@ -25,7 +26,7 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
 
   eventFilters: (rule) => [
     writesMatching(rule.collection, outlierEventNeedsCorrection(rule)),
-    writesMatching(rule.overflowCollection, overfilledChunkEvent(rule)),
+    writesMatching(rule.overflowCollection, chunkEventNeedsCorrection(rule)),
   ],
 
   needsUpdateLookup: () => false,
@@ -68,7 +69,7 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
       collection: rule.collection,
       id,
     })),
-    documentsMatching(CHUNK, rule.overflowCollection, overfilledChunk(rule), (id) => ({
+    documentsMatching(CHUNK, rule.overflowCollection, chunkNeedsCorrection(rule), (id) => ({
       rule,
       role: CHUNK,
       collection: rule.overflowCollection,

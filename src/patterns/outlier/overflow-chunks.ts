@@ -119,7 +119,8 @@ export function placeExtras(
   return { ok: true, writes: [...slot.append(appended), ...created] };
 }
 
-function prependToUnnumbered(
+/** Adopts a chunk without a sequence as chunk 0, `extras` before its entries; the rest in new chunks. */
+export function prependToUnnumbered(
   rule: OutlierRule,
   sourceId: unknown,
   chunk: Document,
@@ -135,4 +136,31 @@ function prependToUnnumbered(
     },
   };
   return [adopt, ...chunksFrom(rule, sourceId, 1, entries.slice(rule.chunkSize))];
+}
+
+/**
+ * Writes that put a chunk without a sequence, found beside numbered chunks, after them:
+ * `extras` (what the source holds past the threshold) and then its entries go after the last
+ * numbered chunk, and the chunk is deleted. The seed's application upserts such a chunk when
+ * its `{book_id}` query finds none, which happens when a correction that read the book just
+ * before created chunk 0 beside it (the two writes touch different documents, so neither
+ * fails). Its entries were written after the flag was set, hence after everything the source
+ * held; left in place it would sort before chunk 0.
+ */
+export function mergeUnnumbered(
+  rule: OutlierRule,
+  sourceId: unknown,
+  chunk: Document,
+  lastNumbered: Document,
+  extras: readonly unknown[],
+): Placement {
+  const entries = chunk[rule.overflowArrayField] as unknown[];
+  const placement = placeExtras(rule, sourceId, lastNumbered, [...extras, ...entries]);
+  if (!placement.ok) return placement;
+  const remove: Write = {
+    op: "deleteOne",
+    collection: rule.overflowCollection,
+    filter: { ...chunkGuard(rule, chunk), [rule.sequenceField]: { $exists: false } },
+  };
+  return { ok: true, writes: [...placement.writes, remove] };
 }

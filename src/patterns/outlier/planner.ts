@@ -14,12 +14,22 @@
 // - A chunk without `seq` (the seed's upsert) is adopted as chunk 0, and what the source
 //   holds past the threshold goes before its entries: the seed's application sets the flag
 //   with its last push to the source and only then writes extra_sales (overflow-chunks.ts).
+//   Such a chunk found beside numbered ones (the seed's upsert raced a move that created
+//   chunk 0) goes after them and is deleted; the insert of a chunk without `seq` is itself
+//   an event to correct, so neither write can commit unseen by the other (planUnnumberedChunk).
 // - Guards: the source by `_id` + exact array size; chunks by `_id` + exact size; new
 //   chunks by their deterministic `_id`.
 import type { Document } from "mongodb";
 import type { OutlierRule } from "./rule.js";
 import { describeValue, isSequenceNumber, sameBsonValue } from "../common/bson-value.js";
-import { chunkGuard, chunksFrom, overflowEntriesProblem, placeExtras } from "./overflow-chunks.js";
+import {
+  chunkGuard,
+  chunksFrom,
+  mergeUnnumbered,
+  overflowEntriesProblem,
+  placeExtras,
+  prependToUnnumbered,
+} from "./overflow-chunks.js";
 import type { Plan, Write } from "../plan.js";
 
 export interface OutlierState {
@@ -29,37 +39,74 @@ export interface OutlierState {
 }
 
 export interface OverflowChunkState {
-  /** An overflow document an application overfilled (more than chunkSize entries). */
+  /** An overflow document an application overfilled, or one without a sequence. */
   chunk: Document;
   /** The overflow document of the same source with the highest sequenceField (may be `chunk`). */
   lastChunk: Document;
+  /** For a chunk without a sequence: its source document (null when it has none). */
+  source?: Document | null;
 }
 
 const NONE: Plan = { outcome: "none" };
 
-export function planOutlierMove(rule: OutlierRule, state: OutlierState): Plan {
-  const { source, lastChunk } = state;
-  const entries: unknown = source[rule.arrayField];
-  if (entries === undefined) return NONE;
+/** What the source holds past the threshold, and the write that trims it and sets the flag. */
+type SourceExcess = { extras: unknown[]; trim: Write[] } | { reason: string };
+
+function sourceExcess(rule: OutlierRule, source: Document | null): SourceExcess {
+  const entries: unknown = source?.[rule.arrayField];
+  if (source === null || entries === undefined) return { extras: [], trim: [] };
   if (!Array.isArray(entries)) {
-    return { outcome: "skip", reason: `${rule.arrayField} is ${describeValue(entries)}, expected an array` };
+    return { reason: `${rule.arrayField} is ${describeValue(entries)}, expected an array` };
   }
-  if (entries.length <= rule.threshold) return NONE;
-  const extras = entries.slice(rule.threshold);
-  const placement = placeExtras(rule, source._id, lastChunk, extras, true);
-  if (!placement.ok) return { outcome: "skip", reason: placement.reason };
-  const trimSource: Write = {
+  if (entries.length <= rule.threshold) return { extras: [], trim: [] };
+  const trim: Write = {
     op: "updateOne",
     collection: rule.collection,
     filter: { _id: source._id, [rule.arrayField]: { $size: entries.length } },
     update: { $set: { [rule.arrayField]: entries.slice(0, rule.threshold), [rule.flagField]: true } },
   };
-  return {
-    outcome: "writes",
-    kind: "moved",
-    writes: [trimSource, ...placement.writes],
-    elementsMoved: extras.length,
-  };
+  return { extras: entries.slice(rule.threshold), trim: [trim] };
+}
+
+export function planOutlierMove(rule: OutlierRule, state: OutlierState): Plan {
+  const excess = sourceExcess(rule, state.source);
+  if ("reason" in excess) return { outcome: "skip", reason: excess.reason };
+  if (excess.extras.length === 0) return NONE;
+  const placement = placeExtras(rule, state.source._id, state.lastChunk, excess.extras, true);
+  if (!placement.ok) return { outcome: "skip", reason: placement.reason };
+  return moved([...excess.trim, ...placement.writes], excess.extras.length);
+}
+
+function moved(writes: Write[], elementsMoved: number): Plan {
+  return { outcome: "writes", kind: "moved", writes, elementsMoved };
+}
+
+/**
+ * A chunk without a sequence: beside numbered chunks it goes after them (mergeUnnumbered);
+ * as the book's only chunk it is adopted as chunk 0 once the source has extras to put before
+ * it, or once it is overfilled. Either way the source's own extras move in the same
+ * transaction, so that this correction and a move of the same source write the source
+ * document both and cannot both commit from snapshots that miss each other.
+ */
+function planUnnumberedChunk(rule: OutlierRule, state: OverflowChunkState, sourceId: unknown): Plan {
+  const { chunk, lastChunk } = state;
+  const excess = sourceExcess(rule, state.source ?? null);
+  if ("reason" in excess) return { outcome: "skip", reason: excess.reason };
+  const size = (chunk[rule.overflowArrayField] as unknown[]).length;
+  if (lastChunk[rule.sequenceField] !== undefined) {
+    const placement = mergeUnnumbered(rule, sourceId, chunk, lastChunk, excess.extras);
+    if (!placement.ok) return { outcome: "skip", reason: placement.reason };
+    return moved([...excess.trim, ...placement.writes], excess.extras.length + size);
+  }
+  if (excess.extras.length > 0) {
+    return moved(
+      [...excess.trim, ...prependToUnnumbered(rule, sourceId, chunk, excess.extras)],
+      excess.extras.length,
+    );
+  }
+  if (size <= rule.chunkSize) return NONE;
+  const writes = prependToUnnumbered(rule, sourceId, chunk, []);
+  return { outcome: "writes", kind: "split", writes, elementsMoved: size - rule.chunkSize };
 }
 
 export function planOverflowChunkSplit(rule: OutlierRule, state: OverflowChunkState): Plan {
@@ -67,9 +114,11 @@ export function planOverflowChunkSplit(rule: OutlierRule, state: OverflowChunkSt
   const problem = overflowEntriesProblem(rule, chunk) ?? sequenceProblem(rule, chunk);
   if (problem !== null) return { outcome: "skip", reason: problem };
   const entries = chunk[rule.overflowArrayField] as unknown[];
-  if (entries.length <= rule.chunkSize) return NONE;
   const sourceId: unknown = chunk[rule.referenceField];
-  if (sourceId === undefined || sourceId === null) {
+  const hasSource = sourceId !== undefined && sourceId !== null;
+  if (hasSource && chunk[rule.sequenceField] === undefined) return planUnnumberedChunk(rule, state, sourceId);
+  if (entries.length <= rule.chunkSize) return NONE;
+  if (!hasSource) {
     return {
       outcome: "skip",
       reason: `${rule.overflowCollection} document: ${rule.referenceField} is ${describeValue(sourceId)}`,
@@ -77,9 +126,17 @@ export function planOverflowChunkSplit(rule: OutlierRule, state: OverflowChunkSt
   }
   const excess = entries.slice(rule.chunkSize);
   const isLast = sameBsonValue(chunk._id, lastChunk._id);
-  const trim = trimChunk(rule, chunk, isLast);
+  const trim: Write = {
+    op: "updateOne",
+    collection: rule.overflowCollection,
+    filter: chunkGuard(rule, chunk),
+    update: { $set: { [rule.overflowArrayField]: entries.slice(0, rule.chunkSize) } },
+  };
   const rest = isLast
-    ? { ok: true as const, writes: chunksFrom(rule, sourceId, nextSequenceAfter(rule, chunk), excess) }
+    ? {
+        ok: true as const,
+        writes: chunksFrom(rule, sourceId, (chunk[rule.sequenceField] as number) + 1, excess),
+      }
     : placeExtras(rule, sourceId, lastChunk, excess);
   if (!rest.ok) return { outcome: "skip", reason: rest.reason };
   return { outcome: "writes", kind: "split", writes: [trim, ...rest.writes], elementsMoved: excess.length };
@@ -89,21 +146,4 @@ function sequenceProblem(rule: OutlierRule, chunk: Document): string | null {
   const sequence: unknown = chunk[rule.sequenceField];
   if (sequence === undefined || isSequenceNumber(sequence)) return null;
   return `${rule.overflowCollection} document: ${rule.sequenceField} is ${describeValue(sequence)}, expected an integer from 0`;
-}
-
-// A chunk without a sequence that is also the last chunk is adopted as chunk 0 as it is trimmed.
-function trimChunk(rule: OutlierRule, chunk: Document, isLast: boolean): Write {
-  const entries = chunk[rule.overflowArrayField] as unknown[];
-  const filter = chunkGuard(rule, chunk);
-  const set: Document = { [rule.overflowArrayField]: entries.slice(0, rule.chunkSize) };
-  if (isLast && chunk[rule.sequenceField] === undefined) {
-    filter[rule.sequenceField] = { $exists: false };
-    set[rule.sequenceField] = 0;
-  }
-  return { op: "updateOne", collection: rule.overflowCollection, filter, update: { $set: set } };
-}
-
-function nextSequenceAfter(rule: OutlierRule, chunk: Document): number {
-  const sequence: unknown = chunk[rule.sequenceField];
-  return isSequenceNumber(sequence) ? sequence + 1 : 1;
 }

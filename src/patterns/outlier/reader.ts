@@ -41,6 +41,12 @@ export async function readOverflowChunkState(
 ): Promise<OverflowChunkState | null> {
   const chunk = await db.collection(rule.overflowCollection).findOne({ _id: chunkId as never }, { session });
   if (!chunk) return null;
-  const lastChunk = await readLastChunk(db, rule, chunk[rule.referenceField], session);
-  return { chunk, lastChunk: lastChunk ?? chunk };
+  const sourceId: unknown = chunk[rule.referenceField];
+  const lastChunk = await readLastChunk(db, rule, sourceId, session);
+  const state: OverflowChunkState = { chunk, lastChunk: lastChunk ?? chunk };
+  // A chunk without a sequence is planned with its source's extras (planner.ts).
+  if (chunk[rule.sequenceField] === undefined && sourceId !== undefined && sourceId !== null) {
+    state.source = await db.collection(rule.collection).findOne({ _id: sourceId as never }, { session });
+  }
+  return state;
 }

@@ -27,8 +27,14 @@ export interface ChangeStreamCursorDeps extends EventSources {
 
 /** getMore's default awaitData wait when the command gives no maxTimeMS. */
 const DEFAULT_AWAIT_MS = 1000;
-/** Change records read between two yields to the other connections. */
+/** Change records read between two yields to the other connections, at most. */
 const RECORDS_PER_SLICE = 256;
+/**
+ * ...and at most this long: building an event and running the stream's pipeline on it can
+ * take milliseconds each (a diff of large documents, `$expr` filters), so 256 of them could
+ * hold every other connection (a lease renewal, say) for seconds on a busy machine.
+ */
+const SLICE_MS = 20;
 /**
  * A batch is cut short (possibly empty, with the scanned position as its resume token) once
  * its scan has run this long and past the getMore's own wait: a client always hears back.
@@ -124,20 +130,30 @@ export class ChangeStreamCursor implements ServerCursor {
       this.assertHistoryRetained(result.position);
       // The record at the position itself comes back too: its invalidate may still be due.
       const records = this.deps.changeLog.recordsFrom(result.position, RECORDS_PER_SLICE + 1);
-      for (const candidate of records.flatMap((change) => this.candidatesFor(change))) {
-        if (comparePositions(candidate.position, result.position) <= 0) continue;
-        const event = candidate.build();
-        if (event) {
-          const size = assertEventFits(event);
-          if (result.documents.length > 0 && bytes + size > MAX_EVENT_BYTES) return result;
-          result.documents.push(event);
-          bytes += size;
+      const sliceStart = result.position;
+      const sliceEnds = Date.now() + SLICE_MS;
+      let cutShort = false;
+      for (const change of records) {
+        for (const candidate of this.candidatesFor(change)) {
+          if (comparePositions(candidate.position, result.position) <= 0) continue;
+          const event = candidate.build();
+          if (event) {
+            const size = assertEventFits(event);
+            if (result.documents.length > 0 && bytes + size > MAX_EVENT_BYTES) return result;
+            result.documents.push(event);
+            bytes += size;
+          }
+          result.position = candidate.position;
+          if (candidate.invalidates) return { ...result, invalidated: true };
+          if (result.documents.length >= limit) return result;
         }
-        result.position = candidate.position;
-        if (candidate.invalidates) return { ...result, invalidated: true };
-        if (result.documents.length >= limit) return result;
+        // Only once the position moved, so that the next slice starts further on.
+        if (Date.now() >= sliceEnds && comparePositions(result.position, sliceStart) > 0) {
+          cutShort = true;
+          break;
+        }
       }
-      if (records.length <= RECORDS_PER_SLICE) return { ...result, reachedEnd: true };
+      if (!cutShort && records.length <= RECORDS_PER_SLICE) return { ...result, reachedEnd: true };
       if (Date.now() >= deadline || options.signal.aborted) return result;
       await yieldToEventLoop();
     }

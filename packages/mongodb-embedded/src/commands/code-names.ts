@@ -22,6 +22,7 @@ const CODE_NAMES: Record<number, string> = {
   10107: "NotWritablePrimary",
   11000: "DuplicateKey",
   11600: "InterruptedAtShutdown",
+  11601: "Interrupted",
   11602: "InterruptedDueToReplStateChange",
   13435: "NotPrimaryNoSecondaryOk",
   13436: "NotPrimaryOrSecondary",

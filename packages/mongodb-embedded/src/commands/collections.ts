@@ -5,7 +5,8 @@ import { ServerError, ErrorCode } from "../errors.js";
 import { canonicalKey } from "../storage/canonical-key.js";
 import type { StoredCollection } from "../storage/stored-collection.js";
 import { ArrayCursor } from "./array-cursor.js";
-import type { CommandHandler } from "./command-context.js";
+import type { CommandHandler, CommandRequest } from "./command-context.js";
+import type { ServerState } from "../server-state.js";
 import { optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
 import { firstBatchReply } from "./cursor-replies.js";
 import { DEFAULT_FIRST_BATCH_SIZE } from "./find.js";
@@ -42,7 +43,8 @@ export const create: CommandHandler = (request, server) => {
     if (SUPPORTED_CREATE_OPTIONS.has(field) && field !== "writeConcern" && field !== "comment")
       options[field] = value;
   }
-  const existing = server.catalog.collection(request.db, name);
+  if (request.transaction) assertLocalReadConcern(request);
+  const existing = visibleCollection(request, server, name);
   // mongod 7.0 answers ok to a create that repeats an existing collection's options.
   if (existing && canonicalKey(existing.options) === canonicalKey(options)) return { ok: 1 };
   if (existing) {
@@ -52,9 +54,31 @@ export const create: CommandHandler = (request, server) => {
       `namespace ${existing.ns} already exists, but with different options`,
     );
   }
-  server.catalog.createCollection(request.db, name, options);
+  const created = server.catalog.createCollection(request.db, name, options, request.transaction);
+  request.transaction?.createdCollections.push(created);
   return { ok: 1 };
 };
+
+/** The collection as the request's transaction (or a reader outside any) sees it. */
+export function visibleCollection(
+  request: CommandRequest,
+  server: ServerState,
+  name: string,
+): StoredCollection | undefined {
+  const collection = server.catalog.collection(request.db, name);
+  return collection && server.catalog.isVisible(collection, request.transaction) ? collection : undefined;
+}
+
+/** mongod creates collections and indexes in a transaction only under readConcern "local". */
+export function assertLocalReadConcern(request: CommandRequest): void {
+  const level = request.transaction?.readConcernLevel ?? "local";
+  if (level === "local") return;
+  throw new ServerError(
+    ErrorCode.InvalidOptions,
+    "InvalidOptions",
+    `Cannot run '${request.name}' in a multi-document transaction with readConcern level '${level}'`,
+  );
+}
 
 export const collMod: CommandHandler = (request, server) => {
   const collection = existingCollection(
@@ -120,6 +144,7 @@ export const listCollections: CommandHandler = (request, server) => {
   const nameOnly = truthy(request.body.nameOnly);
   const entries = server.catalog
     .collections(request.db)
+    .filter((collection) => server.catalog.isVisible(collection, request.transaction))
     .map((collection) => collectionInfo(collection))
     .filter((info) => matchesFilter(info, filter))
     .map((info) => (nameOnly ? { name: info.name, type: info.type } : info));

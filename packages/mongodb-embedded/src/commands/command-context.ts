@@ -22,6 +22,8 @@ export interface CommandRequest {
   connection: ConnectionInfo;
   /** The multi-document transaction the command runs in (autocommit: false), if any. */
   transaction?: Transaction;
+  /** Aborts when killSessions kills the command's session; what waits must stop with Interrupted. */
+  killed?: AbortSignal;
 }
 
 export type CommandHandler = (request: CommandRequest, server: ServerState) => Promise<Document> | Document;

@@ -3,7 +3,7 @@
 import type { CommandHandler } from "./command-context.js";
 import { aggregate } from "./aggregate.js";
 import { collMod, create, drop, listCollections, renameCollection } from "./collections.js";
-import { configureFailPoint } from "./configure-fail-point.js";
+import { configureFailPoint, waitForFailPoint } from "./configure-fail-point.js";
 import { dropDatabase, listDatabases } from "./databases.js";
 import { deleteCommand } from "./delete.js";
 import { explain } from "./explain.js";
@@ -73,4 +73,5 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, Com
   ["abortTransaction", abortTransaction],
   ["endSessions", endSessions],
   ["configureFailPoint", configureFailPoint],
+  ["waitForFailPoint", waitForFailPoint],
 ]);

@@ -17,7 +17,7 @@ export const deleteCommand: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
   const statements = documentArray(request.body, "deletes");
   const ordered = request.body.ordered !== false;
-  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
+  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"), request.killed);
   // A bad `let` fails the whole command, before any statement runs.
   const variables = letVariables(request);
   const writeErrors: WriteErrorEntry[] = [];

@@ -3,7 +3,7 @@
 // mongod adds, and stamps every reply with $clusterTime and operationTime.
 import { setTimeout as sleep } from "node:timers/promises";
 import { Binary, Long, type Document } from "bson";
-import { ServerError, ErrorCode } from "../errors.js";
+import { ServerError, ErrorCode, interrupted } from "../errors.js";
 import type { ServerState } from "../server-state.js";
 import { ArrayCursor } from "./array-cursor.js";
 import type { CommandRequest, ConnectionInfo } from "./command-context.js";
@@ -54,17 +54,42 @@ async function runCommand(
   if (!COLLATING_COMMANDS.has(request.name)) {
     assertSimpleCollation(request.body.collation, `${request.name}.collation`);
   }
-  const failure =
-    request.name === "configureFailPoint"
-      ? undefined
-      : server.failPoints.trigger(request.name, request.connection.appName);
-  if (failure) {
-    const early = await applyFailure(failure, request, labels);
-    if (early) return early;
+  const operation = killableOperation(request, server);
+  request.killed = operation?.signal;
+  try {
+    const failure =
+      request.name === "configureFailPoint"
+        ? undefined
+        : server.failPoints.trigger(request.name, request.connection.appName);
+    if (failure) {
+      const early = await applyFailure(failure, request, labels);
+      if (early) return early;
+    }
+    const reply = await runInSession(request, server, async () => handler(request, server));
+    if (failure?.writeConcernError) return withWriteConcernError(reply, failure, labels);
+    return reply;
+  } finally {
+    operation?.end();
   }
-  const reply = await runInSession(request, server, async () => handler(request, server));
-  if (failure?.writeConcernError) return withWriteConcernError(reply, failure, labels);
-  return reply;
+}
+
+/** The commands that kill sessions are not among the operations they kill. */
+const SESSION_KILLERS = new Set(["killSessions", "killAllSessions"]);
+
+function killableOperation(request: CommandRequest, server: ServerState) {
+  const lsid = request.body.lsid as Document | undefined;
+  if (!lsid || SESSION_KILLERS.has(request.name)) return undefined;
+  return server.sessions.beginOperation(lsid);
+}
+
+/** failCommand's blockConnection: a sleep that killSessions interrupts, as on mongod. */
+async function block(ms: number, killed: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, undefined, { signal: killed });
+  } catch (error) {
+    if (killed?.aborted) throw interrupted();
+    throw error;
+  }
 }
 
 /** The fail point's effect before the command runs; undefined lets the command run. */
@@ -73,7 +98,7 @@ async function applyFailure(
   request: CommandRequest,
   labels: LabelContext,
 ): Promise<Document | undefined> {
-  if (failure.blockConnection && failure.blockTimeMS) await sleep(failure.blockTimeMS);
+  if (failure.blockConnection && failure.blockTimeMS) await block(failure.blockTimeMS, request.killed);
   if (failure.closeConnection) {
     request.connection.destroy();
     return { ok: 0 }; // never sent: the socket is gone

@@ -5,6 +5,8 @@
 //   it fails one before it commits, or commits it and drops the connection before the reply;
 // - failGetMoreAfterCursorCheckout fails a getMore once its cursor is found, so the error gets
 //   the labels mongod's getMore path adds (ResumableChangeStreamError on a change stream).
+// Each point counts the times it fired (mongod's timesEntered): configureFailPoint answers
+// with the count so far, and waitForFailPoint waits for it to reach a number.
 import type { Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
 
@@ -40,17 +42,34 @@ type Mode =
 class FailPoint<Data> {
   private mode: Mode = { kind: "off" };
   private data: Data | undefined;
+  /** Times the point fired since the server started; never reset, as on mongod. */
+  private timesEntered = 0;
+  private waiters: { times: number; resolve: () => void }[] = [];
 
   constructor(private readonly parse: (data: unknown) => Data) {}
 
-  configure(mode: unknown, data: unknown): void {
+  /** Sets the mode and data; returns the times entered so far. */
+  configure(mode: unknown, data: unknown): number {
     const parsed = parseMode(mode);
     if (parsed.kind !== "off") this.data = this.parse(data);
     this.mode = parsed;
+    return this.timesEntered;
+  }
+
+  /** Resolves once the point has fired `times` times in all. */
+  entered(times: number): Promise<void> {
+    if (this.timesEntered >= times) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ times, resolve }));
   }
 
   /** The data when the point fires for a command `matches` accepts. */
   fire(matches: (data: Data) => boolean = () => true): Data | undefined {
+    const fired = this.activate(matches);
+    if (fired !== undefined) this.countEntry();
+    return fired;
+  }
+
+  private activate(matches: (data: Data) => boolean): Data | undefined {
     const data = this.data;
     if (this.mode.kind === "off" || data === undefined || !matches(data)) return undefined;
     switch (this.mode.kind) {
@@ -66,6 +85,13 @@ class FailPoint<Data> {
         return undefined;
     }
   }
+
+  private countEntry(): void {
+    this.timesEntered += 1;
+    const due = this.waiters.filter((waiter) => waiter.times <= this.timesEntered);
+    this.waiters = this.waiters.filter((waiter) => waiter.times > this.timesEntered);
+    for (const waiter of due) waiter.resolve();
+  }
 }
 
 export class FailPoints {
@@ -73,8 +99,14 @@ export class FailPoints {
   private readonly transactionalWrite = new FailPoint(parseTransactionalWriteData);
   private readonly getMoreAfterCheckout = new FailPoint(parseGetMoreFailureData);
 
-  configure(name: unknown, mode: unknown, data: unknown): void {
-    this.pointNamed(name).configure(mode, data);
+  /** Returns the times the point was entered before (configureFailPoint's `count`). */
+  configure(name: unknown, mode: unknown, data: unknown): number {
+    return this.pointNamed(name).configure(mode, data);
+  }
+
+  /** Resolves once the point named `name` has been entered `times` times since the server started. */
+  entered(name: unknown, times: number): Promise<void> {
+    return this.pointNamed(name).entered(times);
   }
 
   /** failCommand's data when it fires for this command (consuming one activation). */

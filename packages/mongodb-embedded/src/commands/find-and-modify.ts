@@ -25,7 +25,7 @@ export const findAndModify: CommandHandler = async (request, server) => {
   }
   const strings = collatorFor(body.collation, "findAndModify.collation");
   const variables = letVariables(request);
-  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
+  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"), request.killed);
   const pickFirst = (matches: VisibleDocument[]) => {
     if (!sort || Object.keys(sort).length === 0 || matches.length < 2) return matches.slice(0, 1);
     const first = sortDocuments(

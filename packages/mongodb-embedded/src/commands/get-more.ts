@@ -5,7 +5,7 @@ import type { CommandHandler } from "./command-context.js";
 import { bigintValue, optionalCount } from "./command-args.js";
 import { codeNameOf } from "./code-names.js";
 import { cursorReply } from "./cursor-replies.js";
-import { ServerError, ErrorCode } from "../errors.js";
+import { ServerError, ErrorCode, interrupted } from "../errors.js";
 
 const DEFAULT_AWAIT_MS = 1_000;
 
@@ -26,8 +26,12 @@ export const getMore: CommandHandler = async (request, server) => {
   const batch = await cursor.nextBatch({
     batchSize: optionalCount(request.body, "batchSize"),
     maxAwaitTimeMS: optionalCount(request.body, "maxTimeMS") ?? DEFAULT_AWAIT_MS,
-    signal: request.connection.signal,
+    signal: request.killed
+      ? AbortSignal.any([request.connection.signal, request.killed])
+      : request.connection.signal,
   });
+  // killSessions closed the cursor too; the getMore it cut short fails, as on mongod.
+  if (request.killed?.aborted) throw interrupted();
   if (batch.exhausted) server.cursors.kill(id);
   return cursorReply(Long.fromBigInt(id), cursor.ns, batch, false);
 };

@@ -14,7 +14,7 @@ import {
   targetCollection,
   truthy,
 } from "./command-args.js";
-import { existingCollection } from "./collections.js";
+import { assertLocalReadConcern, existingCollection, visibleCollection } from "./collections.js";
 import { firstBatchReply } from "./cursor-replies.js";
 import { canonicalKey } from "../storage/canonical-key.js";
 
@@ -23,12 +23,15 @@ const IGNORED_INDEX_OPTIONS = new Set(["key", "name", "unique", "v", "background
 export const createIndexes: CommandHandler = (request, server) => {
   const name = targetCollection(request);
   const specs = documentArray(request.body, "indexes").map(parseIndexSpec);
-  const createdCollectionAutomatically = !server.catalog.collection(request.db, name);
-  const collection = server.catalog.ensureCollection(request.db, name);
+  if (request.transaction) assertLocalReadConcern(request);
+  const createdCollectionAutomatically = !visibleCollection(request, server, name);
+  const collection = server.collectionForWrite(request.db, name, request.transaction);
   const numIndexesBefore = collection.indexSpecs().length;
   const toBuild = specs.filter((spec) => !alreadyExists(collection, spec));
+  if (toBuild.length > 0 && request.transaction) assertCreatedBy(collection, request.transaction);
   for (const spec of toBuild) buildIndex(collection, spec);
-  if (toBuild.length > 0) {
+  // A pending collection's indexes are the creating transaction's own; not reported.
+  if (toBuild.length > 0 && !collection.pendingOwner) {
     server.catalog.commitCatalogChange(
       toBuild.map(() => ({
         operationType: "createIndexes",
@@ -46,6 +49,16 @@ export const createIndexes: CommandHandler = (request, server) => {
   if (toBuild.length === 0) reply.note = "all indexes already exist";
   return { ...reply, ok: 1 };
 };
+
+/** In a transaction, new indexes only on a collection the same transaction created. */
+function assertCreatedBy(collection: StoredCollection, transaction: object): void {
+  if (collection.pendingOwner === transaction) return;
+  throw new ServerError(
+    ErrorCode.OperationNotSupportedInTransaction,
+    "OperationNotSupportedInTransaction",
+    `Cannot create new indexes on existing collection ${collection.ns} in a multi-document transaction.`,
+  );
+}
 
 function parseIndexSpec(raw: Document): IndexSpec {
   const key = raw.key as Document | undefined;
@@ -129,7 +142,7 @@ function buildIndex(collection: StoredCollection, spec: IndexSpec): void {
 
 export const listIndexes: CommandHandler = (request, server) => {
   const name = targetCollection(request);
-  const collection = existingCollection(server.catalog.collection(request.db, name), request.db, name);
+  const collection = existingCollection(visibleCollection(request, server, name), request.db, name);
   const entries = collection.indexSpecs().map((spec) => ({
     v: new Int32(2),
     key: spec.key,

@@ -9,7 +9,7 @@ export const insert: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
   const documents = documentArray(request.body, "documents");
   const ordered = request.body.ordered !== false;
-  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
+  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"), request.killed);
   const writeErrors: WriteErrorEntry[] = [];
   let n = 0;
   for (const [index, document] of documents.entries()) {
@@ -17,7 +17,7 @@ export const insert: CommandHandler = async (request, server) => {
       const doc = withIdFirst(document);
       assertValidId(doc._id);
       assertInsertSize(doc);
-      const collection = server.catalog.ensureCollection(request.db, name);
+      const collection = server.collectionForWrite(request.db, name, request.transaction);
       const key = documentKey(doc._id);
       await scope.waitForUnlocked(collection, () => [key]);
       scope.write(collection, key, null, doc, "insert");

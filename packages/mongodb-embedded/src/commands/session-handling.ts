@@ -106,6 +106,10 @@ async function runInTransaction(
     );
   }
   const transaction = server.sessions.transactionFor(lsid, txnNumber, request.body.startTransaction === true);
+  if (request.body.startTransaction === true) {
+    const level = (request.body.readConcern as Document | undefined)?.level;
+    transaction.readConcernLevel = typeof level === "string" ? level : "local";
+  }
   request.transaction = transaction;
   try {
     const reply = await run();

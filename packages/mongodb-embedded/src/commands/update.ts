@@ -50,7 +50,7 @@ export const update: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
   const statements = documentArray(request.body, "updates");
   const ordered = request.body.ordered !== false;
-  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"));
+  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"), request.killed);
   const writeErrors: WriteErrorEntry[] = [];
   const upserted: Document[] = [];
   let n = 0;
@@ -161,7 +161,7 @@ function upsertDocument(
   );
   assertValidId(doc._id);
   assertUpdatedSize(doc);
-  const collection: StoredCollection = server.catalog.ensureCollection(db, name);
+  const collection: StoredCollection = server.collectionForWrite(db, name, scope.transaction);
   scope.write(collection, documentKey(doc._id), null, doc, "insert");
   return { matched: 0, modified: 0, upsertedId: doc._id, before: [], after: [doc] };
 }

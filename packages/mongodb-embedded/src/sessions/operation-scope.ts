@@ -3,7 +3,7 @@
 // locked against other transactions, and checked against the transaction's snapshot.
 import type { Document } from "bson";
 import type { ChangeOperation, ChangeRecord } from "../changestream/change-record.js";
-import { ServerError, ErrorCode } from "../errors.js";
+import { ServerError, ErrorCode, interrupted } from "../errors.js";
 import type { Catalog } from "../storage/catalog.js";
 import { assertUnique } from "../storage/document-limits.js";
 import { ReadView } from "../storage/read-view.js";
@@ -24,6 +24,8 @@ export class OperationScope {
      * transaction ends, as on mongod (its reaper bounds that at transactionLifetimeLimitSeconds).
      */
     private readonly lockWaitMS?: number,
+    /** Aborts when killSessions kills the operation's session: a wait then ends with Interrupted. */
+    private readonly killed?: AbortSignal,
   ) {
     if (transaction && transaction.snapshot === undefined) transaction.snapshot = catalog.openSnapshot();
     this.view = transaction
@@ -42,21 +44,18 @@ export class OperationScope {
     if (this.transaction || !collection) return;
     const deadline = this.lockWaitMS === undefined ? undefined : Date.now() + this.lockWaitMS;
     for (;;) {
+      if (this.killed?.aborted) throw interrupted();
       const holder = this.firstLockHolder(collection, keysToWrite());
       if (!holder) return;
-      if (deadline === undefined) {
-        await holder.ended();
-        continue;
-      }
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) {
+      const remaining = deadline === undefined ? undefined : deadline - Date.now();
+      if (remaining !== undefined && remaining <= 0) {
         throw new ServerError(
           ErrorCode.MaxTimeMSExpired,
           "MaxTimeMSExpired",
           `operation exceeded time limit waiting for a transaction's lock on ${collection.ns}`,
         );
       }
-      await waitAtMost(holder.ended(), remaining);
+      await waitAtMost(holder.ended(), remaining, this.killed);
     }
   }
 
@@ -119,12 +118,20 @@ export function imagesRecorded(collection: StoredCollection): boolean {
   return option?.enabled === true;
 }
 
-function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
+/** Resolves when `promise` does, after `ms` (if given), or when `killed` aborts. */
+function waitAtMost(
+  promise: Promise<void>,
+  ms: number | undefined,
+  killed: AbortSignal | undefined,
+): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    void promise.then(() => {
+    const done = () => {
       clearTimeout(timer);
+      killed?.removeEventListener("abort", done);
       resolve();
-    });
+    };
+    const timer = ms === undefined ? undefined : setTimeout(done, ms);
+    killed?.addEventListener("abort", done, { once: true });
+    void promise.then(done);
   });
 }

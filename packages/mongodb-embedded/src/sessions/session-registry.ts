@@ -16,6 +16,8 @@ interface SessionEntry {
   lastUse: Date;
   /** Cursors opened in this session: killSessions closes them. */
   cursors: Set<bigint>;
+  /** Operations running in this session: killSessions interrupts them. */
+  operations: Set<AbortController>;
 }
 
 /** A session as $listLocalSessions sees it. */
@@ -67,6 +69,7 @@ export class SessionRegistry {
     for (const [collection, overlay] of transaction.writes) {
       for (const [key, doc] of overlay) writes.push({ collection, key, doc });
     }
+    for (const collection of transaction.createdCollections) this.catalog.adoptPending(collection);
     if (writes.length > 0) this.catalog.commit(writes, transaction.records);
     this.end(transaction, "committed");
   }
@@ -159,10 +162,22 @@ export class SessionRegistry {
     const cursors: bigint[] = [];
     for (const entry of entries) {
       if (entry.transaction) this.abort(entry.transaction, reason);
+      for (const operation of entry.operations) operation.abort(reason);
       cursors.push(...entry.cursors);
       entry.cursors.clear();
     }
     return cursors;
+  }
+
+  /**
+   * Registers an operation running in the session; its signal aborts when killSessions names
+   * the session, as mongod kills the operations of a killed session. Call `end` when it ends.
+   */
+  beginOperation(lsid: Document): { signal: AbortSignal; end: () => void } {
+    const operations = this.entry(lsid).operations;
+    const controller = new AbortController();
+    operations.add(controller);
+    return { signal: controller.signal, end: () => operations.delete(controller) };
   }
 
   abortAll(): void {
@@ -181,6 +196,10 @@ export class SessionRegistry {
   }
 
   private end(transaction: Transaction, state: "committed" | "aborted"): void {
+    if (state === "aborted") {
+      for (const collection of transaction.createdCollections)
+        this.catalog.discardPending(collection, transaction);
+    }
     this.locks.releaseAll(transaction);
     if (transaction.snapshot !== undefined) this.catalog.releaseSnapshot(transaction.snapshot);
     transaction.finish(state);
@@ -197,6 +216,7 @@ export class SessionRegistry {
         retryReply: undefined,
         lastUse: new Date(),
         cursors: new Set(),
+        operations: new Set(),
       };
       this.sessions.set(key, entry);
     }

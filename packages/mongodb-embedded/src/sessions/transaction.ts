@@ -16,6 +16,10 @@ export class Transaction {
   readonly startedAt = Date.now();
   /** Why the server aborted it, reported to the next operation. */
   abortReason: string | undefined;
+  /** Its readConcern level, from its first statement ("local" when none is given). */
+  readConcernLevel = "local";
+  /** Collections it created, which exist for others only once it commits. */
+  readonly createdCollections: StoredCollection[] = [];
   private readonly endWaiters: (() => void)[] = [];
 
   constructor(

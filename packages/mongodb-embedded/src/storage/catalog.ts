@@ -1,6 +1,8 @@
 // Databases and their collections, the snapshots readers hold, and the one commit path:
 // every committed change gets a fresh cluster time and is reported, in order, to the change
-// log (the oplog's role). Catalog changes (create, drop, rename) commit immediately.
+// log (the oplog's role). Catalog changes (create, drop, rename) commit immediately, except a
+// collection a transaction creates: it is the transaction's own until it commits (its create
+// is reported then) and is discarded without a trace if it aborts.
 import type { Document, Timestamp } from "bson";
 import type { ChangeRecord } from "../changestream/change-record.js";
 import { ServerError, ErrorCode } from "../errors.js";
@@ -38,7 +40,8 @@ export class Catalog {
     return [...this.databases.keys()];
   }
 
-  createCollection(db: string, name: string, options: Document = {}): StoredCollection {
+  /** `owner`: the transaction creating it, which alone sees it until `adoptPending`. */
+  createCollection(db: string, name: string, options: Document = {}, owner?: object): StoredCollection {
     validateCollectionName(db, name);
     if (this.collection(db, name)) {
       throw new ServerError(
@@ -51,13 +54,43 @@ export class Catalog {
     if (!collections) this.databases.set(db, (collections = new Map()));
     const collection = new StoredCollection(db, name, options);
     collections.set(name, collection);
-    this.commitCatalogChange([{ operationType: "create", db, coll: name, imagesRecorded: false }]);
+    collection.pendingOwner = owner;
+    if (!owner) this.commitCatalogChange([createRecord(collection)]);
     return collection;
   }
 
-  /** Inserts and upserts create their collection implicitly, as mongod does. */
-  ensureCollection(db: string, name: string): StoredCollection {
-    return this.collection(db, name) ?? this.createCollection(db, name);
+  /**
+   * Inserts and upserts create their collection implicitly, as mongod does; in a transaction
+   * (`owner`), as that transaction's own. A write outside it to a collection another
+   * transaction is creating makes the collection committed at once, so that an abort never
+   * discards committed documents.
+   */
+  ensureCollection(db: string, name: string, owner?: object): StoredCollection {
+    const existing = this.collection(db, name);
+    if (!existing) return this.createCollection(db, name, {}, owner);
+    if (existing.pendingOwner && existing.pendingOwner !== owner) this.adoptPending(existing);
+    return existing;
+  }
+
+  /** Whether `collection` exists for a reader in transaction `owner` (or outside any). */
+  isVisible(collection: StoredCollection, owner?: object): boolean {
+    return collection.pendingOwner === undefined || collection.pendingOwner === owner;
+  }
+
+  /** The creating transaction committed (or another writer needed the collection): it exists for all. */
+  adoptPending(collection: StoredCollection): void {
+    if (!collection.pendingOwner) return;
+    collection.pendingOwner = undefined;
+    this.commitCatalogChange([createRecord(collection)]);
+  }
+
+  /** The creating transaction aborted: the collection never existed. */
+  discardPending(collection: StoredCollection, owner: object): void {
+    if (collection.pendingOwner !== owner) return;
+    const collections = this.databases.get(collection.db);
+    if (collections?.get(collection.name) !== collection) return;
+    collections.delete(collection.name);
+    if (collections.size === 0) this.databases.delete(collection.db);
   }
 
   dropCollection(db: string, name: string): boolean {
@@ -153,4 +186,8 @@ function validateCollectionName(db: string, name: string): void {
       `Invalid collection name: '${name}'`,
     );
   }
+}
+
+function createRecord(collection: StoredCollection): ChangeRecord {
+  return { operationType: "create", db: collection.db, coll: collection.name, imagesRecorded: false };
 }

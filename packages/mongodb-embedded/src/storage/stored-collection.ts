@@ -31,6 +31,12 @@ export class StoredCollection {
   private liveCount = 0;
   private lastRecordId = 0;
 
+  /**
+   * The transaction that created this collection and has not committed yet (an opaque
+   * token): only it sees the collection; its abort discards it (catalog.ts).
+   */
+  pendingOwner: object | undefined;
+
   constructor(
     public db: string,
     public name: string,

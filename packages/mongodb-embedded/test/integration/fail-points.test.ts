@@ -206,3 +206,28 @@ void test("failGetMoreAfterCursorCheckout with a resumable code on a change stre
     await stream.close();
   }
 });
+
+void test("waitForFailPoint returns once the point has been entered the given number of times in all", async () => {
+  const { count } = await failCommand("alwaysOn", { failCommands: ["ping"], errorCode: 2 });
+  const admin = fixture.mongo.client.db("admin");
+  const waited = admin.command({
+    waitForFailPoint: "failCommand",
+    timesEntered: Number(count) + 2,
+    maxTimeMS: 10_000,
+  });
+  await assert.rejects(fixture.db.command({ ping: 1 }), { code: 2 });
+  await assert.rejects(fixture.db.command({ ping: 1 }), { code: 2 });
+  assert.equal((await waited).ok, 1);
+  const again = await failCommand("off");
+  assert.equal(Number(again.count), Number(count) + 2);
+});
+
+void test("waitForFailPoint fails with MaxTimeMSExpired when the point is not entered in time", async () => {
+  const { count } = await failCommand("alwaysOn", { failCommands: ["ping"], errorCode: 2 });
+  await assert.rejects(
+    fixture.mongo.client
+      .db("admin")
+      .command({ waitForFailPoint: "failCommand", timesEntered: Number(count) + 1, maxTimeMS: 50 }),
+    { code: 50 },
+  );
+});

@@ -131,3 +131,73 @@ void test("killAllSessions with an empty list aborts every open transaction", as
   }
   assert.deepEqual(await collection.distinct("by"), ["nobody"]);
 });
+
+// mongod kills the operations running in a killed session with Interrupted (11601).
+const INTERRUPTED = { code: 11601 };
+
+void test("killSessions interrupts a write of the session waiting for another transaction's document", async () => {
+  const collection = fixture.db.collection("interrupted_write");
+  await collection.insertOne({ _id: "doc" as never, n: 0 });
+  const holder = await openTransactionWriting("interrupted_write", "doc");
+  const writer = fixture.mongo.client.startSession();
+  try {
+    const write = collection.updateOne({ _id: "doc" as never }, { $inc: { n: 1 } }, { session: writer });
+    await delay(100);
+    await killSessions([writer]);
+    await assert.rejects(write, INTERRUPTED);
+    await holder.commitTransaction();
+  } finally {
+    await writer.endSession();
+    await holder.endSession();
+  }
+  assert.deepEqual(await collection.findOne({ _id: "doc" as never }), {
+    _id: "doc",
+    n: 0,
+    by: "transaction",
+  });
+});
+
+void test("killSessions interrupts a command the failCommand fail point holds with blockConnection", async (t) => {
+  const appName = "blocked-by-fail-point";
+  const client = await fixture.mongo.newClient({ appName });
+  const admin = fixture.mongo.client.db("admin");
+  await admin.command({
+    configureFailPoint: "failCommand",
+    mode: { times: 1 },
+    data: { failCommands: ["ping"], blockConnection: true, blockTimeMS: 30_000, appName },
+  });
+  t.after(() => admin.command({ configureFailPoint: "failCommand", mode: "off" }));
+  const session = client.startSession();
+  try {
+    const startedAt = Date.now();
+    const ping = client.db("admin").command({ ping: 1 }, { session });
+    await delay(100);
+    await killSessions([session]);
+    await assert.rejects(ping, INTERRUPTED);
+    assert.ok(Date.now() - startedAt < 10_000, "the ping did not sleep out its 30 s");
+  } finally {
+    await session.endSession();
+  }
+});
+
+void test("killSessions interrupts a change stream's awaiting getMore of the session", async () => {
+  const session = fixture.mongo.client.startSession();
+  try {
+    const opened = await fixture.db.command(
+      { aggregate: "awaited", pipeline: [{ $changeStream: {} }], cursor: {} },
+      { session },
+    );
+    const cursorId = (opened.cursor as Document).id as unknown;
+    const startedAt = Date.now();
+    const getMore = fixture.db.command(
+      { getMore: cursorId, collection: "awaited", maxTimeMS: 30_000 },
+      { session },
+    );
+    await delay(100);
+    await killSessions([session]);
+    await assert.rejects(getMore, INTERRUPTED);
+    assert.ok(Date.now() - startedAt < 10_000, "the getMore did not wait out its 30 s");
+  } finally {
+    await session.endSession();
+  }
+});

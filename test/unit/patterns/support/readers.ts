@@ -33,8 +33,11 @@ export function readOutlierState(db: MemoryDb, rule: OutlierRule, sourceId: unkn
 }
 
 export function readOverflowChunkState(db: MemoryDb, rule: OutlierRule, chunk: Document): OverflowChunkState {
-  const lastChunk = chunksInOrder(db, rule, chunk[rule.referenceField]).at(-1) ?? chunk;
-  return { chunk, lastChunk };
+  const sourceId: unknown = chunk[rule.referenceField];
+  const lastChunk = chunksInOrder(db, rule, sourceId).at(-1) ?? chunk;
+  if (chunk[rule.sequenceField] !== undefined) return { chunk, lastChunk };
+  const [source] = db.find(rule.collection, (doc) => matches(doc, { _id: sourceId }));
+  return { chunk, lastChunk, source: source ?? null };
 }
 
 const SUFFIXED = /_\d{6}$/;
