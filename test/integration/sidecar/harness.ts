@@ -152,6 +152,21 @@ export async function startLeaderAndStandby(
   return [leader, standby];
 }
 
+/** A book in the outlier seed's shape, as the seed's application writes it. */
+export interface Book {
+  _id: number;
+  title: string;
+  customers_purchased: string[];
+  has_extras?: boolean;
+}
+
+/** An overflow chunk of a book: `seq` is the sidecar's; the seed's application writes none. */
+export interface ExtraSales {
+  book_id: number;
+  seq?: number;
+  customers_purchased_extra: string[];
+}
+
 export interface Product {
   _id: number;
   name: string;

@@ -5,19 +5,15 @@ import assert from "node:assert/strict";
 import type { Db } from "mongodb";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { startTestMongo, uniqueDatabaseName } from "../../support/mongo.js";
-import { allPurchasers, startSidecar, testConfig, useSidecarOnFreshDatabase, users } from "./harness.js";
-
-interface Book {
-  _id: number;
-  title: string;
-  customers_purchased: string[];
-  has_extras?: boolean;
-}
-
-interface ExtraSales {
-  book_id: number;
-  customers_purchased_extra: string[];
-}
+import {
+  allPurchasers,
+  startSidecar,
+  testConfig,
+  useSidecarOnFreshDatabase,
+  users,
+  type Book,
+  type ExtraSales,
+} from "./harness.js";
 
 const fixture = useSidecarOnFreshDatabase("outlier_app");
 

@@ -13,20 +13,9 @@ import {
   turnFailPointOff,
   useSidecarOnFreshDatabase,
   users,
+  type Book,
+  type ExtraSales,
 } from "./harness.js";
-
-interface Book {
-  _id: number;
-  title: string;
-  customers_purchased: string[];
-  has_extras?: boolean;
-}
-
-interface ExtraSales {
-  book_id: number;
-  seq?: number;
-  customers_purchased_extra: string[];
-}
 
 const fixture = useSidecarOnFreshDatabase("outlier_upsert_race");
 
