@@ -7,10 +7,15 @@
 // transaction either committed every plan or none, and every correction re-reads anyway.
 import type { Plan } from "../patterns/plan.js";
 import { driverOf } from "../patterns/registry.js";
-import { applyWrites } from "./apply.js";
-import { correctTarget, recordOutcome, type CorrectionContext } from "./correction.js";
+import {
+  correctionSessions,
+  correctTarget,
+  planAndWrite,
+  recordOutcome,
+  type CorrectionContext,
+} from "./correction.js";
 import type { CorrectionTarget } from "./targets.js";
-import { ownSession, runTransaction } from "./transaction.js";
+import { runTransaction } from "./transaction.js";
 
 interface Waiting {
   target: CorrectionTarget;
@@ -81,23 +86,9 @@ function batchable(target: CorrectionTarget): boolean {
 async function correctTogether(context: CorrectionContext, targets: CorrectionTarget[]): Promise<Plan[]> {
   const startedAt = process.hrtime.bigint();
   const plans = await runTransaction(
-    (work) => (context.sessions ? context.sessions.withSession(work) : ownSession(context.client, work)),
+    correctionSessions(context),
     { maxAttempts: 1, context: { batch: targets.length } },
-    async (session) => {
-      context.ownWrites.remember(session);
-      await context.lease.fence(session);
-      const planned: Plan[] = [];
-      for (const target of targets)
-        planned.push(
-          await driverOf(target.rule).plan(context.db, target, {
-            session,
-            stateCollection: context.stateCollection,
-          }),
-        );
-      const writes = planned.flatMap((plan) => (plan.outcome === "writes" ? plan.writes : []));
-      if (writes.length > 0) await applyWrites(context.db, writes, session);
-      return planned;
-    },
+    (session) => planAndWrite(context, targets, session),
   );
   const durationMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
   targets.forEach((target, i) => recordOutcome(context, target, plans[i]!, durationMs, targets.length));

@@ -6,7 +6,7 @@
 // is never trusted for planning: by the time we act, the applications may have changed the
 // document again. A document the rule cannot plan for, or that the server refuses to write,
 // is logged, counted and left as it is.
-import type { Db, MongoClient } from "mongodb";
+import type { ClientSession, Db, MongoClient } from "mongodb";
 import { BadDocumentError, classify, toError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
@@ -17,7 +17,7 @@ import { driverOf } from "../patterns/registry.js";
 import type { OwnWrites } from "./own-writes.js";
 import { targetLabels, type CorrectionTarget } from "./targets.js";
 import type { SessionPool } from "./session-pool.js";
-import { ownSession, runTransaction } from "./transaction.js";
+import { ownSession, runTransaction, type SessionSource } from "./transaction.js";
 
 export interface CorrectionContext {
   client: MongoClient;
@@ -59,7 +59,7 @@ async function correctInTransaction(context: CorrectionContext, target: Correcti
   let plan: Plan;
   try {
     plan = await runTransaction(
-      (work) => (context.sessions ? context.sessions.withSession(work) : ownSession(context.client, work)),
+      correctionSessions(context),
       {
         maxAttempts: context.maxTransactionAttempts,
         context: { ...labels, key: target.id },
@@ -69,16 +69,7 @@ async function correctInTransaction(context: CorrectionContext, target: Correcti
           context.logger.warn({ err, ...labels, key: target.id }, "could not abort a failed correction");
         },
       },
-      async (session) => {
-        context.ownWrites.remember(session);
-        await context.lease.fence(session);
-        const planned = await driverOf(target.rule).plan(context.db, target, {
-          session,
-          stateCollection: context.stateCollection,
-        });
-        if (planned.outcome === "writes") await applyWrites(context.db, planned.writes, session);
-        return planned;
-      },
+      async (session) => (await planAndWrite(context, [target], session))[0]!,
     );
   } catch (thrown) {
     if (classify(thrown) !== "bad_document") throw thrown;
@@ -87,6 +78,32 @@ async function correctInTransaction(context: CorrectionContext, target: Correcti
   const durationMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
   recordOutcome(context, target, plan, durationMs);
   return plan;
+}
+
+/** Where a correction's transaction runs: on one of the leader's sessions, or a session of its own. */
+export function correctionSessions(context: CorrectionContext): SessionSource {
+  return (work) => (context.sessions ? context.sessions.withSession(work) : ownSession(context.client, work));
+}
+
+/**
+ * The body of a correction's transaction, for one target or several that share it: check
+ * the lease, plan each target from reads in this transaction, write every plan's writes.
+ */
+export async function planAndWrite(
+  context: CorrectionContext,
+  targets: readonly CorrectionTarget[],
+  session: ClientSession,
+): Promise<Plan[]> {
+  context.ownWrites.remember(session);
+  await context.lease.fence(session);
+  const plans: Plan[] = [];
+  for (const target of targets) {
+    const planContext = { session, stateCollection: context.stateCollection };
+    plans.push(await driverOf(target.rule).plan(context.db, target, planContext));
+  }
+  const writes = plans.flatMap((plan) => (plan.outcome === "writes" ? plan.writes : []));
+  if (writes.length > 0) await applyWrites(context.db, writes, session);
+  return plans;
 }
 
 function skipRefusedDocument(context: CorrectionContext, target: CorrectionTarget, err: Error): Plan {

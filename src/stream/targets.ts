@@ -16,6 +16,22 @@ export function targetLabels(target: CorrectionTarget) {
   return { rule: target.rule.name, collection: target.rule.collection };
 }
 
+// Per rule set (the runner keeps one for its life), counted once rather than for every event.
+const watchersCache = new WeakMap<readonly PatternRule[], Map<string, number>>();
+
+/** How many rules watch each collection. */
+function watchersByCollection(rules: readonly PatternRule[]): Map<string, number> {
+  let counts = watchersCache.get(rules);
+  if (!counts) {
+    counts = new Map();
+    for (const rule of rules)
+      for (const collection of new Set(driverOf(rule).watchedCollections(rule)))
+        counts.set(collection, (counts.get(collection) ?? 0) + 1);
+    watchersCache.set(rules, counts);
+  }
+  return counts;
+}
+
 /** Every correction one event may need; an event of a collection several rules watch yields several. */
 export function targetsForEvent(
   rules: readonly PatternRule[],
@@ -33,12 +49,12 @@ export function targetsForEvent(
   };
   // The event passed the $or of every rule's filters: it shows what one rule's filter says
   // only when no other rule watches the collection.
-  const watching = rules.filter((rule) => driverOf(rule).watchedCollections(rule).includes(collection));
+  const watchedAlone = watchersByCollection(rules).get(collection) === 1;
   return rules.flatMap((rule) =>
     driverOf(rule)
       .targetsOf(rule, write)
       .map((target) =>
-        watching.length === 1 && driverOf(rule).eventShowsBroken?.(rule, write, target)
+        watchedAlone && driverOf(rule).eventShowsBroken?.(rule, write, target)
           ? { ...target, due: true }
           : target,
       ),
