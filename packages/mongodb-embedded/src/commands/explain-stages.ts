@@ -9,8 +9,9 @@ import type { ServerState } from "../server-state.js";
 import { aggregateContext } from "./aggregate-read.js";
 import type { CommandRequest } from "./command-context.js";
 
-/** Stages the command layer carries out as writes: explain lists them but never runs them. */
-const WRITING_STAGES = ["$out", "$merge"];
+/** Stages the command layer carries out (writes, sources it feeds the pipeline from): explain
+ * lists them but never runs them. */
+const COMMAND_LAYER_STAGES = ["$out", "$merge", "$changeStream", "$listLocalSessions"];
 
 export function explainStages(
   request: CommandRequest,
@@ -21,7 +22,7 @@ export function explainStages(
   const context = aggregateContext(request, server);
   let docs = input;
   return stages.map((stage) => {
-    if (WRITING_STAGES.some((name) => name in stage)) return stage;
+    if (COMMAND_LAYER_STAGES.some((name) => name in stage)) return stage;
     const lookupStats: LookupStats[] = [];
     docs = runPipeline(docs, [stage], { ...context, lookupStats });
     const described = lookupStats[0] ? describeLookup(lookupStats[0]) : stage;

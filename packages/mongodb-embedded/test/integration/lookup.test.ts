@@ -133,6 +133,23 @@ void test("the sub-pipeline's own $match narrows the join, and later stages run 
   assert.deepEqual(book?.late, [{ seq: 7 }, { seq: 8 }, { seq: 9 }]);
 });
 
+void test("a $lookup between other stages joins on computed fields and feeds the next stage", async () => {
+  const { sales, extra } = await booksWithExtraSales("between", 3, 4);
+  const joined = await sales
+    .aggregate([
+      { $match: { _id: { $in: [0, 2] } } },
+      { $addFields: { book: { $add: ["$_id", 0] } } },
+      { $lookup: { from: extra.collectionName, localField: "book", foreignField: "book_id", as: "extras" } },
+      { $project: { _id: 1, n: { $size: "$extras" } } },
+      { $sort: { _id: 1 } },
+    ])
+    .toArray();
+  assert.deepEqual(joined, [
+    { _id: 0, n: 4 },
+    { _id: 2, n: 4 },
+  ]);
+});
+
 void test("a $lookup in a transaction sees that transaction's own insert and not another's", async () => {
   const { sales, extra } = await booksWithExtraSales("txn", 2, 1);
   const mine = fixture.mongo.client.startSession();
