@@ -69,12 +69,13 @@ export function compileEqualityJoin(
   const { filter, sort, limit, rest } = splitLeadingRead(spec.pipeline ?? []);
   const runRest = rest.length > 0 ? compileSubPipeline(rest, reader) : undefined;
   const localPath = spec.localField.split(".");
+  const asPath = spec.as.split(".");
   return (docs) =>
     docs.map((doc) => {
       const join = joinFilter(spec.foreignField, localValues(doc, localPath));
       const read = { filter: Object.keys(filter).length > 0 ? { $and: [join, filter] } : join, sort, limit };
       const found = reader(spec.from, read).docs;
-      return withField(doc, spec.as.split("."), runRest ? runRest(found) : found);
+      return withField(doc, asPath, runRest ? runRest(found) : found);
     });
 }
 

@@ -68,13 +68,14 @@ function assertStageShapes(stages: Document[]): void {
 
 /** Splits the stages at each native join: mingo runs the stretches between them. */
 function compileAfterLeadingStages(stages: Document[], ctx: PipelineContext): DocumentsStage {
-  const joins = stages.map((stage) => nativeJoin(stage, ctx));
+  const { readCollection } = ctx;
+  const joins = stages.map((stage) => nativeJoin(stage, readCollection !== undefined));
   const at = joins.findIndex((join) => join !== undefined);
-  if (at < 0) return compileMingo(stages, ctx);
+  if (at < 0 || !readCollection) return compileMingo(stages, ctx);
   const after = at + 1 < stages.length ? compilePipeline(stages.slice(at + 1), ctx) : undefined;
   const join = compileEqualityJoin(
     joins[at]!,
-    { ...ctx, readCollection: ctx.readCollection! },
+    { readCollection, lookupStats: ctx.lookupStats },
     (sub, reader) => compilePipeline(sub, { ...ctx, readCollection: reader, lookupStats: undefined }),
   );
   const before = at > 0 ? compileMingo(stages.slice(0, at), ctx) : undefined;
@@ -84,14 +85,15 @@ function compileAfterLeadingStages(stages: Document[], ctx: PipelineContext): Do
   };
 }
 
-/** The spec of a $lookup stage joined natively; every $lookup spec is checked here, with
- * mongod's errors, whichever engine runs it. A pipeline-only $lookup (`let` + `pipeline`, or a
- * collection-less `$documents` one) stays with mingo, which evaluates `let` per document; it
- * reads the whole foreign collection for every aggregate. */
-function nativeJoin(stage: Document, ctx: PipelineContext): EqualityJoin | undefined {
+/** The spec of a $lookup stage joined natively (when collections can be read through their
+ * indexes); every $lookup spec is checked here, with mongod's errors, whichever engine runs
+ * it. A pipeline-only $lookup (`let` + `pipeline`, or a collection-less `$documents` one)
+ * stays with mingo, which evaluates `let` per document; it reads the whole foreign
+ * collection for every aggregate. */
+function nativeJoin(stage: Document, canRead: boolean): EqualityJoin | undefined {
   if (!("$lookup" in stage)) return undefined;
   const spec = parseLookupSpec(stage.$lookup);
-  if (!ctx.readCollection || !isEqualityJoin(spec)) return undefined;
+  if (!canRead || !isEqualityJoin(spec)) return undefined;
   if (spec.let && Object.keys(spec.let).length > 0) {
     // mingo would run the sub-pipeline over the whole collection whenever anything matched.
     throw queryError("NotImplemented", "a $lookup with localField/foreignField and 'let' is not supported");
