@@ -1,6 +1,6 @@
 // update: matched documents are rewritten through the query module's applyUpdate; with upsert
 // and no match, the new document starts from upsertSeed(q) and the update runs as an insert.
-import { serialize, type Document } from "bson";
+import type { Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
 import {
   applyUpdate,
@@ -11,6 +11,7 @@ import {
 } from "../query/index.js";
 import type { OperationScope } from "../sessions/operation-scope.js";
 import type { VisibleDocument } from "../storage/read-view.js";
+import { sameBsonBytes } from "../storage/document-bytes.js";
 import { assertUpdatedSize, assertValidId } from "../storage/document-limits.js";
 import { documentKey, type StoredCollection } from "../storage/stored-collection.js";
 import type { CommandHandler, CommandRequest } from "./command-context.js";
@@ -131,7 +132,8 @@ export async function runUpdateStatement(
     });
     outcome.before.push(doc);
     outcome.after.push(updated);
-    if (sameBson(doc, updated)) continue;
+    // mongod reports nModified 0 when the update leaves the document byte-for-byte unchanged.
+    if (sameBsonBytes(doc, updated)) continue;
     assertUpdatedSize(updated);
     scope.write(existing!, key, doc, updated, isReplacement(statement.u) ? "replace" : "update");
     outcome.modified += 1;
@@ -164,9 +166,4 @@ function upsertDocument(
   const collection: StoredCollection = server.collectionForWrite(db, name, scope.transaction);
   scope.write(collection, documentKey(doc._id), null, doc, "insert");
   return { matched: 0, modified: 0, upsertedId: doc._id, before: [], after: [doc] };
-}
-
-/** mongod reports nModified 0 when the update leaves the document byte-for-byte unchanged. */
-function sameBson(a: Document, b: Document): boolean {
-  return Buffer.from(serialize(a)).equals(serialize(b));
 }

@@ -1,4 +1,4 @@
-// Deep copies of documents for updates: plain documents and arrays are copied; BSON values
+// Copies of documents for updates: plain documents and arrays are copied; BSON values
 // (ObjectId, Long, Date, ...) are shared, since nothing in the server mutates them.
 import { isPlainDocument } from "./bson-types.js";
 
@@ -8,4 +8,10 @@ export function deepCopy<T>(value: T): T {
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) copy[key] = deepCopy(value[key]);
   return copy as T;
+}
+
+/** A copy of one level: the fields (or elements) in the same order, their values shared. */
+export function shallowCopy<T extends Record<string, unknown> | unknown[]>(container: T): T {
+  // Spread, not assignment, so that a field named "__proto__" stays a field.
+  return (Array.isArray(container) ? container.slice() : { ...container }) as T;
 }

@@ -2,7 +2,11 @@
 // positional `$` (the array element the query matched), `$[]` (every element) and
 // `$[<identifier>]` (the elements an arrayFilter selects). Intermediate documents are created
 // for writes; a path through a scalar is not viable (28), as in mongod.
+// Copy on write: the document being updated starts as a shallow copy of a stored version, and
+// each embedded document or array on a resolved path is copied before the update can write
+// into it, so the parts it leaves alone stay shared with the (never mutated) stored version.
 import { isPlainDocument } from "./bson-types.js";
+import { shallowCopy } from "./document-copy.js";
 import { isArrayIndex } from "./filter-path.js";
 import { queryError } from "./query-error.js";
 
@@ -15,6 +19,8 @@ export interface PathResolution {
   readonly positionalIndex?: number;
   /** true for writes ($set, $push...): create missing documents and pad arrays. */
   readonly create: boolean;
+  /** The containers this update made (its copies and new documents), which it may write into. */
+  readonly owned: Set<object>;
 }
 
 /** Where a value lives: its container and key, and whether it is there now. */
@@ -51,7 +57,8 @@ export function removeTarget(target: Target): void {
   }
 }
 
-/** Every place an update path designates in `doc` (several with `$[]` / `$[id]`). */
+/** Every place an update path designates in `doc` (several with `$[]` / `$[id]`); `doc` must
+ * be one of `resolution.owned`. */
 export function resolveTargets(doc: Container, path: string, resolution: PathResolution): Target[] {
   const parts = path.split(".");
   const targets: Target[] = [];
@@ -121,7 +128,7 @@ function nextContainer(
       if (!resolution.create) return undefined;
       throw queryError("PathNotViable", `Cannot create field '${nextPart}' in element {${key}: [...]}`);
     }
-    return current as Container;
+    return ownedContainer(target, current as Container, resolution.owned);
   }
   if (!resolution.create) return undefined;
   if (current !== undefined) {
@@ -137,6 +144,16 @@ function nextContainer(
     );
   }
   const created = {};
+  resolution.owned.add(created);
   writeTarget(target, created);
   return created;
+}
+
+/** The container at `target`, copied into place first unless this update made it. */
+function ownedContainer(target: Target, container: Container, owned: Set<object>): Container {
+  if (owned.has(container)) return container;
+  const copy = shallowCopy(container);
+  owned.add(copy);
+  writeTarget(target, copy);
+  return copy;
 }

@@ -5,7 +5,13 @@ import { readTarget, removeTarget, resolveTargets, writeTarget, type Target } fr
 
 const NO_ARRAY_FILTERS = new Map<string, (element: unknown) => boolean>();
 
-export function applyRename(doc: Record<string, unknown>, source: string, destination: unknown): void {
+/** Renames within `doc`, one of the containers the update `owned` (see update-path.ts). */
+export function applyRename(
+  doc: Record<string, unknown>,
+  source: string,
+  destination: unknown,
+  owned: Set<object>,
+): void {
   if (typeof destination !== "string" || destination === "") {
     throw queryError(
       "BadValue",
@@ -24,13 +30,13 @@ export function applyRename(doc: Record<string, unknown>, source: string, destin
       "The source and target field for $rename must not contain positional operators",
     );
   }
-  const [from] = resolveTargets(doc, source, { arrayFilters: NO_ARRAY_FILTERS, create: false });
+  const [from] = resolveTargets(doc, source, { arrayFilters: NO_ARRAY_FILTERS, create: false, owned });
   if (from === undefined) return;
   assertNotInArray(from, "source");
   const value = readTarget(from);
   if (value === undefined) return;
   removeTarget(from);
-  const [to] = resolveTargets(doc, destination, { arrayFilters: NO_ARRAY_FILTERS, create: true });
+  const [to] = resolveTargets(doc, destination, { arrayFilters: NO_ARRAY_FILTERS, create: true, owned });
   assertNotInArray(to, "destination");
   writeTarget(to, value);
 }

@@ -4,7 +4,7 @@
 import type { Document } from "bson";
 import { valuesEqual, type StringComparator } from "./bson-order.js";
 import { bsonTypeOf, isPlainDocument } from "./bson-types.js";
-import { deepCopy } from "./document-copy.js";
+import { deepCopy, shallowCopy } from "./document-copy.js";
 import { compileArrayFilters, identifiersInPath } from "./array-filters.js";
 import { positionalIndex } from "./positional.js";
 import { applyPipelineUpdate } from "./pipeline-update.js";
@@ -92,12 +92,14 @@ function applyOperators(doc: Document, update: Document, options: UpdateOptions)
   assertNoConflictingPaths(targetPaths(updates));
   const arrayFilters = compileArrayFilters(options.arrayFilters, options.strings);
   assertArrayFiltersUsed(arrayFilters, updates);
-  const result = deepCopy(doc);
+  // Copied on write (update-path.ts): what the update leaves alone stays shared with `doc`.
+  const result = shallowCopy(doc);
+  const owned = new Set<object>([result]);
   for (const fieldUpdate of updates) {
     if (fieldUpdate.operator === "$setOnInsert" && !options.isInsert) continue;
-    const resolution = resolutionFor(doc, fieldUpdate, arrayFilters, options);
+    const resolution = resolutionFor(doc, fieldUpdate, arrayFilters, owned, options);
     if (fieldUpdate.operator === "$rename") {
-      applyRename(result, fieldUpdate.path, fieldUpdate.argument);
+      applyRename(result, fieldUpdate.path, fieldUpdate.argument, owned);
       continue;
     }
     const apply = OPERATORS[fieldUpdate.operator];
@@ -113,12 +115,14 @@ function resolutionFor(
   doc: Document,
   fieldUpdate: FieldUpdate,
   arrayFilters: PathResolution["arrayFilters"],
+  owned: Set<object>,
   options: UpdateOptions,
 ): PathResolution {
   const usesPositional = fieldUpdate.path.split(".").includes("$");
   return {
     arrayFilters,
     create: !REMOVING_OPERATORS.has(fieldUpdate.operator),
+    owned,
     positionalIndex: usesPositional
       ? positionalIndex(doc, fieldUpdate.path, options.filter, options.strings)
       : undefined,

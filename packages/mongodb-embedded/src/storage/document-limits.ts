@@ -2,6 +2,7 @@
 // keyPattern/keyValue), and an _id that must be present and not an array.
 import { calculateObjectSize, type Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
+import { bsonSize } from "./document-bytes.js";
 import type { ReadView } from "./read-view.js";
 import type { SecondaryIndex } from "./secondary-index.js";
 import { ID_INDEX_NAME, type StoredCollection } from "./stored-collection.js";
@@ -19,8 +20,9 @@ export function assertInsertSize(doc: Document): void {
   }
 }
 
+/** `doc` is the update's result, about to be stored: its size is remembered (document-bytes.ts). */
 export function assertUpdatedSize(doc: Document): void {
-  if (calculateObjectSize(doc) > MAX_BSON_OBJECT_SIZE) {
+  if (bsonSize(doc) > MAX_BSON_OBJECT_SIZE) {
     throw new ServerError(
       17419,
       "Location17419",
