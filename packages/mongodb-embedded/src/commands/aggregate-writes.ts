@@ -4,8 +4,10 @@ import type { Document } from "bson";
 import { applyUpdate, runPipeline, valuesEqual } from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { ServerState } from "../server-state.js";
+import type { OperationScope } from "../sessions/operation-scope.js";
 import { assertValidId, duplicateKey } from "../storage/document-limits.js";
-import { documentKey, ID_INDEX_NAME } from "../storage/stored-collection.js";
+import type { VisibleDocument } from "../storage/read-view.js";
+import { documentKey, ID_INDEX_NAME, type StoredCollection } from "../storage/stored-collection.js";
 import { withIdFirst } from "./write-results.js";
 
 function target(db: string, spec: unknown, stage: string): { db: string; coll: string } {
@@ -60,40 +62,53 @@ export async function writeMerge(
   for (const result of results) {
     const filter: Document = {};
     for (const field of merge.on) filter[field] = result[field];
-    await scope.waitForUnlocked(collection, () => scope.view.find(collection, filter).map((m) => m.key));
-    const [match] = scope.view.find(collection, filter);
-    if (!match) {
-      if (merge.whenNotMatched === "discard") continue;
-      if (merge.whenNotMatched === "fail") {
-        throw new ServerError(
-          13113,
-          "MergeStageNoMatchingDocument",
-          "$merge could not find a matching document in the target collection",
-        );
-      }
-      const doc = withIdFirst(result);
-      scope.write(collection, documentKey(doc._id), null, doc, "insert");
-      continue;
-    }
-    if (merge.whenMatched === "fail")
-      throw duplicateKey(collection, ID_INDEX_NAME, { _id: 1 }, { _id: match.doc._id });
-    const merged = mergedDocument(match.doc, result, merge.whenMatched);
-    if (merged === undefined) continue;
-    if (!valuesEqual(merged._id, match.doc._id)) {
-      throw new ServerError(
-        ErrorCode.ImmutableField,
-        "ImmutableField",
-        "$merge cannot change the _id of a matched document",
-      );
-    }
-    scope.write(
+    await scope.whenUnlocked(
       collection,
-      match.key,
-      match.doc,
-      merged,
-      merge.whenMatched === "replace" ? "replace" : "update",
+      () => scope.view.find(collection, filter),
+      ([match]) => mergeResult(scope, collection, merge, result, match),
     );
   }
+}
+
+/** Folds one result into the collection, where `match` is the document it matched, if any. */
+function mergeResult(
+  scope: OperationScope,
+  collection: StoredCollection,
+  merge: MergeSpec,
+  result: Document,
+  match: VisibleDocument | undefined,
+): void {
+  if (!match) {
+    if (merge.whenNotMatched === "discard") return;
+    if (merge.whenNotMatched === "fail") {
+      throw new ServerError(
+        13113,
+        "MergeStageNoMatchingDocument",
+        "$merge could not find a matching document in the target collection",
+      );
+    }
+    const doc = withIdFirst(result);
+    scope.write(collection, documentKey(doc._id), null, doc, "insert");
+    return;
+  }
+  if (merge.whenMatched === "fail")
+    throw duplicateKey(collection, ID_INDEX_NAME, { _id: 1 }, { _id: match.doc._id });
+  const merged = mergedDocument(match.doc, result, merge.whenMatched);
+  if (merged === undefined) return;
+  if (!valuesEqual(merged._id, match.doc._id)) {
+    throw new ServerError(
+      ErrorCode.ImmutableField,
+      "ImmutableField",
+      "$merge cannot change the _id of a matched document",
+    );
+  }
+  scope.write(
+    collection,
+    match.key,
+    match.doc,
+    merged,
+    merge.whenMatched === "replace" ? "replace" : "update",
+  );
 }
 
 function mergedDocument(

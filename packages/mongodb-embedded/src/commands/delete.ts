@@ -33,11 +33,10 @@ export const deleteCommand: CommandHandler = async (request, server) => {
         const matches = scope.view.find(collection, filter, strings, variables);
         return justOne ? matches.slice(0, 1) : matches;
       };
-      await scope.waitForUnlocked(collection, () => select().map((m) => m.key));
-      for (const { key, doc } of select()) {
-        scope.write(collection!, key, doc, null, "delete");
-        n += 1;
-      }
+      n += await scope.whenUnlocked(collection, select, (matches) => {
+        for (const { key, doc } of matches) scope.write(collection!, key, doc, null, "delete");
+        return matches.length;
+      });
     } catch (error) {
       writeErrors.push(toWriteError(index, error, request.transaction !== undefined));
       if (ordered) break;

@@ -41,9 +41,10 @@ export const findAndModify: CommandHandler = async (request, server) => {
   if (remove) {
     const collection = server.catalog.collection(request.db, name);
     const select = () => pickFirst(scope.view.find(collection, query, strings, variables));
-    await scope.waitForUnlocked(collection, () => select().map((m) => m.key));
-    const [target] = select();
-    if (target) scope.write(collection!, target.key, target.doc, null, "delete");
+    const target = await scope.whenUnlocked(collection, select, ([found]) => {
+      if (found) scope.write(collection!, found.key, found.doc, null, "delete");
+      return found;
+    });
     return { lastErrorObject: { n: target ? 1 : 0 }, value: project(target?.doc ?? null), ok: 1 };
   }
 

@@ -19,8 +19,11 @@ export const insert: CommandHandler = async (request, server) => {
       assertInsertSize(doc);
       const collection = server.collectionForWrite(request.db, name, request.transaction);
       const key = documentKey(doc._id);
-      await scope.waitForUnlocked(collection, () => [key]);
-      scope.write(collection, key, null, doc, "insert");
+      await scope.whenUnlocked(
+        collection,
+        () => [{ key }],
+        () => scope.write(collection, key, null, doc, "insert"),
+      );
       n += 1;
     } catch (error) {
       writeErrors.push(toWriteError(index, error, request.transaction !== undefined));

@@ -115,12 +115,20 @@ export async function runUpdateStatement(
     const matches = pick(scope.view.find(existing, statement.q, strings, statement.variables), strings);
     return statement.multi ? matches : matches.slice(0, 1);
   };
-  await scope.waitForUnlocked(existing, () => select().map((m) => m.key));
-  const matches = select();
-  if (matches.length === 0) {
+  return scope.whenUnlocked(existing, select, (matches) => {
+    if (matches.length > 0) return updateMatches(scope, existing!, matches, statement, strings);
     if (!statement.upsert) return { matched: 0, modified: 0, before: [], after: [] };
     return upsertDocument(server, scope, request.db, name, statement, strings);
-  }
+  });
+}
+
+function updateMatches(
+  scope: OperationScope,
+  collection: StoredCollection,
+  matches: VisibleDocument[],
+  statement: UpdateStatement,
+  strings: StringComparator | undefined,
+): UpdateOutcome {
   const outcome: UpdateOutcome = { matched: matches.length, modified: 0, before: [], after: [] };
   for (const { key, doc } of matches) {
     const updated = applyUpdate(doc, statement.u, {
@@ -135,7 +143,7 @@ export async function runUpdateStatement(
     // mongod reports nModified 0 when the update leaves the document byte-for-byte unchanged.
     if (sameBsonBytes(doc, updated)) continue;
     assertUpdatedSize(updated);
-    scope.write(existing!, key, doc, updated, isReplacement(statement.u) ? "replace" : "update");
+    scope.write(collection, key, doc, updated, isReplacement(statement.u) ? "replace" : "update");
     outcome.modified += 1;
   }
   return outcome;

@@ -34,19 +34,23 @@ export class OperationScope {
   }
 
   /**
-   * Outside a transaction, waits until no open transaction holds any of the documents
-   * `keysToWrite()` names (re-evaluated after each wait, since the set may change).
+   * Runs `use` on what `select()` finds. Outside a transaction, when an open transaction holds
+   * any of it, waits for that transaction to end and selects again. `use` gets the selection
+   * in the same turn as it was read: no other write can commit between the read and the
+   * writes made from it, and the documents are read once when nothing is held.
    */
-  async waitForUnlocked(
+  async whenUnlocked<S extends { key: string }, R>(
     collection: StoredCollection | undefined,
-    keysToWrite: () => Iterable<string>,
-  ): Promise<void> {
-    if (this.transaction || !collection) return;
+    select: () => S[],
+    use: (selected: S[]) => R,
+  ): Promise<R> {
+    if (this.transaction || !collection) return use(select());
     const deadline = this.lockWaitMS === undefined ? undefined : Date.now() + this.lockWaitMS;
     for (;;) {
       if (this.killed?.aborted) throw interrupted();
-      const holder = this.firstLockHolder(collection, keysToWrite());
-      if (!holder) return;
+      const selected = select();
+      const holder = this.firstLockHolder(collection, selected);
+      if (!holder) return use(selected);
       const remaining = deadline === undefined ? undefined : deadline - Date.now();
       if (remaining !== undefined && remaining <= 0) {
         throw new ServerError(
@@ -104,8 +108,11 @@ export class OperationScope {
     return record;
   }
 
-  private firstLockHolder(collection: StoredCollection, keys: Iterable<string>): Transaction | undefined {
-    for (const key of keys) {
+  private firstLockHolder(
+    collection: StoredCollection,
+    selected: { key: string }[],
+  ): Transaction | undefined {
+    for (const { key } of selected) {
       const owner = this.locks.owner(collection, key);
       if (owner) return owner;
     }

@@ -158,6 +158,26 @@ void test("a write outside any transaction waits for the transaction holding the
   assert.equal((await items.findOne({ _id: 1 as never }))?.n, 11);
 });
 
+void test("a delete outside any transaction waits for it, then removes only what still matches", async () => {
+  const items = fixture.db.collection("waiting_delete");
+  await items.insertMany([
+    { _id: 1 as never, k: 1 },
+    { _id: 2 as never, k: 1 },
+  ]);
+  const session = fixture.mongo.client.startSession();
+  try {
+    session.startTransaction();
+    await items.updateOne({ _id: 1 as never }, { $set: { k: 2 } }, { session });
+    const outside = items.deleteMany({ k: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await session.commitTransaction();
+    assert.equal((await outside).deletedCount, 1);
+  } finally {
+    await session.endSession();
+  }
+  assert.deepEqual(await items.find().toArray(), [{ _id: 1, k: 2 }]);
+});
+
 void test("committing twice answers ok the second time", async () => {
   const items = fixture.db.collection("recommit");
   const session = fixture.mongo.client.startSession();
