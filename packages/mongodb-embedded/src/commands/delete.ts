@@ -33,9 +33,11 @@ export const deleteCommand: CommandHandler = async (request, server) => {
         const matches = scope.view.find(collection, filter, strings, variables);
         return justOne ? matches.slice(0, 1) : matches;
       };
-      n += await scope.whenUnlocked(collection, select, (matches) => {
-        for (const { key, doc } of matches) scope.write(collection!, key, doc, null, "delete");
-        return matches.length;
+      await scope.whenUnlocked(collection, select, (matches) => {
+        for (const { key, doc } of matches) {
+          scope.write(collection!, key, doc, null, "delete");
+          n += 1;
+        }
       });
     } catch (error) {
       writeErrors.push(toWriteError(index, error, request.transaction !== undefined));
