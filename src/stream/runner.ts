@@ -82,7 +82,13 @@ export class Runner {
       keeperDb: options.leaseDb,
       fencing: config,
     });
-    this.keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
+    this.keeper = new LeaseKeeper({
+      lease,
+      leaseSeconds: config.leaseSeconds,
+      metrics,
+      logger,
+      stopSignal: this.stopSignal.signal,
+    });
     this.tokens = new TokenStore(
       db,
       config.stateCollection,
