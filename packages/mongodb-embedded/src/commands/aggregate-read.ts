@@ -1,40 +1,90 @@
-// The collection read a pipeline starts with: its leading $match, $sort and $limit, which an
-// index can answer (as mongod pushes them down to its query layer), and the stages after them.
+// How an aggregate reads collections: its leading $match, $sort and $limit, which an index can
+// answer (as mongod pushes them down to its query layer), and the reads of its $lookup joins,
+// through the same path and the same view (a transaction's snapshot with its own writes).
 import type { Document } from "bson";
-import { collatorFor } from "../query/index.js";
+import {
+  collatorFor,
+  sortDocuments,
+  splitLeadingRead,
+  type ForeignRead,
+  type ForeignReadResult,
+  type PipelineContext,
+  type StringComparator,
+} from "../query/index.js";
 import type { ServerState } from "../server-state.js";
-import type { QueryResult } from "../storage/read-view.js";
+import type { QueryResult, ReadView } from "../storage/read-view.js";
+import type { StoredCollection } from "../storage/stored-collection.js";
 import type { CommandRequest } from "./command-context.js";
 import { documentArray, letVariables } from "./command-args.js";
+import { indexNameOf } from "./query-stages.js";
+
+export interface AggregateRead {
+  read: { filter: Document; sort?: Document; skip: number; limit: number };
+  query?: QueryResult;
+  /** The documents read, sorted and limited. */
+  docs: Document[];
+  rest: Document[];
+}
 
 export function executeAggregateRead(
   request: CommandRequest,
   server: ServerState,
   stages: Document[] = documentArray(request.body, "pipeline"),
-): {
-  read: { filter: Document; sort?: Document; skip: number; limit: number };
-  query?: QueryResult;
-  rest: Document[];
-} {
-  let next = 0;
-  const stageOf = (name: string) => {
-    const value = (stages[next] as Document | undefined)?.[name] as unknown;
-    if (value === undefined || (typeof value !== "object" && name !== "$limit")) return undefined;
-    next += 1;
-    return value;
-  };
-  const filter = (stageOf("$match") as Document | undefined) ?? {};
-  const sort = stageOf("$sort") as Document | undefined;
-  const limitValue = stageOf("$limit");
-  const limit =
-    typeof limitValue === "number" ? limitValue : limitValue === undefined ? 0 : Number(String(limitValue));
+): AggregateRead {
+  const { rest, ...read } = splitLeadingRead(stages);
   const name = request.body.aggregate;
   const collection = typeof name === "string" ? server.catalog.collection(request.db, name) : undefined;
-  const strings = collatorFor(request.body.collation, "aggregate.collation");
-  const query = collection
-    ? server
-        .scope(request.transaction)
-        .view.query(collection, { filter, sort, limit, strings, variables: letVariables(request) })
-    : undefined;
-  return { read: { filter, sort, skip: 0, limit }, query, rest: stages.slice(next) };
+  const options = readOptions(request);
+  const { docs, query } = readCollection(server.scope(request.transaction).view, collection, read, options);
+  return { read: { ...read, skip: 0 }, query, docs, rest };
+}
+
+interface ReadOptions {
+  strings?: StringComparator;
+  variables?: Document;
+}
+
+function readOptions(request: CommandRequest): ReadOptions {
+  return {
+    strings: collatorFor(request.body.collation, "aggregate.collation"),
+    variables: letVariables(request),
+  };
+}
+
+/** A find-like read: through the best index, then sorted in memory if no index gave the order. */
+function readCollection(
+  view: ReadView,
+  collection: StoredCollection | undefined,
+  read: ForeignRead,
+  options: ReadOptions,
+): { docs: Document[]; query?: QueryResult } {
+  if (!collection) return { docs: [] };
+  const query = view.query(collection, { ...read, ...options });
+  let docs = query.found.map((v) => v.doc);
+  if (read.sort && !query.sorted) docs = sortDocuments(docs, read.sort, options.strings);
+  if (read.limit > 0) docs = docs.slice(0, read.limit);
+  return { docs, query };
+}
+
+/** The context an aggregate's stages run in: other collections of the database, read through
+ * the operation's view (so a transaction's $lookup sees its snapshot and its own writes). */
+export function aggregateContext(request: CommandRequest, server: ServerState): PipelineContext {
+  const view = server.scope(request.transaction).view;
+  const options = readOptions(request);
+  const collectionNamed = (name: string) => server.catalog.collection(request.db, name);
+  return {
+    collection: (name) => view.documents(collectionNamed(name)),
+    readCollection: (name, read): ForeignReadResult => {
+      const { docs, query } = readCollection(view, collectionNamed(name), read, options);
+      const indexName = query && indexNameOf(query.path);
+      return {
+        docs,
+        keysExamined: query?.keysExamined ?? 0,
+        docsExamined: query?.docsExamined ?? 0,
+        indexName,
+        collectionScan: query !== undefined && indexName === undefined,
+      };
+    },
+    ...options,
+  };
 }

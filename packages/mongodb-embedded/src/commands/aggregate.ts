@@ -1,10 +1,10 @@
 // aggregate: a leading $changeStream goes to the change-stream module; otherwise the stages
-// run through the query module's runPipeline over the operation's view, a leading $match
-// using indexes, and a final $out or $merge is carried out here as writes.
+// run through the query module's runPipeline over the operation's view, a leading $match and
+// $lookup joins using indexes, and a final $out or $merge is carried out here as writes.
 import type { Document } from "bson";
 import { openChangeStream } from "../changestream/index.js";
-import { collatorFor, runPipeline, sortDocuments } from "../query/index.js";
-import { executeAggregateRead } from "./aggregate-read.js";
+import { runPipeline } from "../query/index.js";
+import { aggregateContext, executeAggregateRead } from "./aggregate-read.js";
 import { explainAggregate } from "./explain.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { ServerState } from "../server-state.js";
@@ -14,7 +14,6 @@ import type { CommandHandler, CommandRequest } from "./command-context.js";
 import {
   assertSimpleCollation,
   documentArray,
-  letVariables,
   optionalCount,
   optionalDocument,
   truthy,
@@ -78,29 +77,18 @@ export const aggregate: CommandHandler = async (request, server) => {
 };
 
 function runStages(request: CommandRequest, server: ServerState, stages: Document[]): Document[] {
-  const view = server.scope(request.transaction).view;
-  const collectionName = request.body.aggregate;
-  const strings = collatorFor(request.body.collation, "aggregate.collation");
-  const variables = letVariables(request);
-  const context = {
-    collection: (name: string) => view.documents(server.catalog.collection(request.db, name)),
-    strings,
-    variables,
-  };
+  const context = aggregateContext(request, server);
   if (stages.some(listsSessions)) assertCollectionless(request);
   if (listsSessions(stages[0])) {
     const sessions = localSessionDocuments(server, (stages[0] as Document).$listLocalSessions);
     return runPipeline(sessions, stages.slice(1), context);
   }
-  if (typeof collectionName !== "string") {
+  if (typeof request.body.aggregate !== "string") {
     // `aggregate: 1` runs collection-less stages ($documents); nothing else is supported.
     return runPipeline([], stages, context);
   }
   const read = executeAggregateRead(request, server, stages);
-  let docs = (read.query?.found ?? []).map((v) => v.doc);
-  if (read.read.sort && !read.query?.sorted) docs = sortDocuments(docs, read.read.sort, strings);
-  if (read.read.limit > 0) docs = docs.slice(0, read.read.limit);
-  return runPipeline(docs, read.rest, context);
+  return runPipeline(read.docs, read.rest, context);
 }
 
 /** Stages are checked for shape later (runPipeline); this must not trip over a malformed one. */

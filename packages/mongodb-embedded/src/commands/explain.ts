@@ -9,6 +9,7 @@ import type { CommandHandler, CommandRequest } from "./command-context.js";
 import { optionalDocument } from "./command-args.js";
 import { executeFind } from "./find.js";
 import { executeAggregateRead } from "./aggregate-read.js";
+import { explainStages } from "./explain-stages.js";
 import { executionStats, planStages, type ReadShape } from "./query-stages.js";
 import type { QueryResult } from "../storage/read-view.js";
 
@@ -43,7 +44,8 @@ function explainFind(request: CommandRequest, server: ServerState, verbosity: st
 }
 
 /** aggregate's `explain: true` (queryPlanner) and the explain command's. Stages the read does
- * not absorb are listed after a `$cursor` stage, as mongod lists them. */
+ * not absorb are listed after a `$cursor` stage, as mongod lists them (with their execution
+ * stats, explain-stages.ts, at executionStats and above). */
 export function explainAggregate(request: CommandRequest, server: ServerState, verbosity: string): Document {
   const run = executeAggregateRead(request, server);
   const shape: ReadShape = { ...run.read, nReturned: run.query?.found.length ?? 0 };
@@ -51,7 +53,8 @@ export function explainAggregate(request: CommandRequest, server: ServerState, v
   if (run.rest.length === 0) return reply;
   const { queryPlanner, executionStats: stats, ...others } = reply;
   const cursor = { queryPlanner, ...(stats ? { executionStats: stats } : {}) };
-  return { ...others, stages: [{ $cursor: cursor }, ...run.rest] };
+  const rest = stats ? explainStages(request, server, run.docs, run.rest) : run.rest;
+  return { ...others, stages: [{ $cursor: cursor }, ...rest] };
 }
 
 function explainReply(

@@ -3,7 +3,7 @@
 // each stage carries the counts the read really produced.
 import type { Document } from "bson";
 import { describeBounds } from "../storage/index-scan.js";
-import type { QueryResult } from "../storage/read-view.js";
+import type { AccessPath, QueryResult } from "../storage/read-view.js";
 
 export interface ReadShape {
   filter: Document;
@@ -75,7 +75,7 @@ function accessStages(query: QueryResult | undefined, filter: Document, withStat
   const ixscan: Document = {
     stage: "IXSCAN",
     keyPattern,
-    indexName: scan?.index.name ?? indexNameOf(keyPattern),
+    indexName: indexNameOf(path),
     isMultiKey: scan?.index.multikey ?? false,
     isUnique: scan?.index.unique ?? false,
     isSparse: false,
@@ -93,9 +93,15 @@ function accessStages(query: QueryResult | undefined, filter: Document, withStat
   };
 }
 
-/** mongod's default index name: field_direction pairs joined by underscores. */
-function indexNameOf(keyPattern: Document): string {
-  return Object.entries(keyPattern)
+/** The name of the index a read walked (undefined for a collection scan). An equality lookup
+ * knows only the key pattern: its name is mongod's default, field_direction pairs ("_id_" for
+ * the _id index). */
+export function indexNameOf(path: AccessPath): string | undefined {
+  if ("scan" in path) return path.scan.index.name;
+  if (!("lookup" in path)) return undefined;
+  const fields = Object.keys(path.lookup.order.pattern);
+  if (fields.length === 1 && fields[0] === "_id") return "_id_";
+  return Object.entries(path.lookup.order.pattern)
     .map(([field, direction]) => `${field}_${String(direction)}`)
     .join("_");
 }

@@ -8,5 +8,7 @@ export { upsertSeed } from "./upsert-seed.js";
 export { projectDocument } from "./projection.js";
 export { sortDocuments } from "./sort.js";
 export { compilePipeline, runPipeline, type PipelineContext } from "./pipeline.js";
+export { splitLeadingRead, type LeadingRead } from "./native-stages.js";
+export type { CollectionReader, ForeignRead, ForeignReadResult, LookupStats } from "./lookup-stage.js";
 export { evaluateLetVariables } from "./let-variables.js";
 export { bsonTypeOf } from "./bson-types.js";

@@ -2,7 +2,7 @@
 // copy is made for mingo: the common "filter then page" pipelines (and change-stream filters)
 // stay fast over large collections and keep every BSON type untouched.
 import type { Document } from "bson";
-import { isNumeric, toNumber } from "./bson-types.js";
+import { isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
 import { compileFilter, type FilterOptions } from "./filter.js";
 import { queryError } from "./query-error.js";
 import { sortDocuments } from "./sort.js";
@@ -33,6 +33,36 @@ const NATIVE_STAGES: Record<string, NativeStage> = {
     return (docs) => docs.slice(0, limit);
   },
 };
+
+/** The leading $match, $sort and $limit of a pipeline (each optional, in that order), which a
+ * collection read answers as a find would (through an index when one fits), and the rest. */
+export interface LeadingRead {
+  filter: Document;
+  sort?: Document;
+  /** 0: no limit. */
+  limit: number;
+  rest: Document[];
+}
+
+export function splitLeadingRead(stages: Document[]): LeadingRead {
+  let next = 0;
+  // A malformed stage is left in `rest`, whose compilation reports it as mongod would.
+  const take = (name: string, wellFormed: (value: unknown) => boolean): unknown => {
+    const value = (stages[next] as Document | undefined)?.[name] as unknown;
+    if (value === undefined || !wellFormed(value)) return undefined;
+    next += 1;
+    return value;
+  };
+  const filter = take("$match", isPlainDocument) as Document | undefined;
+  const sort = take("$sort", (spec) => isPlainDocument(spec) && Object.keys(spec).length > 0);
+  const limit = take("$limit", isNumeric);
+  return {
+    filter: filter ?? {},
+    sort: sort as Document | undefined,
+    limit: limit === undefined ? 0 : count(limit, "$limit", 1),
+    rest: stages.slice(next),
+  };
+}
 
 export interface NativeStages {
   run(docs: Document[]): Document[];

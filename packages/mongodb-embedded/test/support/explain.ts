@@ -34,3 +34,24 @@ function collectStages(stage: Document | undefined, into: Document[]): void {
   collectStages(stage.inputStage as Document | undefined, into);
   for (const input of (stage.inputStages as Document[] | undefined) ?? []) collectStages(input, into);
 }
+
+/** What an aggregate's $lookup stage examined (mongod 5.0+ reports it with executionStats). */
+export interface LookupExplain {
+  keysExamined: number;
+  docsExamined: number;
+  collectionScans: number;
+  indexesUsed: string[];
+  nReturned: number;
+}
+
+export function summarizeLookup(explain: Document): LookupExplain {
+  const stage = (explain.stages as Document[] | undefined)?.find((s) => "$lookup" in s);
+  if (!stage) throw new Error(`no $lookup stage in the explain output: ${JSON.stringify(explain)}`);
+  return {
+    keysExamined: Number(stage.totalKeysExamined),
+    docsExamined: Number(stage.totalDocsExamined),
+    collectionScans: Number(stage.collectionScans),
+    indexesUsed: (stage.indexesUsed as string[]).slice().sort(),
+    nReturned: Number(stage.nReturned),
+  };
+}
