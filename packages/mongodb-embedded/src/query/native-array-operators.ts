@@ -17,32 +17,30 @@ import {
 } from "./native-expression-types.js";
 import { compileOperands, exactly, namedArguments } from "./native-operands.js";
 
+/** The value when it is an array; else mongod's error `code`, its message naming the value's type. */
+function arrayOrFail(value: unknown, code: number, message: (type: string) => string): unknown[] {
+  if (Array.isArray(value)) return value;
+  throw expressionError(code, message(expressionTypeName(value)));
+}
+
 const $size: OperatorCompiler = (argument, compiler) => {
   const [operand] = compileOperands("$size", argument, compiler, exactly(1));
-  return (frame) => {
-    const array = operand(frame);
-    if (!Array.isArray(array))
-      throw expressionError(
-        17124,
-        `The argument to $size must be an array, but was of type: ${expressionTypeName(array)}`,
-      );
-    return array.length;
-  };
+  const message = (type: string) => `The argument to $size must be an array, but was of type: ${type}`;
+  return (frame) => arrayOrFail(operand(frame), 17124, message).length;
 };
 
 /** $arrayElemAt and $first: null for nullish operands, missing out of bounds, negative from the end. */
 function elementAt(operator: string, array: unknown, index: unknown, arity: number): unknown {
   if (isNullish(array) || isNullish(index)) return null;
-  if (!Array.isArray(array)) {
-    const which = arity === 1 ? "argument" : "first argument";
-    throw expressionError(
-      28689,
-      `${operator}'s ${which} must be an array, but is ${expressionTypeName(array)}`,
-    );
-  }
+  const which = arity === 1 ? "argument" : "first argument";
+  const elements = arrayOrFail(
+    array,
+    28689,
+    (type) => `${operator}'s ${which} must be an array, but is ${type}`,
+  );
   const position = arrayIndex(operator, index);
-  if (position < 0) return position + array.length < 0 ? undefined : array[position + array.length];
-  return array[position];
+  if (position < 0) return position + elements.length < 0 ? undefined : elements[position + elements.length];
+  return elements[position];
 }
 
 function arrayIndex(operator: string, index: unknown): number {
@@ -78,9 +76,12 @@ const $concatArrays: OperatorCompiler = (argument, compiler) => {
     for (const part of parts) {
       const value = part(frame);
       if (isNullish(value)) return null;
-      if (!Array.isArray(value))
-        throw expressionError(28664, `$concatArrays only supports arrays, not ${expressionTypeName(value)}`);
-      for (const item of value) result.push(item);
+      for (const item of arrayOrFail(
+        value,
+        28664,
+        (type) => `$concatArrays only supports arrays, not ${type}`,
+      ))
+        result.push(item);
     }
     return result;
   };
@@ -88,29 +89,18 @@ const $concatArrays: OperatorCompiler = (argument, compiler) => {
 
 const $in: OperatorCompiler = (argument, compiler) => {
   const [needle, haystack] = compileOperands("$in", argument, compiler, exactly(2));
+  const message = (type: string) => `$in requires an array as a second argument, found: ${type}`;
   return (frame) => {
     const value = needle(frame);
-    const array = haystack(frame);
-    if (!Array.isArray(array))
-      throw expressionError(
-        40081,
-        `$in requires an array as a second argument, found: ${expressionTypeName(array)}`,
-      );
+    const array = arrayOrFail(haystack(frame), 40081, message);
     return array.some((item) => compareExpressionValues(value, item) === 0);
   };
 };
 
 const $anyElementTrue: OperatorCompiler = (argument, compiler) => {
   const [operand] = compileOperands("$anyElementTrue", argument, compiler, exactly(1));
-  return (frame) => {
-    const array = operand(frame);
-    if (!Array.isArray(array))
-      throw expressionError(
-        17041,
-        `$anyElementTrue's argument must be an array, but is ${expressionTypeName(array)}`,
-      );
-    return array.some(isExpressionTrue);
-  };
+  const message = (type: string) => `$anyElementTrue's argument must be an array, but is ${type}`;
+  return (frame) => arrayOrFail(operand(frame), 17041, message).some(isExpressionTrue);
 };
 
 const $objectToArray: OperatorCompiler = (argument, compiler) => {
@@ -154,35 +144,40 @@ function compileIteration(
 /** The input array, null when nullish; mongod's error (code) when it is anything else. */
 function iterationInput(operator: string, code: number, value: unknown): unknown[] | null {
   if (isNullish(value)) return null;
-  if (!Array.isArray(value))
-    throw expressionError(code, `input to ${operator} must be an array not ${expressionTypeName(value)}`);
-  return value;
+  return arrayOrFail(value, code, (type) => `input to ${operator} must be an array not ${type}`);
 }
 
-const $map: OperatorCompiler = (argument, compiler) => {
-  const { input, slot, body } = compileIteration("$map", argument, compiler, "in");
-  return (frame) => {
-    const array = iterationInput("$map", 16883, input(frame));
-    if (array === null) return null;
-    return array.map((item) => {
-      frame[slot] = item;
-      const value = body(frame);
-      return value === undefined ? null : value;
-    });
+/** $map and $filter: `visit` walks the input array, `each` evaluating the body for one element. */
+function iterating(
+  operator: string,
+  code: number,
+  bodyName: string,
+  visit: (array: unknown[], each: (item: unknown) => unknown) => unknown[],
+): OperatorCompiler {
+  return (argument, compiler) => {
+    const { input, slot, body } = compileIteration(operator, argument, compiler, bodyName);
+    return (frame) => {
+      const array = iterationInput(operator, code, input(frame));
+      if (array === null) return null;
+      return visit(array, (item) => {
+        frame[slot] = item;
+        return body(frame);
+      });
+    };
   };
-};
+}
 
-const $filter: OperatorCompiler = (argument, compiler) => {
-  const { input, slot, body } = compileIteration("$filter", argument, compiler, "cond");
-  return (frame) => {
-    const array = iterationInput("$filter", 28651, input(frame));
-    if (array === null) return null;
-    return array.filter((item) => {
-      frame[slot] = item;
-      return isExpressionTrue(body(frame));
-    });
-  };
-};
+/** An element whose result is missing becomes null: an array cannot hold "missing". */
+const $map = iterating("$map", 16883, "in", (array, each) =>
+  array.map((item) => {
+    const value = each(item);
+    return value === undefined ? null : value;
+  }),
+);
+
+const $filter = iterating("$filter", 28651, "cond", (array, each) =>
+  array.filter((item) => isExpressionTrue(each(item))),
+);
 
 /**
  * $max and $min as expressions (mongod's ExpressionFromAccumulator): one operand that is an
