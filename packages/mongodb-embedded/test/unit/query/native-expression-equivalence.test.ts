@@ -97,6 +97,61 @@ function outcome(test: (doc: Document) => boolean, doc: Document): Outcome {
   }
 }
 
+/**
+ * Expressions composed of the native operators over a document whose fields are all present:
+ * numbers stay numbers (an index past the end is defaulted by $ifNull, a $max of nothing by
+ * -1), and one-operand operators take their operand unwrapped as the sidecar writes them
+ * (mingo's `$size: [<empty array>]` is 1 and its `$max: [<empty array>]` is []).
+ */
+const { boolean: booleanExpression } = fc.letrec<{ number: unknown; array: unknown; boolean: unknown }>(
+  (tie) => ({
+    number: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.integer({ min: -2, max: 5 }).map((n) => new Int32(n)),
+      fc.constantFrom("$n", "$d", "$l"),
+      tie("array").map((array) => ({ $size: array })),
+      fc
+        .tuple(tie("array"), fc.integer({ min: -4, max: 4 }))
+        .map(([array, index]) => ({ $ifNull: [{ $arrayElemAt: [array, index] }, 0] })),
+      tie("array").map((array) => ({ $max: [-1, { $max: array }] })),
+      fc.tuple(tie("number"), tie("number")).map((operands) => ({ $add: operands })),
+      fc
+        .tuple(tie("boolean"), tie("number"), tie("number"))
+        .map(([test, then, otherwise]) => ({ $cond: { if: test, then, else: otherwise } })),
+    ),
+    array: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.constantFrom("$numbers", "$rows.v", { $literal: [new Int32(1), new Int32(2)] }),
+      tie("array").map((input) => ({ $map: { input, as: "x", in: { $add: ["$$x", 1] } } })),
+      fc.tuple(tie("array"), tie("number")).map(([input, bound]) => ({
+        $filter: { input, cond: { $gt: ["$$this", bound] } },
+      })),
+      fc.tuple(tie("array"), tie("array")).map((operands) => ({ $concatArrays: operands })),
+    ),
+    boolean: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc
+        .tuple(fc.constantFrom("$eq", "$ne", "$gt", "$gte", "$lt", "$lte"), tie("number"), tie("number"))
+        .map(([name, a, b]) => ({ [name]: [a, b] })),
+      fc.tuple(tie("number"), tie("array")).map((operands) => ({ $in: operands })),
+      fc.array(tie("boolean"), { minLength: 1, maxLength: 3 }).map((operands) => ({ $and: operands })),
+      fc.array(tie("boolean"), { minLength: 1, maxLength: 3 }).map((operands) => ({ $or: operands })),
+      tie("boolean").map((operand) => ({ $not: [operand] })),
+      tie("array").map((array) => ({ $anyElementTrue: [array] })),
+    ),
+  }),
+);
+
+const numericDocument = fc.record({
+  n: fc.integer({ min: -3, max: 6 }).map((n) => new Int32(n)),
+  d: fc.double({ min: -3, max: 6, noNaN: true }).map((n) => new Double(n)),
+  l: fc.integer({ min: -3, max: 6 }).map((n) => Long.fromNumber(n)),
+  numbers: fc.array(number, { maxLength: 5 }),
+  rows: fc.array(fc.record({ v: fc.integer({ min: -3, max: 6 }).map((n) => new Int32(n)) }), {
+    maxLength: 4,
+  }),
+});
+
 void describe("native expressions agree with mingo", () => {
   void it("every expression of the sidecar's change-stream filter compiles natively", () => {
     assert.ok(SIDECAR_EXPRESSIONS.length > 0);
@@ -116,6 +171,20 @@ void describe("native expressions agree with mingo", () => {
           assert.deepEqual(outcome(native, event), outcome(mingo, event));
       }),
       { numRuns: 400 },
+    );
+  });
+
+  void it("generated compositions of the native operators agree", () => {
+    fc.assert(
+      fc.property(booleanExpression, numericDocument, (expression, doc) => {
+        const wired = overTheWire({ expression, doc });
+        assert.ok(compileNativeExpression(wired.expression, {}));
+        assert.deepEqual(
+          outcome(compileExprPredicate(wired.expression), wired.doc),
+          outcome(compileMingoPredicate(wired.expression), wired.doc),
+        );
+      }),
+      { numRuns: 500 },
     );
   });
 
