@@ -1,8 +1,10 @@
 // The native evaluator must agree with mingo, which evaluated every `$expr` before it, over
-// the expressions the sidecar really sends (fixtures/sidecar-event-exprs.json, printed from
-// its buildWatchPipeline with the default rules) and over generated change events. Inputs
-// stay where mingo is right: mingo knows no missing-vs-null order, so the generated events
-// never compare one with the other where the sidecar's expressions would not either.
+// the expressions the sidecar really sends and over generated change events. The fixture
+// fixtures/sidecar-event-exprs.json holds the distinct `$expr` values of the sidecar's
+// buildWatchPipeline(rules) for its default configuration (this package imports nothing of
+// the sidecar's, so they are copied): print them again when the sidecar's filters change.
+// Inputs stay where mingo is right: mingo knows no missing-vs-null order, so the generated
+// events never compare one with the other where the sidecar's expressions would not either.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
