@@ -1,12 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Slots } from "../../../src/stream/slots.js";
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
+import { deferred } from "../../support/deferred.js";
 
 void test("no more than `size` works run at once, and waiting ones start in arrival order", async () => {
   const slots = new Slots(2);
