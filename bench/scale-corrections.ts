@@ -9,7 +9,7 @@ import { createMetrics } from "../src/ops/metrics.js";
 import type { BucketRule } from "../src/patterns/bucket/rule.js";
 import { readBucketState } from "../src/patterns/bucket/reader.js";
 import type { PatternRule } from "../src/patterns/driver.js";
-import { readOutlierState } from "../src/patterns/outlier/reader.js";
+import { readOutlierStates } from "../src/patterns/outlier/reader.js";
 import type { OutlierRule } from "../src/patterns/outlier/rule.js";
 import type { Plan } from "../src/patterns/plan.js";
 import { ensureCollectionsAndIndexes } from "../src/stream/collections.js";
@@ -112,7 +112,7 @@ export async function outlierScenario(mongo: TestMongo, extras: number): Promise
         .updateOne({ _id: 1 }, { $push: { customers_purchased: `buyer${call}` } });
       await correct(rule, "source", "sales", 1);
     },
-    read: (readDb) => readOutlierState(readDb, rule as OutlierRule, 1),
+    read: (readDb) => readOutlierStates(readDb, rule as OutlierRule, [1]),
   };
 }
 

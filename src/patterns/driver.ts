@@ -185,6 +185,12 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
   independentTargets?(rule: R, role: string): boolean;
   /** Reads the target's state (inside the correction's transaction when given a session) and plans. */
   plan(db: Db, target: CorrectionTarget<R>, context: PlanContext): Promise<Plan>;
+  /**
+   * Plans several targets of `rule`, of one role that independentTargets declares, from reads
+   * that serve them all (a command for the lot rather than one per target); the plans in the
+   * order of `targets`. Absent: each is planned alone.
+   */
+  planMany?(db: Db, rule: R, targets: readonly CorrectionTarget<R>[], context: PlanContext): Promise<Plan[]>;
   /** Indexes the readers and the applications rely on. */
   indexes(rule: R): IndexWanted[];
   /** Collection options the rule relies on, set at start and whenever collections are made again. */

@@ -1,5 +1,8 @@
-// Several ready corrections in one transaction: one fence, one bulk write per collection and
-// one commit for the lot, instead of for each. Only targets whose event showed them broken
+// Several ready corrections in one transaction: one fence, one read of all their documents
+// (where the driver can: planMany), one bulk write per collection and one commit for the
+// lot, instead of for each. Targets wait for one of the `concurrency` slots (slots.ts); all
+// those waiting when it frees up, up to a bound, share it, so that batches grow with the
+// backlog and a lone live event is corrected at once. Only targets whose event showed them broken
 // (`due`) and whose driver declares corrections of their role independent (disjoint
 // documents read and written) share a transaction. Whatever goes wrong in a shared one (a
 // stale guard, a write conflict, a refused document, a lost lease) aborts it whole, and
@@ -8,6 +11,7 @@
 import type { Plan } from "../patterns/plan.js";
 import { driverOf } from "../patterns/registry.js";
 import {
+  correctInSlot,
   correctionSessions,
   correctTarget,
   planAndWrite,
@@ -15,6 +19,7 @@ import {
   type CorrectionContext,
 } from "./correction.js";
 import type { CorrectionTarget } from "./targets.js";
+import type { Slots } from "./slots.js";
 import { runTransaction } from "./transaction.js";
 
 interface Waiting {
@@ -23,56 +28,72 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
+/**
+ * At most this many corrections share a transaction: enough that a backlog costs a few
+ * commands per batch, few enough that a write conflict (which undoes the batch and corrects
+ * each alone) stays cheap and the transaction small.
+ */
+export const SHARED_TRANSACTION_MAX = 32;
+
 export class CorrectionBatcher {
   private waiting: Waiting[] = [];
-  private scheduled = false;
+  /** A flush is waiting for a slot: targets arriving meanwhile join its batch. */
+  private flushPending = false;
 
   constructor(
-    private readonly context: CorrectionContext,
+    private readonly context: CorrectionContext & { slots: Pick<Slots, "run"> },
     /** At most this many corrections share a transaction. */
     private readonly maxSize: number,
   ) {}
 
-  /** Corrects `target`, sharing a transaction with others that arrive in the same turn. */
+  /** Corrects `target`, sharing a transaction with others ready when a slot frees up. */
   correct(target: CorrectionTarget): Promise<Plan> {
     if (this.maxSize < 2 || !batchable(target)) return correctTarget(this.context, target);
     return new Promise((resolve, reject) => {
       this.waiting.push({ target, resolve, reject });
-      if (this.waiting.length >= this.maxSize) this.flush();
-      else if (!this.scheduled) {
-        this.scheduled = true;
-        // After the events of this turn have been dispatched, so that they can join.
-        setImmediate(() => this.flush());
-      }
+      this.scheduleFlush();
     });
   }
 
-  private flush(): void {
-    this.scheduled = false;
-    const batch = this.waiting.splice(0, this.maxSize);
-    if (this.waiting.length > 0 && !this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
-    if (batch.length === 0) return;
-    const settle = (waiting: Waiting, plan: Promise<Plan>) => plan.then(waiting.resolve, waiting.reject);
-    if (batch.length === 1) {
-      void settle(batch[0]!, correctTarget(this.context, batch[0]!.target));
+  private scheduleFlush(): void {
+    if (this.flushPending || this.waiting.length === 0) return;
+    this.flushPending = true;
+    // After the events of this turn have been dispatched, so that they can join.
+    setImmediate(() => void this.flush());
+  }
+
+  /** Takes a slot, then as many waiting targets as may share it, and corrects them. */
+  private async flush(): Promise<void> {
+    let batch: Waiting[] = [];
+    const shared = await this.context.slots.run(async () => {
+      this.flushPending = false;
+      batch = this.waiting.splice(0, this.maxSize);
+      this.scheduleFlush();
+      if (batch.length === 1) {
+        const [only] = batch;
+        await correctInSlot(this.context, only!.target).then(only!.resolve, only!.reject);
+        return undefined;
+      }
+      return correctTogether(
+        this.context,
+        batch.map((waiting) => waiting.target),
+      ).then(
+        (plans) => ({ plans }),
+        (err: unknown) => ({ err }),
+      );
+    });
+    if (!shared) return;
+    if ("plans" in shared) {
+      batch.forEach((waiting, i) => waiting.resolve(shared.plans[i]!));
       return;
     }
-    correctTogether(
-      this.context,
-      batch.map((waiting) => waiting.target),
-    ).then(
-      (plans) => batch.forEach((waiting, i) => waiting.resolve(plans[i]!)),
-      (err: unknown) => {
-        this.context.logger.debug(
-          { err, batch: batch.length },
-          "shared correction failed; correcting one by one",
-        );
-        for (const waiting of batch) void settle(waiting, correctTarget(this.context, waiting.target));
-      },
+    this.context.logger.debug(
+      { err: shared.err, batch: batch.length },
+      "shared correction failed; correcting one by one",
     );
+    // Each in a slot of its own, now that the shared one is free again.
+    for (const waiting of batch)
+      void correctTarget(this.context, waiting.target).then(waiting.resolve, waiting.reject);
   }
 }
 

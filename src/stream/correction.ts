@@ -10,6 +10,7 @@ import type { ClientSession, Db, MongoClient } from "mongodb";
 import { BadDocumentError, classify, toError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
+import type { PatternRule, PlanContext } from "../patterns/driver.js";
 import type { Plan, SkipKind } from "../patterns/plan.js";
 import { applyWrites } from "./apply.js";
 import type { WriterLease } from "./lease.js";
@@ -17,6 +18,7 @@ import { driverOf } from "../patterns/registry.js";
 import type { OwnWrites } from "./own-writes.js";
 import { targetLabels, type CorrectionTarget } from "./targets.js";
 import type { SessionPool } from "./session-pool.js";
+import type { Slots } from "./slots.js";
 import { ownSession, runTransaction, type SessionSource } from "./transaction.js";
 
 export interface CorrectionContext {
@@ -32,6 +34,8 @@ export interface CorrectionContext {
   maxTransactionAttempts: number;
   /** Told the session of every correction transaction, to know their events again. */
   ownWrites: OwnWrites;
+  /** How many corrections run at once (config `concurrency`); unbounded when absent. */
+  slots?: Pick<Slots, "run">;
 }
 
 /**
@@ -40,7 +44,13 @@ export interface CorrectionContext {
  * refuses for what the document holds (classify: "bad_document") is skipped, as retrying
  * it would block the document's key and hold the resume token back for ever.
  */
-export async function correctTarget(context: CorrectionContext, target: CorrectionTarget): Promise<Plan> {
+export function correctTarget(context: CorrectionContext, target: CorrectionTarget): Promise<Plan> {
+  const correct = () => correctInSlot(context, target);
+  return context.slots ? context.slots.run(correct) : correct();
+}
+
+/** correctTarget, for a caller that already holds one of the context's slots. */
+export async function correctInSlot(context: CorrectionContext, target: CorrectionTarget): Promise<Plan> {
   // Outside a transaction the reads may see two moments; that only decides whether to open
   // one, in which everything is read again from one snapshot. A target its event showed
   // broken is most likely still broken: the preview would only add two reads.
@@ -96,14 +106,53 @@ export async function planAndWrite(
 ): Promise<Plan[]> {
   context.ownWrites.remember(session);
   await context.lease.fence(session);
-  const plans: Plan[] = [];
-  for (const target of targets) {
-    const planContext = { session, stateCollection: context.stateCollection };
-    plans.push(await driverOf(target.rule).plan(context.db, target, planContext));
-  }
+  const plans = await planTargets(context.db, targets, {
+    session,
+    stateCollection: context.stateCollection,
+  });
   const writes = plans.flatMap((plan) => (plan.outcome === "writes" ? plan.writes : []));
   if (writes.length > 0) await applyWrites(context.db, writes, session);
   return plans;
+}
+
+/** Plans every target, those of one rule and role together where the driver can (planMany). */
+async function planTargets(
+  db: Db,
+  targets: readonly CorrectionTarget[],
+  planContext: PlanContext,
+): Promise<Plan[]> {
+  const plans: Plan[] = [];
+  for (const group of sameRuleAndRole(targets)) {
+    const driver = driverOf(group.rule);
+    const planned =
+      driver.planMany && group.targets.length > 1
+        ? await driver.planMany(db, group.rule, group.targets, planContext)
+        : [await driver.plan(db, group.targets[0]!, planContext)];
+    group.indexes.forEach((index, i) => (plans[index] = planned[i]!));
+  }
+  return plans;
+}
+
+interface TargetGroup {
+  rule: PatternRule;
+  targets: CorrectionTarget[];
+  /** Where each target stands in the list the groups were made from. */
+  indexes: number[];
+}
+
+/** The targets grouped by rule and role; a target without planMany's help is a group of one. */
+function sameRuleAndRole(targets: readonly CorrectionTarget[]): TargetGroup[] {
+  const groups = new Map<string, TargetGroup>();
+  targets.forEach((target, index) => {
+    const driver = driverOf(target.rule);
+    const together = driver.planMany && driver.independentTargets?.(target.rule, target.role);
+    const key = together ? `${target.rule.name}|${target.role}` : `#${index}`;
+    const group = groups.get(key) ?? { rule: target.rule, targets: [], indexes: [] };
+    group.targets.push(target);
+    group.indexes.push(index);
+    groups.set(key, group);
+  });
+  return [...groups.values()];
 }
 
 function skipRefusedDocument(context: CorrectionContext, target: CorrectionTarget, err: Error): Plan {

@@ -25,7 +25,8 @@ import { NAMESPACE_EVENTS } from "./watch-pipeline.js";
 export interface EventConsumerOptions {
   stream: ChangeStream<Document, ProjectedChangeEvent>;
   rules: readonly PatternRule[];
-  concurrency: number;
+  /** How many targets may be queued or correcting at once (different documents). */
+  inFlight: number;
   tokens: TokenStore;
   metrics: Metrics;
   logger: Logger;
@@ -73,11 +74,11 @@ class EventConsumer {
   private newestSeconds: number | undefined;
 
   constructor(private readonly options: EventConsumerOptions) {
-    this.queue = new KeyedTaskQueue(options.concurrency);
+    this.queue = new KeyedTaskQueue(options.inFlight);
   }
 
   async run(): Promise<void> {
-    const { stream, shouldContinue, concurrency } = this.options;
+    const { stream, shouldContinue, inFlight } = this.options;
     try {
       while (shouldContinue() && this.failure === undefined) {
         const event = await stream.tryNext();
@@ -88,7 +89,7 @@ class EventConsumer {
           // The server closes the stream after an invalidate; it restarts after this event.
           if (event.operationType === "invalidate")
             this.failure ??= new StreamInvalidatedError("change stream invalidated", { ns: event.ns });
-          await this.queue.whenBelow(concurrency * 4);
+          await this.queue.whenBelow(inFlight * 4);
           await this.tracker.whenHeldBelow(MAX_HELD_EVENTS, () => this.failure !== undefined);
         } else {
           // An empty batch: the server has nothing newer for us, so nothing lags behind.

@@ -11,6 +11,8 @@ export interface LeaseKeeperOptions {
   leaseSeconds: number;
   metrics: Pick<Metrics, "errors" | "isLeader">;
   logger: Logger;
+  /** A stop: ends a takeover's wait for the previous leader's transactions (lease.ts). */
+  stopSignal?: AbortSignal;
 }
 
 export class LeaseKeeper {
@@ -33,7 +35,7 @@ export class LeaseKeeper {
   async tryAcquire(): Promise<boolean> {
     const { lease, metrics, logger } = this.options;
     try {
-      const held = await lease.acquireOrRenew();
+      const held = await lease.acquireOrRenew(this.options.stopSignal);
       metrics.isLeader.set(held ? 1 : 0);
       if (held) this.lastRenewedAt = Date.now();
       return held;

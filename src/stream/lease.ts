@@ -100,13 +100,16 @@ export class WriterLease {
     return this.term !== undefined && Date.now() < this.heldUntil;
   }
 
-  /** Renews the lease if held, takes it over if free or expired; returns whether it is held. */
-  async acquireOrRenew(): Promise<boolean> {
+  /**
+   * Renews the lease if held, takes it over if free or expired; returns whether it is held.
+   * `signal` (a stop) ends a takeover's wait without writing: the lease is then not held.
+   */
+  async acquireOrRenew(signal?: AbortSignal): Promise<boolean> {
     let requestedAt = Date.now();
     let term: number | undefined;
     if (this.term !== undefined) term = await this.renew();
     else {
-      const taken = await this.takeOver();
+      const taken = await this.takeOver(signal);
       term = taken?.term;
       if (taken) requestedAt = taken.renewedAt;
     }
@@ -132,13 +135,13 @@ export class WriterLease {
    * Takes the lease when it is absent or expired (by $$NOW), in one upsert: when it is held,
    * the upsert's insert collides with it on `_id`. Then kills the previous holder's sessions.
    */
-  private async takeOver(): Promise<{ term: number; renewedAt: number } | undefined> {
+  private async takeOver(signal?: AbortSignal): Promise<{ term: number; renewedAt: number } | undefined> {
     const requestedAt = Date.now();
     const taken = await this.takeOverDocument();
     if (!taken) return undefined;
     const waitMs = await this.fencePrevious(taken);
     if (waitMs <= 0) return { term: taken.term, renewedAt: requestedAt };
-    return this.holdWithoutWriting(taken.term, waitMs);
+    return this.holdWithoutWriting(taken.term, waitMs, signal);
   }
 
   private async takeOverDocument(): Promise<LeaseDocument | undefined> {
@@ -211,17 +214,26 @@ export class WriterLease {
     return waitMs;
   }
 
-  /** Keeps a taken-over lease renewed, without writing, for `waitMs`; then it is held. */
+  /**
+   * Keeps a taken-over lease renewed, without writing, for `waitMs`; then it is held. A stop
+   * (`signal`) ends the wait at once, the lease not held: it expires by itself, and the
+   * next holder fences the sessions it still lists.
+   */
   private async holdWithoutWriting(
     term: number,
     waitMs: number,
+    signal?: AbortSignal,
   ): Promise<{ term: number; renewedAt: number } | undefined> {
     const deadline = Date.now() + waitMs;
     this.term = term;
     this.heldUntil = 0;
     let renewedAt = Date.now();
     while (Date.now() < deadline) {
-      await sleep(Math.min(deadline - Date.now(), (this.leaseSeconds * 1000) / 3));
+      const pause = Math.min(deadline - Date.now(), (this.leaseSeconds * 1000) / 3);
+      if (!(await sleep(pause, true, { signal }).catch(() => false))) {
+        this.term = undefined;
+        return undefined;
+      }
       renewedAt = Date.now();
       if ((await this.renew()) === undefined) {
         this.term = undefined;

@@ -13,7 +13,7 @@ import type { Plan } from "../patterns/plan.js";
 import { ensureCollectionsAndIndexes } from "./collections.js";
 import { CopyLedgerPruning } from "./copy-ledger-pruning.js";
 import { correctUntilDone } from "./correct-until-done.js";
-import { CorrectionBatcher } from "./correction-batch.js";
+import { CorrectionBatcher, SHARED_TRANSACTION_MAX } from "./correction-batch.js";
 import { consumeEvents } from "./event-consumer.js";
 import { newHolderId, WriterLease } from "./lease.js";
 import { LeaseKeeper } from "./lease-keeper.js";
@@ -22,6 +22,7 @@ import { retryParkedTargets, type ParkedRetryContext } from "./parked-retry.js";
 import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "./parked-targets.js";
 import { pause } from "./retry.js";
 import { SessionPool } from "./session-pool.js";
+import { Slots } from "./slots.js";
 import { StreamLag } from "./stream-lag.js";
 import { sweep } from "./sweep.js";
 import { SweepCheckpoints } from "./sweep-checkpoints.js";
@@ -81,7 +82,13 @@ export class Runner {
       keeperDb: options.leaseDb,
       fencing: config,
     });
-    this.keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
+    this.keeper = new LeaseKeeper({
+      lease,
+      leaseSeconds: config.leaseSeconds,
+      metrics,
+      logger,
+      stopSignal: this.stopSignal.signal,
+    });
     this.tokens = new TokenStore(
       db,
       config.stateCollection,
@@ -95,10 +102,11 @@ export class Runner {
       sessions: this.sessions,
       maxTransactionAttempts: config.maxTransactionAttempts,
       ownWrites: new OwnWrites(),
+      slots: new Slots(config.concurrency),
     };
     this.correction = {
       ...context,
-      batcher: new CorrectionBatcher(context, config.concurrency),
+      batcher: new CorrectionBatcher(context, SHARED_TRANSACTION_MAX),
       parkAfterAttempts: config.parkAfterAttempts,
       parked: new ParkedTargets(db, config.stateCollection, this.rules, this.parkedRetryMs),
     };
@@ -274,7 +282,9 @@ export class Runner {
       await consumeEvents({
         stream,
         rules: this.rules,
-        concurrency: config.concurrency,
+        // Corrections wait for one of `concurrency` slots; many more targets in flight
+        // is what lets ready ones share a transaction (correction-batch.ts).
+        inFlight: config.concurrency * SHARED_TRANSACTION_MAX,
         tokens: this.tokens,
         metrics,
         logger,

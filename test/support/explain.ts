@@ -11,6 +11,15 @@ export interface ExplainedRead {
   stages: string[];
   keysExamined: number;
   docsExamined: number;
+  /** What each `$lookup` stage examined in its foreign collection (mongod reports them per stage). */
+  lookups: LookupCost[];
+}
+
+export interface LookupCost {
+  from: string;
+  keysExamined: number;
+  docsExamined: number;
+  collectionScans: number;
 }
 
 /** Runs `read` against `client` (created with monitorCommands) and explains each of its reads. */
@@ -53,7 +62,20 @@ function summarize(command: Document, explain: Document): ExplainedRead {
     stages: stageNames((plan.queryPlan as Document | undefined) ?? plan),
     keysExamined: Number(stats.totalKeysExamined),
     docsExamined: Number(stats.totalDocsExamined),
+    lookups: lookupCosts(explain),
   };
+}
+
+function lookupCosts(explain: Document): LookupCost[] {
+  const stages = (explain.stages as Document[] | undefined) ?? [];
+  return stages
+    .filter((stage) => stage.$lookup !== undefined)
+    .map((stage) => ({
+      from: String((stage.$lookup as Document).from),
+      keysExamined: Number(stage.totalKeysExamined),
+      docsExamined: Number(stage.totalDocsExamined),
+      collectionScans: Number(stage.collectionScans),
+    }));
 }
 
 function stageNames(stage: Document | undefined): string[] {

@@ -67,6 +67,7 @@ export const ErrorCode = {
   NoSuchKey: 4,
   PathNotViable: 28,
   Location40324: 40324,
+  Location31254: 31254,
   DuplicateKey: 11000,
   BSONObjectTooLarge: 10334,
   NotImplemented: 238,

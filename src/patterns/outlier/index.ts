@@ -1,7 +1,9 @@
 // The outlier pattern's driver: a source document past `threshold` moves its extras, in
 // order, to numbered overflow chunks; an overflow chunk an application overfilled is split,
 // one it upserted without a sequence is numbered or put after the numbered ones.
+import type { ClientSession, Db } from "mongodb";
 import type { PatternDriver } from "../driver.js";
+import type { Plan } from "../plan.js";
 import { writesMatching } from "../common/event-filters.js";
 import { documentsMatching } from "../common/sweep-queries.js";
 import {
@@ -11,11 +13,22 @@ import {
   outlierNeedsCorrection,
 } from "./filters.js";
 import { planOutlierMove, planOverflowChunkSplit } from "./planner.js";
-import { readOutlierState, readOverflowChunkState } from "./reader.js";
+import { readOutlierStates, readOverflowChunkState } from "./reader.js";
 import { outlierRuleSchema, type OutlierRule } from "./rule.js";
 
 const SOURCE = "source";
 const CHUNK = "chunk";
+
+/** Plans the moves of several sources from one read of them all (readOutlierStates). */
+async function planSourceMoves(
+  db: Db,
+  rule: OutlierRule,
+  sourceIds: readonly unknown[],
+  session?: ClientSession,
+): Promise<Plan[]> {
+  const states = await readOutlierStates(db, rule, sourceIds, session);
+  return states.map((state) => (state ? planOutlierMove(rule, state) : { outcome: "none" }));
+}
 
 export const outlierDriver: PatternDriver<OutlierRule> = {
   pattern: "outlier",
@@ -53,9 +66,17 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
       const state = await readOverflowChunkState(db, rule, id, session);
       return state ? planOverflowChunkSplit(rule, state) : { outcome: "none" };
     }
-    const state = await readOutlierState(db, rule, id, session);
-    return state ? planOutlierMove(rule, state) : { outcome: "none" };
+    const [plan] = await planSourceMoves(db, rule, [id], session);
+    return plan!;
   },
+
+  planMany: (db, rule, targets, { session }) =>
+    planSourceMoves(
+      db,
+      rule,
+      targets.map((target) => target.id),
+      session,
+    ),
 
   // The seed asks for an index on book_id; with the sequence it also orders the chunks.
   indexes: (rule) => [

@@ -1,6 +1,7 @@
 // Reads what the outlier planners plan from. With a session, inside the correction's
 // transaction, so that the plan and its writes see one snapshot.
 import type { ClientSession, Db, Document } from "mongodb";
+import { bsonKey } from "../common/bson-value.js";
 import type { OutlierRule } from "./rule.js";
 import type { OverflowChunkState, OutlierState } from "./planner.js";
 
@@ -16,21 +17,49 @@ async function readLastChunk(
   const [last] = await db
     .collection(rule.overflowCollection)
     .find({ [rule.referenceField]: sourceId }, { session })
-    .sort({ [rule.sequenceField]: -1 })
+    .sort(lastChunkFirst(rule))
     .limit(1)
     .toArray();
   return last ?? null;
 }
 
-export async function readOutlierState(
+function lastChunkFirst(rule: OutlierRule): Document {
+  return { [rule.sequenceField]: -1 };
+}
+
+// Where the $lookup puts a source's last chunk; taken off the source before it is planned.
+const LAST_CHUNK = "__patternSidecarLastChunk";
+
+/**
+ * The states of several sources in one command: the sources by `_id`, each with its last
+ * chunk joined by a $lookup whose equality on the reference field and sort by sequence the
+ * index answers (one key per source, as readLastChunk). In the order of `sourceIds`; null for
+ * a source that does not exist.
+ */
+export async function readOutlierStates(
   db: Db,
   rule: OutlierRule,
-  sourceId: unknown,
+  sourceIds: readonly unknown[],
   session?: ClientSession,
-): Promise<OutlierState | null> {
-  const source = await db.collection(rule.collection).findOne({ _id: sourceId as never }, { session });
-  if (!source) return null;
-  return { source, lastChunk: await readLastChunk(db, rule, source._id, session) };
+): Promise<(OutlierState | null)[]> {
+  const lastChunk = {
+    from: rule.overflowCollection,
+    localField: "_id",
+    foreignField: rule.referenceField,
+    pipeline: [{ $sort: lastChunkFirst(rule) }, { $limit: 1 }],
+    as: LAST_CHUNK,
+  };
+  const found = await db
+    .collection(rule.collection)
+    .aggregate([{ $match: { _id: { $in: sourceIds } } }, { $lookup: lastChunk }], { session })
+    .toArray();
+  const byId = new Map(found.map((doc) => [bsonKey(doc._id), doc]));
+  return sourceIds.map((id) => {
+    const joined = byId.get(bsonKey(id));
+    if (!joined) return null;
+    const { [LAST_CHUNK]: chunks, ...source } = joined;
+    return { source, lastChunk: (chunks as Document[])[0] ?? null };
+  });
 }
 
 export async function readOverflowChunkState(

@@ -2,8 +2,8 @@
 // entries of what is embedded now, plus the `threshold` newest entries; for a delete being
 // propagated, also the full-set document holding the deleted entry now, whether the copy
 // ledger names it, and one more of the newest (to take the deleted entry's place).
-import { BSON } from "mongodb";
 import type { ClientSession, Db, Document } from "mongodb";
+import { bsonKey } from "../common/bson-value.js";
 import { ledgerId } from "../common/copy-ledger.js";
 import type { SubsetRule } from "./rule.js";
 import type { SubsetState } from "./planner.js";
@@ -20,7 +20,7 @@ function embeddedIds(rule: SubsetRule, source: Document): unknown[] {
 
 function uniqueById(documents: Document[]): Document[] {
   const byId = new Map<string, Document>();
-  for (const doc of documents) byId.set(BSON.EJSON.stringify({ id: doc._id }, { relaxed: false }), doc);
+  for (const doc of documents) byId.set(bsonKey(doc._id), doc);
   return [...byId.values()];
 }
 

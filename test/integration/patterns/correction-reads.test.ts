@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Document, MongoClient } from "mongodb";
 import { readBucketState } from "../../../src/patterns/bucket/reader.js";
-import { readOutlierState } from "../../../src/patterns/outlier/reader.js";
+import { readOutlierStates } from "../../../src/patterns/outlier/reader.js";
 import { readSubsetState } from "../../../src/patterns/subset/reader.js";
 import { driverOf } from "../../../src/patterns/registry.js";
 import type { PatternRule } from "../../../src/patterns/driver.js";
@@ -36,23 +36,55 @@ function assertIndexed(reads: ExplainedRead[]): void {
 /** What each read examined, in the order they were sent. */
 const costs = (reads: ExplainedRead[]) => reads.map((r) => [r.collection, r.keysExamined, r.docsExamined]);
 
+/** What each read's $lookup stages examined, and how many collection scans they made. */
+const lookupCosts = (reads: ExplainedRead[]) =>
+  reads.flatMap((r) => r.lookups.map((l) => [l.from, l.keysExamined, l.docsExamined, l.collectionScans]));
+
 async function bookWithChunks(bookId: number, chunks: number): Promise<void> {
   await fixture.db.collection("sales").insertOne({ _id: bookId as never, customers_purchased: users(0, 60) });
   const docs: Document[] = [];
   for (let seq = 0; seq < chunks; seq++)
     docs.push({ _id: { book_id: bookId, seq }, book_id: bookId, seq, customers_purchased_extra: ["u"] });
-  await fixture.db.collection("extra_sales").insertMany(docs);
+  if (docs.length > 0) await fixture.db.collection("extra_sales").insertMany(docs);
 }
 
 void test("reading a book's last chunk examines the same one key with 1 chunk as with 200", async () => {
   await bookWithChunks(1, 1);
   await bookWithChunks(2, 200);
-  const small = await explainReads(monitored, db(), () => readOutlierState(db(), outlierRule, 1));
-  const large = await explainReads(monitored, db(), () => readOutlierState(db(), outlierRule, 2));
+  const small = await explainReads(monitored, db(), () => readOutlierStates(db(), outlierRule, [1]));
+  const large = await explainReads(monitored, db(), () => readOutlierStates(db(), outlierRule, [2]));
   assertIndexed(large);
   assert.deepEqual(costs(large), costs(small));
-  const lastChunk = large.find((read) => read.collection === "extra_sales");
-  assert.deepEqual([lastChunk?.keysExamined, lastChunk?.docsExamined], [1, 1]);
+  assert.deepEqual(lookupCosts(large), [["extra_sales", 1, 1, 0]]);
+});
+
+void test("reading several books and their last chunks is one command, costing the same for 150 chunks as for 1", async () => {
+  const read = (ids: number[]) =>
+    explainReads(monitored, db(), () => readOutlierStates(db(), outlierRule, ids));
+  for (const [book, chunks] of [
+    [3, 1],
+    [4, 1],
+    [5, 0],
+    [7, 3],
+    [8, 150],
+    [9, 0],
+  ] as const)
+    await bookWithChunks(book, chunks);
+  const states = await readOutlierStates(db(), outlierRule, [9, 8, 7, 10]);
+  assert.deepEqual(
+    states.map((state) => state && [state.source._id, state.lastChunk?.seq ?? null]),
+    [[9, null], [8, 149], [7, 2], null],
+  );
+  const small = await read([5, 4, 3, 6]);
+  const large = await read([9, 8, 7, 10]);
+  assert.equal(large.length, 1);
+  assertIndexed(large);
+  assert.deepEqual(costs(large), costs(small));
+  assert.deepEqual(lookupCosts(large), lookupCosts(small));
+  const [lookup] = large[0]!.lookups;
+  assert.equal(lookup?.collectionScans, 0);
+  // At most a key for each source found (one with no chunk may still examine the next key).
+  assert.ok(lookup.keysExamined <= 3, `keys examined ${lookup.keysExamined}`);
 });
 
 async function customerWithBuckets(customer: string, buckets: number): Promise<string> {

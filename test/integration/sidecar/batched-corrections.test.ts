@@ -28,8 +28,8 @@ const fixture = useTestDatabase("batched", {
   },
 });
 
-async function start(db: Db): Promise<TestSidecar> {
-  const sidecar = await startSidecar(fixture.mongo, testConfig(db.databaseName, { concurrency: 8 }), {
+async function start(db: Db, concurrency = 8): Promise<TestSidecar> {
+  const sidecar = await startSidecar(fixture.mongo, testConfig(db.databaseName, { concurrency }), {
     waitForStreaming: false,
   });
   sidecars.push(sidecar);
@@ -59,18 +59,29 @@ async function assertEveryBookWhole(db: Db): Promise<void> {
     assert.deepEqual(await allPurchasers(db, id), users(0, 51), `book ${id}`);
 }
 
-void test("books corrected in shared transactions keep every purchaser once, in order", async () => {
-  const db = await writeBacklog("batched_ok");
-  const sidecar = await start(db);
+function batchSizes(sidecar: TestSidecar): unknown[] {
+  return sidecar.logs.filter((line) => line.msg === "corrected document").map((line) => line.batch);
+}
+
+/** Corrects a backlog with `concurrency` slots: every book whole, some in shared transactions. */
+async function assertCorrectedInSharedTransactions(label: string, concurrency: number): Promise<void> {
+  const db = await writeBacklog(label);
+  const sidecar = await start(db, concurrency);
   await assertEveryBookWhole(db);
-  const batches = sidecar.logs.filter((line) => line.msg === "corrected document").map((line) => line.batch);
+  const batches = batchSizes(sidecar);
   assert.equal(batches.length, BOOKS);
   assert.ok(
     batches.some((size) => typeof size === "number" && size > 1),
     `no shared transaction: ${batches.join()}`,
   );
   await db.dropDatabase();
-});
+}
+
+void test("books corrected in shared transactions keep every purchaser once, in order", () =>
+  assertCorrectedInSharedTransactions("batched_ok", 8));
+
+void test("with one slot, the books waiting for it share its transactions", () =>
+  assertCorrectedInSharedTransactions("batched_one_slot", 1));
 
 void test("a shared transaction the server fails is undone and each of its books is corrected alone", async () => {
   const db = await writeBacklog("batched_fallback");

@@ -88,3 +88,22 @@ void test("with waitTransactionLifetime a refused takeover holds the lease witho
     `renewed ${renewedAt - previousExpiry.getTime()} ms after`,
   );
 });
+
+void test(
+  "a stop ends a refused takeover's wait at once: the lease is not held and nothing waits out takeoverWaitSeconds",
+  { timeout: 60_000 },
+  async (t) => {
+    t.after(() => turnFailPointOff(fixture.mongo));
+    await fixture.db.collection(STATE).deleteOne({ _id: "lease" as never });
+    await expiredLeaderLease();
+    await refuseKillSessions();
+    // Ten minutes: far past this test's timeout, so only the stop can end the wait in time.
+    const lease = await standby({ killSessionsRefused: "waitTransactionLifetime", takeoverWaitSeconds: 600 });
+    const stop = new AbortController();
+    const acquired = lease.acquireOrRenew(stop.signal);
+    await waitUntil(async () => (await leaseDocument(fixture.db)).holder === "standby");
+    stop.abort();
+    assert.equal(await acquired, false);
+    assert.equal(lease.held, false);
+  },
+);

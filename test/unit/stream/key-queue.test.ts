@@ -1,12 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { KeyedTaskQueue } from "../../../src/stream/key-queue.js";
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
+import { deferred } from "../../support/deferred.js";
 
 void test("tasks of the same key run one after another in the order they were queued", async () => {
   const queue = new KeyedTaskQueue(4);

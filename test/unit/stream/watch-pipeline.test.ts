@@ -1,6 +1,8 @@
 // What the one change stream asks the server for: deletes of a full set pass where a rule
 // propagates them, with their pre-images cut down to the fields that name the entry.
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { isDeepStrictEqual } from "node:util";
 import assert from "node:assert/strict";
 import { Query } from "mingo";
 import { configSchema, type Config } from "../../../src/config/schema.js";
@@ -40,4 +42,35 @@ void test("with no rule propagating deletes, deletes do not pass and no pre-imag
   assert.equal(passes(pipeline, reviewDeleted), false);
   assert.equal(JSON.stringify(pipeline[1]).includes("fullDocumentBeforeChange"), false);
   assert.equal(watchOptions(withoutPropagation).fullDocumentBeforeChange, undefined);
+});
+
+/** The distinct `$expr` values anywhere in a filter, in the order first met. */
+function expressionsIn(value: unknown, found: unknown[] = []): unknown[] {
+  if (Array.isArray(value)) for (const item of value) expressionsIn(item, found);
+  else if (value !== null && typeof value === "object")
+    for (const [key, inner] of Object.entries(value)) {
+      if (key !== "$expr") expressionsIn(inner, found);
+      else if (!found.some((known) => isDeepStrictEqual(known, inner))) found.push(inner);
+    }
+  return found;
+}
+
+void test("the embedded server's copy of the stream's expressions (its native-expression tests) is the current one", () => {
+  const fixture: unknown = JSON.parse(
+    readFileSync(
+      new URL(
+        "../../../packages/mongodb-embedded/test/unit/query/fixtures/sidecar-event-exprs.json",
+        import.meta.url,
+      ),
+      "utf8",
+    ),
+  );
+  const current = JSON.parse(
+    JSON.stringify(expressionsIn(buildWatchPipeline(rules)[0]!.$match)),
+  ) as unknown[];
+  assert.deepEqual(
+    new Set(current.map((expr) => JSON.stringify(expr))),
+    new Set((fixture as unknown[]).map((expr) => JSON.stringify(expr))),
+    "print them again into the fixture (see native-expression-equivalence.test.ts)",
+  );
 });

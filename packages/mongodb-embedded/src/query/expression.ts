@@ -1,13 +1,17 @@
-// Aggregation expressions (`$expr` in filters) are evaluated by mingo, over a numeric view of
-// the document (see mingo-view.ts).
+// Aggregation expressions (`$expr` in filters): natively where native-expression.ts knows
+// every operator used (change-stream filters run one over every event, and mingo spends most
+// of a $match's time there), by mingo otherwise, over a numeric view of the document
+// (see mingo-view.ts).
 import type { Document } from "bson";
 import { Context, evalExpr } from "mingo/core";
 import * as accumulatorOperators from "mingo/operators/accumulator";
 import * as expressionOperators from "mingo/operators/expression";
 import type { Options } from "mingo/types";
-import { isNumeric, toNumber } from "./bson-types.js";
+import { isExpressionTrue } from "./expression-values.js";
 import { withMingoErrors } from "./mingo-errors.js";
 import { toMingoValue, toSharedMingoValue } from "./mingo-view.js";
+import { compileNativeExpression } from "./native-expression.js";
+import { NativeUnsupported } from "./native-expression-types.js";
 
 /** Hands back the options mingo evaluates with; see compileExprPredicate. */
 const CAPTURE_OPTIONS = "$__captureComputeOptions";
@@ -39,14 +43,29 @@ function reusableOptions(
   return reusable;
 }
 
-/** Aggregation truthiness: false, null, missing and numeric zero are false; "" and [] are true. */
-export function isExpressionTrue(value: unknown): boolean {
-  if (value === false || value === null || value === undefined) return false;
-  if (isNumeric(value)) return toNumber(value) !== 0;
-  return true;
+type DocumentTest = (doc: Document) => boolean;
+
+/**
+ * The native evaluator when it covers the expression; mingo for the whole expression when it
+ * does not, or for one document the native evaluator declines (a date or decimal in $add).
+ */
+export function compileExprPredicate(expression: unknown, variables?: Document): DocumentTest {
+  let mingo: DocumentTest | undefined;
+  const viaMingo: DocumentTest = (doc) => (mingo ??= compileMingoPredicate(expression, variables))(doc);
+  const native = compileNativeExpression(expression, variables ?? {});
+  if (native === undefined) return viaMingo;
+  return (doc) => {
+    try {
+      return isExpressionTrue(native(doc));
+    } catch (error) {
+      if (error instanceof NativeUnsupported) return viaMingo(doc);
+      throw error;
+    }
+  };
 }
 
-export function compileExprPredicate(expression: unknown, variables?: Document): (doc: Document) => boolean {
+/** mingo's evaluation, compiled once: the numeric view of each document, reusable options. */
+export function compileMingoPredicate(expression: unknown, variables?: Document): DocumentTest {
   const expr = toMingoValue(expression);
   const options = {
     context: EXPRESSION_CONTEXT,

@@ -1,8 +1,10 @@
-// Leading $match/$sort/$skip/$limit stages run here, on the original documents, before any
-// copy is made for mingo: the common "filter then page" pipelines (and change-stream filters)
-// stay fast over large collections and keep every BSON type untouched.
+// Leading $match/$sort/$skip/$limit stages, and a $project of field names alone, run here, on
+// the original documents, before any copy is made for mingo: the common "filter then page"
+// pipelines (and change-stream filters and projections) stay fast over large collections and
+// keep every BSON type untouched.
 import type { Document } from "bson";
 import { isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
+import { compileFieldProjection } from "./field-projection.js";
 import { compileFilter, type FilterOptions } from "./filter.js";
 import { queryError } from "./query-error.js";
 import { sortDocuments } from "./sort.js";
@@ -33,6 +35,15 @@ const NATIVE_STAGES: Record<string, NativeStage> = {
     return (docs) => docs.slice(0, limit);
   },
 };
+
+/** A stage that runs natively only for some arguments: undefined leaves it to mingo. */
+const NATIVE_FOR_SOME: Record<string, (argument: unknown) => ((docs: Document[]) => Document[]) | undefined> =
+  {
+    $project: (spec) => {
+      const project = isPlainDocument(spec) ? compileFieldProjection(spec) : undefined;
+      return project && ((docs) => docs.map(project));
+    },
+  };
 
 /** The leading $match, $sort and $limit of a pipeline (each optional, in that order), which a
  * collection read answers as a find would (through an index when one fits), and the rest. */
@@ -75,9 +86,13 @@ export function compileLeadingNativeStages(stages: Document[], options: FilterOp
   const compiled: ((docs: Document[]) => Document[])[] = [];
   for (const stage of stages) {
     const [name] = Object.keys(stage);
-    const compile = NATIVE_STAGES[name];
-    if (compile === undefined) break;
-    compiled.push(compile(stage[name], options));
+    const native = Object.hasOwn(NATIVE_STAGES, name)
+      ? NATIVE_STAGES[name](stage[name], options)
+      : Object.hasOwn(NATIVE_FOR_SOME, name)
+        ? NATIVE_FOR_SOME[name](stage[name])
+        : undefined;
+    if (native === undefined) break;
+    compiled.push(native);
   }
   return {
     run: (docs) => compiled.reduce((current, stage) => stage(current), docs),

@@ -36,8 +36,10 @@ export interface PipelineContext {
 
 /**
  * Runs aggregation stages. When every stage is $match/$sort/$skip/$limit the result holds the
- * input documents themselves (not copies); otherwise it holds new documents in which Int32,
- * Long and Double values have become JS numbers, except what a native $lookup joined.
+ * input documents themselves (not copies); a $project of field names alone among them makes
+ * copies that keep every BSON type; after a stage mingo runs, the documents are new ones in
+ * which Int32, Long and Double values have become JS numbers, except what a native $lookup
+ * joined.
  */
 export function runPipeline(docs: Iterable<Document>, stages: Document[], ctx: PipelineContext): Document[] {
   return compilePipeline(stages, ctx)(Array.isArray(docs) ? (docs as Document[]) : Array.from(docs));

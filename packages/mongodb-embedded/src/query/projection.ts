@@ -5,12 +5,11 @@
 import type { Document } from "bson";
 import { isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
 import { deepCopy } from "./document-copy.js";
+import { addPath, assertNoExclusion, exclude, include, type FieldTree } from "./field-projection.js";
 import type { StringComparator } from "./bson-order.js";
 import { compileFilter } from "./filter.js";
 import { runPipeline } from "./pipeline.js";
 import { queryError } from "./query-error.js";
-
-type FieldTree = { [field: string]: FieldTree | true };
 
 interface ParsedProjection {
   readonly mode: "inclusion" | "exclusion";
@@ -66,12 +65,7 @@ function parseProjection(projection: Document, strings: StringComparator | undef
     } else usesExpressions = true;
   }
   const hasInclusions = Object.keys(included).length > 0 || elemMatches.length > 0;
-  if (hasInclusions && Object.keys(excluded).length > 0) {
-    throw queryError(
-      "BadValue",
-      `Cannot do exclusion on field ${Object.keys(excluded)[0]} in inclusion projection`,
-    );
-  }
+  if (hasInclusions) assertNoExclusion(excluded);
   const mode =
     hasInclusions || (excludeId === false && "_id" in projection && slices.length === 0)
       ? "inclusion"
@@ -94,55 +88,6 @@ function elementMatcher(
   if (!isPlainDocument(filter)) throw queryError("BadValue", "elemMatch: Invalid argument, object required.");
   const matches = compileFilter(filter, { strings });
   return (element) => isPlainDocument(element) && matches(element);
-}
-
-function addPath(tree: FieldTree, path: string): void {
-  const parts = path.split(".");
-  let node = tree;
-  for (const part of parts.slice(0, -1)) {
-    const child = node[part];
-    if (child === true) return;
-    node = node[part] = child ?? {};
-  }
-  node[parts[parts.length - 1]] = true;
-}
-
-function include(doc: Document, tree: FieldTree): Document {
-  const result: Document = {};
-  for (const key of Object.keys(doc)) {
-    const node = tree[key];
-    if (node === undefined) continue;
-    if (node === true) result[key] = deepCopy(doc[key]);
-    else {
-      const projected = includeNested(doc[key], node);
-      if (projected !== undefined) result[key] = projected;
-    }
-  }
-  return result;
-}
-
-function includeNested(value: unknown, tree: FieldTree): unknown {
-  if (isPlainDocument(value)) return include(value, tree);
-  if (Array.isArray(value)) {
-    return value.filter((e) => isPlainDocument(e) || Array.isArray(e)).map((e) => includeNested(e, tree));
-  }
-  return undefined;
-}
-
-function exclude(doc: Document, tree: FieldTree): Document {
-  const result: Document = {};
-  for (const key of Object.keys(doc)) {
-    const node = tree[key];
-    if (node === true) continue;
-    result[key] = node === undefined ? deepCopy(doc[key]) : excludeNested(doc[key], node);
-  }
-  return result;
-}
-
-function excludeNested(value: unknown, tree: FieldTree): unknown {
-  if (isPlainDocument(value)) return exclude(value, tree);
-  if (Array.isArray(value)) return value.map((e) => excludeNested(e, tree));
-  return deepCopy(value);
 }
 
 function sliceAtPath(container: unknown, parts: string[], spec: unknown): void {

@@ -3,9 +3,12 @@
 import type { Document } from "bson";
 import { compileFilter, type StringComparator } from "../query/index.js";
 import { planLookup, type IndexLookup } from "./candidate-keys.js";
+import { indexedValues } from "./field-values.js";
+import { canonicalKey } from "./canonical-key.js";
+import { contains, isPoint } from "./index-bounds.js";
 import { keyRanges, planIndexScan, type IndexScanPlan } from "./index-scan.js";
 import { orderByIndex } from "./index-order.js";
-import type { StoredCollection } from "./stored-collection.js";
+import { ID_INDEX_NAME, type StoredCollection } from "./stored-collection.js";
 
 export interface VisibleDocument {
   key: string;
@@ -109,10 +112,9 @@ export class ReadView {
       docsExamined: 0,
     };
     const visited = new Set<string>();
-    const visit = (key: string) => {
+    const visit = (key: string, doc = this.get(collection, key)) => {
       visited.add(key);
       result.docsExamined += 1;
-      const doc = this.get(collection, key);
       if (doc && matches(doc)) result.found.push({ key, doc });
     };
     scanning: for (const range of keyRanges(plan)) {
@@ -123,7 +125,14 @@ export class ReadView {
       }
     }
     const before = result.found.length;
-    for (const key of changed) if (!visited.has(key)) visit(key);
+    const mayMatch = withinFirstBounds(plan);
+    // A transaction re-checks every key written since its snapshot on every read; most lie
+    // far outside the scan's bounds, and the filter need not run over them.
+    for (const key of changedWithinIdPoints(plan, changed)) {
+      if (visited.has(key)) continue;
+      const doc = this.get(collection, key);
+      if (doc && mayMatch(doc)) visit(key, doc);
+    }
     if (result.found.length > before) {
       const directions = plan.index.directions.map((d) => (plan.backward ? -d : d));
       const pattern = Object.fromEntries(plan.index.fields.map((f, i) => [f, directions[i]]));
@@ -171,4 +180,25 @@ export class ReadView {
     if (overlay) for (const key of overlay.keys()) candidates.add(key);
     return candidates;
   }
+}
+
+/**
+ * Whether a document may lie inside the scan: one of its values of the index's first field
+ * inside one of that field's intervals. The bounds come from the filter, so a document
+ * outside them cannot match it.
+ */
+function withinFirstBounds(plan: IndexScanPlan): (doc: Document) => boolean {
+  const intervals = plan.bounds[0];
+  const field = plan.index.fields[0];
+  if (!intervals || field === undefined) return () => true;
+  return (doc) =>
+    indexedValues(doc, field).some((value) => intervals.some((interval) => contains(interval, value)));
+}
+
+/** Of the changed keys, those a scan of `_id` points may find (a document's key is its
+ * `_id`'s canonical key): no need to read every changed document to look at its `_id`. */
+function changedWithinIdPoints(plan: IndexScanPlan, changed: Set<string>): Iterable<string> {
+  const intervals = plan.bounds[0];
+  if (plan.index.name !== ID_INDEX_NAME || !intervals?.every(isPoint)) return changed;
+  return intervals.map((interval) => canonicalKey(interval.low)).filter((key) => changed.has(key));
 }

@@ -27,6 +27,41 @@ void describe("runPipeline", () => {
     ]);
   });
 
+  void it("projects field names natively, keeping BSON types, the document's field order and _id", () => {
+    const docs = [
+      {
+        z: 1,
+        _id: 7,
+        a: { b: Long.fromNumber(5), c: 1 },
+        list: [{ b: new Int32(1), c: 2 }, 3, [{ b: 4 }]],
+        n: new Int32(2),
+      },
+    ];
+    assert.deepEqual(
+      runPipeline(docs, [{ $project: { n: 1, "a.b": 1, "list.b": true, missing: 1 } }], noCollections),
+      [{ _id: 7, a: { b: Long.fromNumber(5) }, list: [{ b: new Int32(1) }, [{ b: 4 }]], n: new Int32(2) }],
+    );
+    assert.deepEqual(runPipeline(docs, [{ $project: { "a.c": 0, list: 0, _id: 0 } }], noCollections), [
+      { z: 1, a: { b: Long.fromNumber(5) }, n: new Int32(2) },
+    ]);
+    // The input is left as it was.
+    assert.equal(docs[0]!.a.c, 1);
+  });
+
+  void it("refuses a $project mixing inclusion and exclusion, and leaves expressions to the aggregation engine", () => {
+    assert.throws(
+      () => run([{ $project: { title: 1, year: 0 } }]),
+      (error: unknown) =>
+        withCode(31254)(error) &&
+        /Cannot do exclusion on field year in inclusion projection/.test(String(error)),
+    );
+    assert.deepEqual(run([{ $project: { _id: 0, n: { $size: "$customers" } } }]), [
+      { n: 2 },
+      { n: 1 },
+      { n: 0 },
+    ]);
+  });
+
   void it("groups and sums with $group, then orders with $sort", () => {
     const result = run([{ $group: { _id: "$year", n: { $sum: 1 } } }, { $sort: { _id: -1 } }]);
     assert.deepEqual(result, [

@@ -61,3 +61,41 @@ void test("a collated lookup on an indexed field finds values that differ only i
   );
   assert.equal(new ReadView().find(collection, { k: "PING" }).length, 0);
 });
+
+void test("an index scan at a snapshot reads the changed documents its bounds may hold, and only those", () => {
+  const collection = new StoredCollection("db", "c");
+  collection.addIndex({ name: "k_1", key: { k: 1 }, unique: false, options: {} });
+  for (let id = 1; id <= 3; id++) collection.write(documentKey(id), { _id: id, k: id * 10 }, 10n, undefined);
+  // After the snapshot: 1 leaves the range, 3 enters it; the index only knows the new keys.
+  collection.write(documentKey(1), { _id: 1, k: 99 }, 20n, 15n);
+  collection.write(documentKey(3), { _id: 3, k: 15 }, 21n, 15n);
+  // The reader's own write moves 2 out of the range.
+  const overlay = new Map([[documentKey(2), { _id: 2, k: 50 }]]);
+  const view = new ReadView(15n, () => overlay);
+  const result = view.query(collection, { filter: { k: { $lte: 20 } }, sort: { k: 1 } });
+  assert.deepEqual(
+    result.found.map((v) => v.doc._id),
+    [1],
+  );
+  // Of the three changed documents, 1 (k 10 at the snapshot) lies in the bounds; 2 and 3 do not.
+  assert.equal(result.docsExamined, 1);
+});
+
+void test("a scan of _id points at a snapshot finds a point's changed version without reading other changed documents", () => {
+  const collection = new StoredCollection("db", "c");
+  for (let id = 1; id <= 50; id++) collection.write(documentKey(id), { _id: id, v: 0 }, 10n, undefined);
+  for (let id = 1; id <= 50; id++) collection.write(documentKey(id), null, 20n, 15n);
+  const overlay = new Map([[documentKey(7), { _id: 7, v: 1 }]]);
+  const result = new ReadView(15n, () => overlay).query(collection, {
+    filter: { _id: { $in: [7, 8] } },
+    sort: { _id: 1 },
+  });
+  assert.deepEqual(
+    result.found.map((v) => v.doc),
+    [
+      { _id: 7, v: 1 },
+      { _id: 8, v: 0 },
+    ],
+  );
+  assert.equal(result.docsExamined, 2);
+});

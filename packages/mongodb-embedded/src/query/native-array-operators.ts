@@ -1,0 +1,215 @@
+// Array operators of aggregation expressions, with mongod's errors for operands of the wrong
+// type (the codes and messages of its uasserts).
+import { isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
+import {
+  compareExpressionValues,
+  expressionError,
+  expressionTypeName,
+  formatDouble,
+  isExpressionTrue,
+  isNullish,
+} from "./expression-values.js";
+import {
+  NativeUnsupported,
+  type Evaluator,
+  type ExpressionCompiler,
+  type OperatorCompiler,
+} from "./native-expression-types.js";
+import { compileOperands, exactly, namedArguments } from "./native-operands.js";
+
+/** The value when it is an array; else mongod's error `code`, its message naming the value's type. */
+function arrayOrFail(value: unknown, code: number, message: (type: string) => string): unknown[] {
+  if (Array.isArray(value)) return value;
+  throw expressionError(code, message(expressionTypeName(value)));
+}
+
+const $size: OperatorCompiler = (argument, compiler) => {
+  const [operand] = compileOperands("$size", argument, compiler, exactly(1));
+  const message = (type: string) => `The argument to $size must be an array, but was of type: ${type}`;
+  return (frame) => arrayOrFail(operand(frame), 17124, message).length;
+};
+
+/** $arrayElemAt and $first: null for nullish operands, missing out of bounds, negative from the end. */
+function elementAt(operator: string, array: unknown, index: unknown, arity: number): unknown {
+  if (isNullish(array) || isNullish(index)) return null;
+  const which = arity === 1 ? "argument" : "first argument";
+  const elements = arrayOrFail(
+    array,
+    28689,
+    (type) => `${operator}'s ${which} must be an array, but is ${type}`,
+  );
+  const position = arrayIndex(operator, index);
+  if (position < 0) return position + elements.length < 0 ? undefined : elements[position + elements.length];
+  return elements[position];
+}
+
+function arrayIndex(operator: string, index: unknown): number {
+  if (!isNumeric(index))
+    throw expressionError(
+      28690,
+      `${operator}'s second argument must be a numeric value, but is ${expressionTypeName(index)}`,
+    );
+  const position = toNumber(index);
+  if (!Number.isInteger(position) || position < -(2 ** 31) || position >= 2 ** 31)
+    throw expressionError(
+      28691,
+      `${operator}'s second argument must be representable as a 32-bit integer: ${formatDouble(position)}`,
+    );
+  return position;
+}
+
+const $arrayElemAt: OperatorCompiler = (argument, compiler) => {
+  const [array, index] = compileOperands("$arrayElemAt", argument, compiler, exactly(2));
+  return (frame) => elementAt("$arrayElemAt", array(frame), index(frame), 2);
+};
+
+const $first: OperatorCompiler = (argument, compiler) => {
+  const [array] = compileOperands("$first", argument, compiler, exactly(1));
+  return (frame) => elementAt("$first", array(frame), 0, 1);
+};
+
+/** Null as soon as an operand is nullish (before later operands are checked), as in mongod. */
+const $concatArrays: OperatorCompiler = (argument, compiler) => {
+  const parts = compileOperands("$concatArrays", argument, compiler);
+  return (frame) => {
+    const result: unknown[] = [];
+    for (const part of parts) {
+      const value = part(frame);
+      if (isNullish(value)) return null;
+      for (const item of arrayOrFail(
+        value,
+        28664,
+        (type) => `$concatArrays only supports arrays, not ${type}`,
+      ))
+        result.push(item);
+    }
+    return result;
+  };
+};
+
+const $in: OperatorCompiler = (argument, compiler) => {
+  const [needle, haystack] = compileOperands("$in", argument, compiler, exactly(2));
+  const message = (type: string) => `$in requires an array as a second argument, found: ${type}`;
+  return (frame) => {
+    const value = needle(frame);
+    const array = arrayOrFail(haystack(frame), 40081, message);
+    return array.some((item) => compareExpressionValues(value, item) === 0);
+  };
+};
+
+const $anyElementTrue: OperatorCompiler = (argument, compiler) => {
+  const [operand] = compileOperands("$anyElementTrue", argument, compiler, exactly(1));
+  const message = (type: string) => `$anyElementTrue's argument must be an array, but is ${type}`;
+  return (frame) => arrayOrFail(operand(frame), 17041, message).some(isExpressionTrue);
+};
+
+const $objectToArray: OperatorCompiler = (argument, compiler) => {
+  const [operand] = compileOperands("$objectToArray", argument, compiler, exactly(1));
+  return (frame) => {
+    const value = operand(frame);
+    if (isNullish(value)) return null;
+    if (!isPlainDocument(value))
+      throw expressionError(
+        40390,
+        `$objectToArray requires a document input, found: ${expressionTypeName(value)}`,
+      );
+    return Object.keys(value).map((k) => ({ k, v: value[k] }));
+  };
+};
+
+interface Iteration {
+  input: Evaluator;
+  slot: number;
+  body: Evaluator;
+}
+
+/** $map's and $filter's input and body, the body compiled with the `as` variable (default "this"). */
+function compileIteration(
+  operator: string,
+  argument: unknown,
+  compiler: ExpressionCompiler,
+  bodyName: string,
+): Iteration {
+  const named = namedArguments(operator, argument, ["input", bodyName], ["as"]);
+  const name = named.as ?? "this";
+  if (typeof name !== "string") throw new NativeUnsupported(`${operator} with a non-string 'as'`);
+  const inner = compiler.withVariable(name);
+  return {
+    input: compiler.compile(named.input),
+    slot: inner.slot,
+    body: inner.compiler.compile(named[bodyName]),
+  };
+}
+
+/** The input array, null when nullish; mongod's error (code) when it is anything else. */
+function iterationInput(operator: string, code: number, value: unknown): unknown[] | null {
+  if (isNullish(value)) return null;
+  return arrayOrFail(value, code, (type) => `input to ${operator} must be an array not ${type}`);
+}
+
+/** $map and $filter: `visit` walks the input array, `each` evaluating the body for one element. */
+function iterating(
+  operator: string,
+  code: number,
+  bodyName: string,
+  visit: (array: unknown[], each: (item: unknown) => unknown) => unknown[],
+): OperatorCompiler {
+  return (argument, compiler) => {
+    const { input, slot, body } = compileIteration(operator, argument, compiler, bodyName);
+    return (frame) => {
+      const array = iterationInput(operator, code, input(frame));
+      if (array === null) return null;
+      return visit(array, (item) => {
+        frame[slot] = item;
+        return body(frame);
+      });
+    };
+  };
+}
+
+/** An element whose result is missing becomes null: an array cannot hold "missing". */
+const $map = iterating("$map", 16883, "in", (array, each) =>
+  array.map((item) => {
+    const value = each(item);
+    return value === undefined ? null : value;
+  }),
+);
+
+const $filter = iterating("$filter", 28651, "cond", (array, each) =>
+  array.filter((item) => isExpressionTrue(each(item))),
+);
+
+/**
+ * $max and $min as expressions (mongod's ExpressionFromAccumulator): one operand that is an
+ * array offers its elements, otherwise every operand is offered; nullish values are ignored;
+ * null when nothing is left. `sense` is 1 for the greatest, -1 for the least.
+ */
+function extreme(operator: string, sense: 1 | -1): OperatorCompiler {
+  return (argument, compiler) => {
+    const parts = compileOperands(operator, argument, compiler);
+    return (frame) => {
+      const values = parts.map((part) => part(frame));
+      const offered = values.length === 1 && Array.isArray(values[0]) ? values[0] : values;
+      let best: unknown = undefined;
+      for (const value of offered) {
+        if (isNullish(value)) continue;
+        if (best === undefined || sense * compareExpressionValues(value, best) > 0) best = value;
+      }
+      return best === undefined ? null : best;
+    };
+  };
+}
+
+export const NATIVE_ARRAY_OPERATORS: Readonly<Record<string, OperatorCompiler>> = {
+  $size,
+  $arrayElemAt,
+  $first,
+  $concatArrays,
+  $in,
+  $anyElementTrue,
+  $objectToArray,
+  $map,
+  $filter,
+  $max: extreme("$max", 1),
+  $min: extreme("$min", -1),
+};

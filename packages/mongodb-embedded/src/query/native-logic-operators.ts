@@ -1,0 +1,84 @@
+// Comparison, boolean, conditional and type operators of aggregation expressions.
+import {
+  compareExpressionValues,
+  expressionTypeName,
+  isExpressionTrue,
+  isNullish,
+} from "./expression-values.js";
+import type { Evaluator, OperatorCompiler } from "./native-expression-types.js";
+import { atLeast, compileOperands, exactly, namedArguments } from "./native-operands.js";
+
+function comparison(operator: string, holds: (order: number) => boolean): OperatorCompiler {
+  return (argument, compiler) => {
+    const [left, right] = compileOperands(operator, argument, compiler, exactly(2));
+    return (frame) => holds(compareExpressionValues(left(frame), right(frame)));
+  };
+}
+
+const $and: OperatorCompiler = (argument, compiler) => {
+  const parts = compileOperands("$and", argument, compiler);
+  return (frame) => parts.every((part) => isExpressionTrue(part(frame)));
+};
+
+const $or: OperatorCompiler = (argument, compiler) => {
+  const parts = compileOperands("$or", argument, compiler);
+  return (frame) => parts.some((part) => isExpressionTrue(part(frame)));
+};
+
+const $not: OperatorCompiler = (argument, compiler) => {
+  const [operand] = compileOperands("$not", argument, compiler, exactly(1));
+  return (frame) => !isExpressionTrue(operand(frame));
+};
+
+/** `[if, then, else]` or `{if, then, else}`. */
+const $cond: OperatorCompiler = (argument, compiler) => {
+  const [test, then, otherwise] = Array.isArray(argument)
+    ? compileOperands("$cond", argument, compiler, exactly(3))
+    : condBranches(argument, (expression) => compiler.compile(expression));
+  return (frame) => (isExpressionTrue(test(frame)) ? then(frame) : otherwise(frame));
+};
+
+function condBranches(argument: unknown, compile: (expression: unknown) => Evaluator): Evaluator[] {
+  const named = namedArguments("$cond", argument, ["if", "then", "else"]);
+  return [compile(named.if), compile(named.then), compile(named.else)];
+}
+
+/** The first operand that is neither null nor missing, else the last one's value as it is. */
+const $ifNull: OperatorCompiler = (argument, compiler) => {
+  const parts = compileOperands("$ifNull", argument, compiler, atLeast(2));
+  return (frame) => {
+    let value: unknown;
+    for (const part of parts) {
+      value = part(frame);
+      if (!isNullish(value)) return value;
+    }
+    return value;
+  };
+};
+
+const $isArray: OperatorCompiler = (argument, compiler) => {
+  const [operand] = compileOperands("$isArray", argument, compiler, exactly(1));
+  return (frame) => Array.isArray(operand(frame));
+};
+
+/** The BSON type's name, "missing" for a missing value. */
+const $type: OperatorCompiler = (argument, compiler) => {
+  const [operand] = compileOperands("$type", argument, compiler, exactly(1));
+  return (frame) => expressionTypeName(operand(frame));
+};
+
+export const NATIVE_LOGIC_OPERATORS: Readonly<Record<string, OperatorCompiler>> = {
+  $eq: comparison("$eq", (order) => order === 0),
+  $ne: comparison("$ne", (order) => order !== 0),
+  $gt: comparison("$gt", (order) => order > 0),
+  $gte: comparison("$gte", (order) => order >= 0),
+  $lt: comparison("$lt", (order) => order < 0),
+  $lte: comparison("$lte", (order) => order <= 0),
+  $and,
+  $or,
+  $not,
+  $cond,
+  $ifNull,
+  $isArray,
+  $type,
+};

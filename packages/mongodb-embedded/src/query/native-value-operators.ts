@@ -1,0 +1,117 @@
+// String, arithmetic and field operators of aggregation expressions.
+import { Double, Long } from "bson";
+import { bsonTag, isNumeric, isPlainDocument } from "./bson-types.js";
+import { expressionError, expressionTypeName, isNullish } from "./expression-values.js";
+import { $convert } from "./native-convert.js";
+import { NativeUnsupported, type OperatorCompiler } from "./native-expression-types.js";
+import { compileOperands, exactly, namedArguments } from "./native-operands.js";
+
+/** Splits on a string separator; null when either operand is nullish. */
+const $split: OperatorCompiler = (argument, compiler) => {
+  const [input, separator] = compileOperands("$split", argument, compiler, exactly(2));
+  return (frame) => {
+    const text = input(frame);
+    const delimiter = separator(frame);
+    if (isNullish(text) || isNullish(delimiter)) return null;
+    if (typeof text !== "string")
+      throw expressionError(
+        40085,
+        `$split requires an expression that evaluates to a string as a first argument, found: ${expressionTypeName(text)}`,
+      );
+    if (typeof delimiter !== "string")
+      throw expressionError(
+        40086,
+        `$split requires an expression that evaluates to a string as a second argument, found: ${expressionTypeName(delimiter)}`,
+      );
+    if (delimiter === "") throw expressionError(40087, "$split requires a non-empty separator");
+    return text.split(delimiter);
+  };
+};
+
+/** The widest numeric type among the operands, as mongod's $add types its sum. */
+type SumKind = "int" | "long" | "double";
+
+const SUM_RANK: Readonly<Record<SumKind, number>> = { int: 0, long: 1, double: 2 };
+
+/**
+ * Sums numbers with mongod's result type: int32 while it fits (else int64), int64 while it
+ * fits (else double), double once any operand is one. Dates and Decimal128 go to mingo.
+ */
+const $add: OperatorCompiler = (argument, compiler) => {
+  const parts = compileOperands("$add", argument, compiler);
+  return (frame) => {
+    let kind: SumKind = "int";
+    let exact = 0n;
+    let approximate = 0;
+    for (const part of parts) {
+      const value = part(frame);
+      if (isNullish(value)) return null;
+      const operandKind = addendKind(value);
+      if (SUM_RANK[operandKind] > SUM_RANK[kind]) kind = operandKind;
+      approximate += numberOf(value);
+      if (kind !== "double") exact += integerOf(value);
+    }
+    return typedSum(kind, exact, approximate);
+  };
+};
+
+function addendKind(value: unknown): SumKind {
+  if (typeof value === "number")
+    return Number.isInteger(value) && Math.abs(value) < 2 ** 31 ? "int" : "double";
+  switch (bsonTag(value)) {
+    case "Int32":
+      return "int";
+    case "Long":
+      return "long";
+    case "Double":
+      return "double";
+  }
+  if (value instanceof Date || isNumeric(value)) throw new NativeUnsupported("$add of a date or decimal");
+  throw expressionError(16554, `$add only supports numeric or date types, not ${expressionTypeName(value)}`);
+}
+
+const numberOf = (value: unknown): number =>
+  typeof value === "number"
+    ? value
+    : bsonTag(value) === "Long"
+      ? (value as Long).toNumber()
+      : (value as Double).value;
+
+const integerOf = (value: unknown): bigint =>
+  bsonTag(value) === "Long" ? (value as Long).toBigInt() : BigInt(numberOf(value));
+
+function typedSum(kind: SumKind, exact: bigint, approximate: number): unknown {
+  if (kind === "double") return new Double(approximate);
+  if (kind === "int" && exact >= -(2n ** 31n) && exact < 2n ** 31n) return Number(exact);
+  if (exact >= -(2n ** 63n) && exact < 2n ** 63n) return Long.fromBigInt(exact);
+  // An int64 overflow makes the sum a double, as in mongod.
+  return new Double(Number(exact));
+}
+
+/**
+ * `{field, input}` or the shorthand `"name"` (of the current document): the field itself,
+ * never a path. Missing input or a non-document gives missing; null input gives null.
+ */
+const $getField: OperatorCompiler = (argument, compiler) => {
+  const named =
+    typeof argument === "string"
+      ? { field: argument, input: "$$CURRENT" }
+      : namedArguments("$getField", argument, ["field"], ["input"]);
+  const field = named.field;
+  if (typeof field !== "string" || field.startsWith("$"))
+    throw new NativeUnsupported("$getField of a computed or $-prefixed field");
+  const input = compiler.compile("input" in named ? named.input : "$$CURRENT");
+  return (frame) => {
+    const value = input(frame);
+    if (value === null) return null;
+    if (!isPlainDocument(value) || !Object.prototype.hasOwnProperty.call(value, field)) return undefined;
+    return value[field];
+  };
+};
+
+export const NATIVE_VALUE_OPERATORS: Readonly<Record<string, OperatorCompiler>> = {
+  $split,
+  $add,
+  $getField,
+  $convert,
+};
