@@ -6,7 +6,7 @@ import { allPurchasers, users } from "../test/integration/sidecar/harness.js";
 
 type Sales = { _id: number; customers_purchased: string[] };
 
-/** Books below the threshold: pushes into them never need a correction. */
+/** Books below the threshold a backlog pushes into: pushes into them never need a correction. */
 export const SMALL_BOOKS = 2_000;
 const FULL_BOOK_BASE = 100_000;
 
@@ -14,8 +14,9 @@ export function sales(db: Db) {
   return db.collection<Sales>("sales");
 }
 
-export async function insertSmallBooks(db: Db): Promise<void> {
-  const books = Array.from({ length: SMALL_BOOKS }, (_, i) => ({ _id: i, customers_purchased: [] }));
+/** `sets` sets of SMALL_BOOKS empty books, one set for each backlog: one fills a set's books to 25. */
+export async function insertSmallBooks(db: Db, sets: number): Promise<void> {
+  const books = Array.from({ length: SMALL_BOOKS * sets }, (_, i) => ({ _id: i, customers_purchased: [] }));
   await sales(db).insertMany(books);
 }
 
@@ -31,13 +32,15 @@ export async function insertFullBooks(db: Db, first: number, count: number): Pro
 
 /**
  * `events` single-element pushes, `writers` at a time; every `correctEvery`-th goes to the
- * next full book (0: none do). Each small book receives at most 25, so it stays below 50.
+ * next full book (0: none do), the others to the small books of set `smallSet`. Each small
+ * book receives at most 25, so it stays below 50.
  */
 export async function writeBacklog(
   db: Db,
   events: number,
   fullBooks: readonly number[],
   correctEvery: number,
+  smallSet: number,
 ): Promise<void> {
   const writers = 16;
   let next = 0;
@@ -45,7 +48,7 @@ export async function writeBacklog(
   let full = 0;
   const writeOne = async (i: number) => {
     const corrects = correctEvery > 0 && i % correctEvery === correctEvery - 1;
-    const id = corrects ? fullBooks[full++]! : small++ % SMALL_BOOKS;
+    const id = corrects ? fullBooks[full++]! : smallSet * SMALL_BOOKS + (small++ % SMALL_BOOKS);
     await sales(db).updateOne({ _id: id }, { $push: { customers_purchased: corrects ? "user50" : "x" } });
   };
   const worker = async () => {
