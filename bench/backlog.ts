@@ -1,7 +1,7 @@
 // The sidecar under load, against one server (embedded, or MONGODB_URI): a backlog written
 // while no sidecar ran, drained by a bare change stream and by the sidecar (no event needing
 // a correction, then one in five), the server's ping latency while the sidecar drains, lease
-// losses, and live correction latency at 20 and 200 triggers per second.
+// losses, and (first, on a fresh server) live correction latency at 20 and 200 triggers per second.
 import type { Db } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";
 import { currentClusterTime } from "../src/stream/cluster-time.js";
@@ -29,7 +29,7 @@ import {
   samplePings,
   watchLeadership,
 } from "./backlog-probes.js";
-import { startClock } from "./measure.js";
+import { collectGarbage, startClock } from "./measure.js";
 import { count, heading, ms, printTable } from "./report.js";
 
 const PLAIN_EVENTS = 50_000;
@@ -66,7 +66,11 @@ async function drainBacklog(
   const from = await currentClusterTime(db);
   await writeBacklog(db, events, correcting, correcting.length > 0 ? CORRECT_EVERY : 0, smallSet);
   await pushSentinel(db, sentinel);
+  // The process also holds the embedded server's data (hundreds of MiB after a few rounds):
+  // each measurement starts after a full collection, not in the middle of the last one's.
+  collectGarbage();
   const raw = await rawDrain(db, from, sentinel);
+  collectGarbage();
   const pings = samplePings(mongo.client);
   const elapsed = startClock();
   const sidecar = await startSidecar(mongo, config(db), { waitForStreaming: false });
@@ -132,20 +136,33 @@ function drainRows(label: string, rounds: Drain[]): string[][] {
   ];
 }
 
+/** Trigger latencies at `rate` per second over LIVE_SECONDS, from books inserted from `firstBook`. */
+async function liveRound(db: Db, sidecar: TestSidecar, firstBook: number, rate: number): Promise<number[]> {
+  const books = await insertFullBooks(db, firstBook, rate * LIVE_SECONDS);
+  await waitForCaughtUp(sidecar.runner, DRAIN_TIMEOUT_MS);
+  collectGarbage();
+  const latencies = await liveLatencies(db, books, rate);
+  await verifyCorrectedBooks(db, books);
+  return latencies;
+}
+
+/**
+ * Live latency, measured before any backlog: after the backlogs the process also holds the
+ * embedded server's hundreds of MiB, whose collections would weigh on the sidecar's latency
+ * here and on no real sidecar. One unmeasured round at the highest rate warms the code up.
+ */
 async function measureLive(db: Db, sidecar: TestSidecar, firstBook: number): Promise<string[][]> {
   await waitForCaughtUp(sidecar.runner, DRAIN_TIMEOUT_MS);
   const rows: string[][] = [];
   let first = firstBook;
-  for (const rate of LIVE_RATES) {
-    const books = await insertFullBooks(db, first, rate * LIVE_SECONDS);
-    first += books.length;
-    await waitForCaughtUp(sidecar.runner, DRAIN_TIMEOUT_MS);
-    const latencies = await liveLatencies(db, books, rate);
+  for (const [i, rate] of [Math.max(...LIVE_RATES), ...LIVE_RATES].entries()) {
+    const latencies = await liveRound(db, sidecar, first, rate);
+    first += rate * LIVE_SECONDS;
+    if (i === 0) continue;
     rows.push([
       `live latency at ${rate} triggers/s: p50 / p99 (seen)`,
-      `${ms(percentile(latencies, 0.5))} / ${ms(percentile(latencies, 0.99))} (${latencies.length}/${books.length})`,
+      `${ms(percentile(latencies, 0.5))} / ${ms(percentile(latencies, 0.99))} (${latencies.length}/${rate * LIVE_SECONDS})`,
     ]);
-    await verifyCorrectedBooks(db, books);
   }
   return rows;
 }
@@ -202,8 +219,10 @@ async function run(): Promise<string[]> {
   const sidecars: TestSidecar[] = [];
   try {
     const books = await insertBooks(db);
-    // A first sidecar stores a position, so the next ones resume from before each backlog.
+    // A first sidecar measures live latency, then stores a position, so that the next ones
+    // resume from before each backlog.
     const first = await startSidecar(mongo, config(db));
+    const live = await measureLive(db, first, books.next);
     await first.stop();
     const idle = await idlePingMs(mongo.client);
     console.log(`${mongo.embedded ? "embedded server, same process" : "MONGODB_URI"}; idle ping ${ms(idle)}`);
@@ -220,12 +239,9 @@ async function run(): Promise<string[]> {
       ...drainRows("no correction", plain.rounds),
       ...drainRows("1 in 5 corrects", fixing.rounds),
     ];
-    if (fixing.rounds.some((drain) => drain.sidecarMs === undefined))
-      rows.push(["live latency", "not measured: a backlog did not drain"]);
-    else {
+    if (fixing.rounds.every((drain) => drain.sidecarMs !== undefined))
       console.log(`verified: every backlog book holds user00..user50 in order`);
-      rows.push(...(await measureLive(db, fixing.sidecar, books.next)));
-    }
+    rows.push(...live);
     printTable(["measure", "value"], rows);
     return rows.map(([name, value]) => `${name}: ${value}`);
   } finally {

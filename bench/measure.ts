@@ -71,10 +71,14 @@ export function startClock(): () => number {
   return () => elapsedMs(start);
 }
 
+/** A full collection, when the process runs with --expose-gc: a measurement then starts without the garbage of what came before. */
+export function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 /** Heap in use, after a full collection when the process runs with --expose-gc. */
 export function heapUsedBytes(): number {
-  const collect = (globalThis as { gc?: () => void }).gc;
-  collect?.();
+  collectGarbage();
   return process.memoryUsage().heapUsed;
 }
 
@@ -92,7 +96,7 @@ export interface Alternation {
 
 /** Per-call times of `calls` awaited calls, after a full collection (with --expose-gc). */
 async function sampleCalls(calls: number, fn: () => Promise<unknown>): Promise<number[]> {
-  (globalThis as { gc?: () => void }).gc?.();
+  collectGarbage();
   const samples: number[] = [];
   for (let call = 0; call < calls; call++) {
     const before = process.hrtime.bigint();
