@@ -40,15 +40,11 @@ export class CorrectionBatcher {
   /** A flush is waiting for a slot: targets arriving meanwhile join its batch. */
   private flushPending = false;
 
-  constructor(
-    private readonly context: CorrectionContext & { slots: Pick<Slots, "run"> },
-    /** At most this many corrections share a transaction. */
-    private readonly maxSize: number,
-  ) {}
+  constructor(private readonly context: CorrectionContext & { slots: Pick<Slots, "run"> }) {}
 
   /** Corrects `target`, sharing a transaction with others ready when a slot frees up. */
   correct(target: CorrectionTarget): Promise<Plan> {
-    if (this.maxSize < 2 || !batchable(target)) return correctTarget(this.context, target);
+    if (!batchable(target)) return correctTarget(this.context, target);
     return new Promise((resolve, reject) => {
       this.waiting.push({ target, resolve, reject });
       this.scheduleFlush();
@@ -64,36 +60,38 @@ export class CorrectionBatcher {
 
   /** Takes a slot, then as many waiting targets as may share it, and corrects them. */
   private async flush(): Promise<void> {
-    let batch: Waiting[] = [];
-    const shared = await this.context.slots.run(async () => {
+    const failed = await this.context.slots.run(() => {
       this.flushPending = false;
-      batch = this.waiting.splice(0, this.maxSize);
+      const batch = this.waiting.splice(0, SHARED_TRANSACTION_MAX);
       this.scheduleFlush();
-      if (batch.length === 1) {
-        const [only] = batch;
-        await correctInSlot(this.context, only!.target).then(only!.resolve, only!.reject);
-        return undefined;
-      }
-      return correctTogether(
+      return batch.length === 1 ? this.correctAlone(batch[0]!) : this.correctShared(batch);
+    });
+    // Each in a slot of its own, now that the shared one is free again.
+    for (const waiting of failed)
+      void correctTarget(this.context, waiting.target).then(waiting.resolve, waiting.reject);
+  }
+
+  private async correctAlone(waiting: Waiting): Promise<Waiting[]> {
+    await correctInSlot(this.context, waiting.target).then(waiting.resolve, waiting.reject);
+    return [];
+  }
+
+  /** Settles the batch from one shared transaction; returns it whole, unsettled, if that failed. */
+  private async correctShared(batch: Waiting[]): Promise<Waiting[]> {
+    try {
+      const plans = await correctTogether(
         this.context,
         batch.map((waiting) => waiting.target),
-      ).then(
-        (plans) => ({ plans }),
-        (err: unknown) => ({ err }),
       );
-    });
-    if (!shared) return;
-    if ("plans" in shared) {
-      batch.forEach((waiting, i) => waiting.resolve(shared.plans[i]!));
-      return;
+      batch.forEach((waiting, i) => waiting.resolve(plans[i]!));
+      return [];
+    } catch (err) {
+      this.context.logger.debug(
+        { err, batch: batch.length },
+        "shared correction failed; correcting one by one",
+      );
+      return batch;
     }
-    this.context.logger.debug(
-      { err: shared.err, batch: batch.length },
-      "shared correction failed; correcting one by one",
-    );
-    // Each in a slot of its own, now that the shared one is free again.
-    for (const waiting of batch)
-      void correctTarget(this.context, waiting.target).then(waiting.resolve, waiting.reject);
   }
 }
 

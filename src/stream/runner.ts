@@ -106,7 +106,7 @@ export class Runner {
     };
     this.correction = {
       ...context,
-      batcher: new CorrectionBatcher(context, SHARED_TRANSACTION_MAX),
+      batcher: new CorrectionBatcher(context),
       parkAfterAttempts: config.parkAfterAttempts,
       parked: new ParkedTargets(db, config.stateCollection, this.rules, this.parkedRetryMs),
     };

@@ -3,15 +3,18 @@
 // takes the lease over can kill them (killSessions) and abort a transaction this replica
 // left open, being killed or paused, before it writes anything itself.
 import type { Binary, ClientSession, MongoClient } from "mongodb";
+import { Slots } from "./slots.js";
 
 export class SessionPool {
   private readonly sessions: ClientSession[];
   private readonly idle: ClientSession[];
-  private readonly waiters: ((session: ClientSession) => void)[] = [];
+  /** One slot per session: whoever holds a slot finds an idle session. */
+  private readonly slots: Slots;
 
   constructor(client: MongoClient, size: number) {
     this.sessions = Array.from({ length: size }, () => client.startSession());
     this.idle = [...this.sessions];
+    this.slots = new Slots(size);
   }
 
   /** The sessions' lsid `id`s (UUIDs), as killSessions takes them. */
@@ -20,16 +23,15 @@ export class SessionPool {
   }
 
   /** Runs `work` on a session of the pool, waiting for one to be free. */
-  async withSession<T>(work: (session: ClientSession) => Promise<T>): Promise<T> {
-    const session =
-      this.idle.pop() ?? (await new Promise<ClientSession>((resolve) => this.waiters.push(resolve)));
-    try {
-      return await work(session);
-    } finally {
-      const waiter = this.waiters.shift();
-      if (waiter) waiter(session);
-      else this.idle.push(session);
-    }
+  withSession<T>(work: (session: ClientSession) => Promise<T>): Promise<T> {
+    return this.slots.run(async () => {
+      const session = this.idle.pop()!;
+      try {
+        return await work(session);
+      } finally {
+        this.idle.push(session);
+      }
+    });
   }
 
   /** Ends every session (the server then forgets them); call once no work runs. */
