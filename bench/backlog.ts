@@ -1,7 +1,8 @@
-// The sidecar under load, against one server (embedded, or MONGODB_URI): a backlog written
-// while no sidecar ran, drained by a bare change stream and by the sidecar (no event needing
-// a correction, then one in five), the server's ping latency while the sidecar drains, lease
-// losses, and (first, on a fresh server) live correction latency at 20 and 200 triggers per second.
+// The sidecar under load, against one server (the embedded one in a process of its own, or
+// MONGODB_URI): a backlog written while no sidecar ran, drained by a bare change stream and by
+// the sidecar (no event needing a correction, then one in five), the server's ping latency
+// while the sidecar drains, lease losses, and (first, on a fresh server) live correction
+// latency at 20 and 200 triggers per second.
 import type { Db } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";
 import { currentClusterTime } from "../src/stream/cluster-time.js";
@@ -30,6 +31,7 @@ import {
   watchLeadership,
 } from "./backlog-probes.js";
 import { collectGarbage, startClock } from "./measure.js";
+import { startServerProcess } from "./server-process.js";
 import { count, heading, ms, printTable } from "./report.js";
 
 const PLAIN_EVENTS = 50_000;
@@ -66,14 +68,14 @@ async function drainBacklog(
   const from = await currentClusterTime(db);
   await writeBacklog(db, events, correcting, correcting.length > 0 ? CORRECT_EVERY : 0, smallSet);
   await pushSentinel(db, sentinel);
-  // The process also holds the embedded server's data (hundreds of MiB after a few rounds):
-  // each measurement starts after a full collection, not in the middle of the last one's.
+  // Each measurement starts after a full collection of this process (the last round's
+  // sidecar and stream), not in the middle of one.
   collectGarbage();
   const raw = await rawDrain(db, from, sentinel);
   collectGarbage();
   const pings = samplePings(mongo.client);
   const elapsed = startClock();
-  const sidecar = await startSidecar(mongo, config(db), { waitForStreaming: false });
+  const sidecar = await startSidecar(mongo, config(db), { waitForStreaming: false, productionLogs: true });
   const leadership = watchLeadership(sidecar);
   let sidecarMs: number | undefined;
   let startupMs = 0;
@@ -147,9 +149,9 @@ async function liveRound(db: Db, sidecar: TestSidecar, firstBook: number, rate: 
 }
 
 /**
- * Live latency, measured before any backlog: after the backlogs the process also holds the
- * embedded server's hundreds of MiB, whose collections would weigh on the sidecar's latency
- * here and on no real sidecar. One unmeasured round at the highest rate warms the code up.
+ * Live latency, measured before any backlog: after the backlogs the embedded server holds
+ * hundreds of MiB of them, whose collections would pause it as a real mongod would not.
+ * One unmeasured round at the highest rate warms the code up.
  */
 async function measureLive(db: Db, sidecar: TestSidecar, firstBook: number): Promise<string[][]> {
   await waitForCaughtUp(sidecar.runner, DRAIN_TIMEOUT_MS);
@@ -214,18 +216,20 @@ async function run(): Promise<string[]> {
   heading(
     `backlog: ${count(PLAIN_EVENTS)} and ${count(CORRECTING_EVENTS)} events written while no sidecar ran, ${ROUNDS} rounds each`,
   );
-  const mongo = await startTestMongo();
+  // Without MONGODB_URI, the embedded server runs in a process of its own, as mongod would.
+  const server = process.env.MONGODB_URI ? undefined : await startServerProcess();
+  const mongo = await startTestMongo({ uri: server?.uri });
   const db = mongo.client.db(uniqueDatabaseName("bench_backlog"));
   const sidecars: TestSidecar[] = [];
   try {
     const books = await insertBooks(db);
     // A first sidecar measures live latency, then stores a position, so that the next ones
     // resume from before each backlog.
-    const first = await startSidecar(mongo, config(db));
+    const first = await startSidecar(mongo, config(db), { productionLogs: true });
     const live = await measureLive(db, first, books.next);
     await first.stop();
     const idle = await idlePingMs(mongo.client);
-    console.log(`${mongo.embedded ? "embedded server, same process" : "MONGODB_URI"}; idle ping ${ms(idle)}`);
+    console.log(`${server ? "embedded server, own process" : "MONGODB_URI"}; idle ping ${ms(idle)}`);
 
     const plain = await drainRounds(mongo, db, PLAIN_EVENTS, { sentinels: books.sentinels, firstDrain: 0 });
     await plain.sidecar.stop();
@@ -248,6 +252,7 @@ async function run(): Promise<string[]> {
     for (const sidecar of sidecars) await sidecar.stop();
     await db.dropDatabase();
     await mongo.close();
+    await server?.stop();
   }
 }
 

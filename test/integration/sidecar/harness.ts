@@ -2,6 +2,7 @@
 // captured as parsed JSON lines and metrics readable as numbers.
 import { randomBytes } from "node:crypto";
 import type { Db, Document, MongoClient } from "mongodb";
+import { pino } from "pino";
 import { configSchema, type Config } from "../../../src/config/schema.js";
 import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics, type Metrics } from "../../../src/ops/metrics.js";
@@ -31,13 +32,28 @@ export function testConfig(database: string, overrides: Record<string, unknown> 
 export async function startSidecar(
   mongo: TestMongo,
   config: Config,
-  options: { waitForStreaming?: boolean; holderId?: string; sweepPageSize?: number } = {},
+  options: {
+    waitForStreaming?: boolean;
+    holderId?: string;
+    sweepPageSize?: number;
+    /**
+     * Log as `run` does (JSON at info, written to a file descriptor), to /dev/null, and capture
+     * only warnings and errors in `logs`, instead of every debug line: a benchmark then pays
+     * what a real sidecar pays.
+     */
+    productionLogs?: boolean;
+  } = {},
 ): Promise<TestSidecar> {
   const logs: LogLine[] = [];
-  const logger = createLogger({
-    level: "debug",
-    destination: { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) },
-  });
+  const capture = { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) };
+  const logger = options.productionLogs
+    ? createLogger({
+        destination: pino.multistream([
+          { level: "info", stream: pino.destination("/dev/null") },
+          { level: "warn", stream: capture },
+        ]),
+      })
+    : createLogger({ level: "debug", destination: capture });
   const client = await mongo.newClient({ appName: SIDECAR_APP_NAME });
   // As `run` connects: the lease on a small client of its own (same appName, for fail points).
   const leaseClient = await mongo.newClient({ appName: SIDECAR_APP_NAME, maxPoolSize: 2 });

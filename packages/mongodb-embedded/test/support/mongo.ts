@@ -19,8 +19,12 @@ export interface TestMongo {
   close(): Promise<void>;
 }
 
-export async function startTestMongo(): Promise<TestMongo> {
-  const external = process.env.MONGODB_URI;
+/**
+ * `uri` names a deployment to use instead (a benchmark's server in a process of its own);
+ * MONGODB_URI still wins, so that a run against a real replica set stays one.
+ */
+export async function startTestMongo(options: { uri?: string } = {}): Promise<TestMongo> {
+  const external = process.env.MONGODB_URI ?? options.uri;
   let server: EmbeddedServer | undefined;
   let uri: string;
   if (external) {
