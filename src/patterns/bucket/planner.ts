@@ -11,6 +11,7 @@
 import type { Document } from "mongodb";
 import type { BucketRule } from "./rule.js";
 import { baseBucketId, bucketIdAllocator, bucketKeyText } from "./bucket-ids.js";
+import { keepFirst } from "../common/array-trim.js";
 import { describeValue, isPlainDocument, isValidDate } from "../common/bson-value.js";
 import { inGroupsOf } from "../common/groups.js";
 import { newBucket } from "./new-bucket.js";
@@ -88,9 +89,7 @@ function planSplit(rule: BucketRule, state: BucketState, entries: unknown[]): Pl
     op: "updateOne",
     collection: rule.collection,
     filter: sizeGuard(rule, state.bucket, entries),
-    update: {
-      $set: { [rule.arrayField]: entries.slice(0, rule.threshold), [rule.countField]: rule.threshold },
-    },
+    update: { ...keepFirst(rule.arrayField, rule.threshold), $set: { [rule.countField]: rule.threshold } },
   };
   return { outcome: "writes", kind: "split", writes: [trim, ...inserts], elementsMoved: moved.length };
 }

@@ -21,6 +21,7 @@
 //   chunks by their deterministic `_id`.
 import type { Document } from "mongodb";
 import type { OutlierRule } from "./rule.js";
+import { keepFirst } from "../common/array-trim.js";
 import { describeValue, isSequenceNumber, sameBsonValue } from "../common/bson-value.js";
 import {
   chunkGuard,
@@ -63,7 +64,7 @@ function sourceExcess(rule: OutlierRule, source: Document | null): SourceExcess 
     op: "updateOne",
     collection: rule.collection,
     filter: { _id: source._id, [rule.arrayField]: { $size: entries.length } },
-    update: { $set: { [rule.arrayField]: entries.slice(0, rule.threshold), [rule.flagField]: true } },
+    update: { ...keepFirst(rule.arrayField, rule.threshold), $set: { [rule.flagField]: true } },
   };
   return { extras: entries.slice(rule.threshold), trim: [trim] };
 }
@@ -130,7 +131,7 @@ export function planOverflowChunkSplit(rule: OutlierRule, state: OverflowChunkSt
     op: "updateOne",
     collection: rule.overflowCollection,
     filter: chunkGuard(rule, chunk),
-    update: { $set: { [rule.overflowArrayField]: entries.slice(0, rule.chunkSize) } },
+    update: keepFirst(rule.overflowArrayField, rule.chunkSize),
   };
   const rest = isLast
     ? {

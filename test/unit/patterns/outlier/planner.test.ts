@@ -80,7 +80,7 @@ void test("a naive push after has_extras moves the excess after the existing ext
   );
 });
 
-void test("the source write is guarded by the array size it was planned from", () => {
+void test("the source write is guarded by the array size it was planned from, and sends no entries back", () => {
   const plan = planOutlierMove(rule, {
     source: { _id: 1, customers_purchased: users(0, 60) },
     lastChunk: null,
@@ -91,7 +91,10 @@ void test("the source write is guarded by the array size it was planned from", (
     op: "updateOne",
     collection: "sales",
     filter: { _id: 1, customers_purchased: { $size: 60 } },
-    update: { $set: { customers_purchased: users(0, 50), has_extras: true } },
+    update: {
+      $push: { customers_purchased: { $each: [], $slice: 50 } },
+      $set: { has_extras: true },
+    },
   });
 });
 

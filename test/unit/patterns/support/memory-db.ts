@@ -1,7 +1,8 @@
 // A tiny in-memory stand-in for the collections a plan writes to, for tests of the pure
 // planners only. It understands exactly the filters and update operators the planners are
-// allowed to emit (equality, $size, $exists; $set, $unset, $inc, $push with $each,
-// $currentDate, which reads the MemoryDb's clock; upserts by an equality filter) and
+// allowed to emit (equality, $size, $exists; $set, $unset, $inc, $push with $each and a
+// $slice keeping the first entries, $currentDate, which reads the MemoryDb's clock; upserts
+// by an equality filter) and
 // throws on anything else, so a planner that strays from them fails its tests. A batch of
 // writes applies all or nothing, as the sidecar's transaction does.
 import { EJSON, ObjectId } from "bson";
@@ -62,13 +63,14 @@ const UPDATE_OPERATORS: Record<string, (doc: Document, field: string, operand: u
   $inc: (doc, field, operand) =>
     void (doc[field] = ((doc[field] as number | undefined) ?? 0) + (operand as number)),
   $push: (doc, field, operand) => {
-    const each = (operand as { $each?: unknown }).$each;
-    if (!Array.isArray(each) || Object.keys(operand as Document).length !== 1) {
-      throw new Error("memory-db: $push is only supported with $each alone");
+    const { $each: each, $slice: slice, ...others } = operand as { $each?: unknown; $slice?: unknown };
+    const keepsFirst = slice === undefined || (Number.isInteger(slice) && (slice as number) >= 0);
+    if (!Array.isArray(each) || !keepsFirst || Object.keys(others).length > 0) {
+      throw new Error("memory-db: $push is only supported with $each, and a $slice of at least 0");
     }
     const current: unknown = doc[field] ?? [];
     if (!Array.isArray(current)) throw new Error(`memory-db: $push to non-array ${field}`);
-    doc[field] = [...(current as unknown[]), ...clone(each)];
+    doc[field] = [...(current as unknown[]), ...clone(each)].slice(0, slice as number | undefined);
   },
 };
 
