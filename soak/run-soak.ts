@@ -13,6 +13,7 @@ import { LeaseAudit } from "./lease-audit.js";
 import { CHUNK_SIZE, outlierWorkload } from "./outlier.js";
 import { Prng } from "./prng.js";
 import { freePort, Replica } from "./replicas.js";
+import { correctionsLogged as correctionsIn } from "../test/integration/sidecar/harness.js";
 import { subsetWorkload } from "./subset.js";
 import { runWriter, type Workload, type WriterTally } from "./workload.js";
 
@@ -127,7 +128,7 @@ async function settle(
 
 async function correctionsLogged(replicas: Replica[]): Promise<number> {
   const lines = (await Promise.all(replicas.map((replica) => replica.logLines()))).flat();
-  return lines.filter((line) => line.msg === "corrected document").length;
+  return correctionsIn(lines).length;
 }
 
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {

@@ -15,7 +15,7 @@ import {
   correctionSessions,
   correctTarget,
   planAndWrite,
-  recordOutcome,
+  recordSharedOutcomes,
   type CorrectionContext,
 } from "./correction.js";
 import type { CorrectionTarget } from "./targets.js";
@@ -110,6 +110,6 @@ async function correctTogether(context: CorrectionContext, targets: CorrectionTa
     (session) => planAndWrite(context, targets, session),
   );
   const durationMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
-  targets.forEach((target, i) => recordOutcome(context, target, plans[i]!, durationMs, targets.length));
+  recordSharedOutcomes(context, targets, plans, durationMs);
   return plans;
 }

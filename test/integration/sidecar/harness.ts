@@ -94,6 +94,19 @@ export async function metricTotal(
     .reduce((sum, sample) => sum + sample.value, 0);
 }
 
+/**
+ * Every correction logged, alone ("corrected document") or on its shared transaction's line
+ * ("corrected documents"), with how many corrections shared its transaction (1 alone).
+ */
+export function correctionsLogged(logs: readonly LogLine[]): { key: unknown; batch: number }[] {
+  return logs.flatMap((line) => {
+    if (line.msg === "corrected document") return [{ key: line.key, batch: 1 }];
+    if (line.msg !== "corrected documents") return [];
+    const corrections = line.corrections as { key: unknown }[];
+    return corrections.map(({ key }) => ({ key, batch: line.batch as number }));
+  });
+}
+
 export function statesLogged(logs: readonly LogLine[]): unknown[] {
   return logs.filter((line) => line.msg === "runner state").map((line) => line.state);
 }
