@@ -1,57 +1,110 @@
-// Executes a plan's writes inside the correction's transaction: one ordered bulk write per
-// collection, so that a split into thousands of buckets is a few commands, well within the
-// transaction's lifetime, rather than one round trip per bucket. A guarded update or delete
-// that matches nothing means the document changed between the read and the write; the whole
-// transaction is redone from a fresh read rather than committing a half-applied plan.
-import type { AnyBulkWriteOperation, ClientSession, Db, Document } from "mongodb";
+// Executes a plan's writes inside the correction's transaction: per collection, one ordered
+// write command for each run of inserts, updates or deletes in plan order, so that a split
+// into thousands of buckets is a few commands, well within the transaction's lifetime,
+// rather than one round trip per bucket. These are the commands the driver's bulk API would
+// send, sent without its bookkeeping per operation, which cost a backlog's corrections a
+// tenth of the sidecar's CPU. A guarded update or delete that matches nothing means the
+// document changed between the read and the write; the whole transaction is redone from a
+// fresh read rather than committing a half-applied plan.
+import { BSON, MongoServerError, ObjectId, type ClientSession, type Db, type Document } from "mongodb";
 import { StalePlanError } from "../errors.js";
 import type { Write } from "../patterns/plan.js";
 
-type GuardedWrite = Exclude<Write, { op: "insertOne" }>;
-
 export async function applyWrites(db: Db, writes: readonly Write[], session: ClientSession): Promise<void> {
-  for (const [collection, group] of byCollection(writes)) await applyGroup(db, collection, group, session);
+  for (const [collection, group] of byCollection(writes))
+    for (const command of writeCommands(collection, group)) await send(db, command, session);
 }
 
 /** The writes of each collection, in plan order (a plan's collections are independent). */
 function byCollection(writes: readonly Write[]): Map<string, Write[]> {
   const groups = new Map<string, Write[]>();
-  for (const write of writes) groups.set(write.collection, [...(groups.get(write.collection) ?? []), write]);
+  for (const write of writes) {
+    const group = groups.get(write.collection);
+    if (group) group.push(write);
+    else groups.set(write.collection, [write]);
+  }
   return groups;
 }
 
-async function applyGroup(
-  db: Db,
-  collection: string,
-  writes: Write[],
-  session: ClientSession,
-): Promise<void> {
-  const result = await db
-    .collection(collection)
-    .bulkWrite(writes.map(toOperation), { ordered: true, session });
-  const updates = writes.filter((write) => write.op === "updateOne");
-  const deletes = writes.filter((write) => write.op === "deleteOne");
-  // Every update and delete is guarded to match exactly its one document: fewer, a stale plan.
-  // An upsert matches or inserts, so it counts either way.
-  if (result.matchedCount + result.upsertedCount < updates.length || result.deletedCount < deletes.length) {
-    throw stale(collection, [...updates, ...deletes]);
-  }
+/** One write command: consecutive writes of one kind, in plan order. */
+interface WriteCommand {
+  collection: string;
+  op: Write["op"];
+  statements: Document[];
+  /** The filters of its updates and deletes, each guarded to match one document. */
+  filters: Document[];
 }
 
-function toOperation(write: Write): AnyBulkWriteOperation<Document> {
+// mongod takes commands of up to 16 MiB and 100,000 writes (maxBsonObjectSize,
+// maxWriteBatchSize); a command stops well short of the size, so that its own fields and a
+// write larger than the rest still fit.
+const COMMAND_BYTES_MAX = 8 * 1024 * 1024;
+const WRITES_PER_COMMAND_MAX = 100_000;
+
+/** The writes of one collection as commands: a new one at each change of kind, or when full. */
+function writeCommands(collection: string, writes: Write[]): WriteCommand[] {
+  const commands: WriteCommand[] = [];
+  let bytes = 0;
+  for (const write of writes) {
+    const statement = statementOf(write);
+    const size = BSON.calculateObjectSize(statement);
+    let last = commands.at(-1);
+    const fits =
+      last?.op === write.op &&
+      last.statements.length < WRITES_PER_COMMAND_MAX &&
+      bytes + size <= COMMAND_BYTES_MAX;
+    if (!last || !fits) {
+      last = { collection, op: write.op, statements: [], filters: [] };
+      commands.push(last);
+      bytes = 0;
+    }
+    last.statements.push(statement);
+    if (write.op !== "insertOne") last.filters.push(write.filter);
+    bytes += size;
+  }
+  return commands;
+}
+
+const COMMAND_FIELDS = {
+  insertOne: ["insert", "documents"],
+  updateOne: ["update", "updates"],
+  deleteOne: ["delete", "deletes"],
+} as const;
+
+async function send(db: Db, command: WriteCommand, session: ClientSession): Promise<void> {
+  const [name, list] = COMMAND_FIELDS[command.op];
+  const reply = await db.command(
+    { [name]: command.collection, [list]: command.statements, ordered: true },
+    { session },
+  );
+  const writeErrors = reply.writeErrors as Document[] | undefined;
+  // As the driver's bulk API reports it: the first refused write, whose code says why.
+  if (writeErrors?.length) throw new MongoServerError(writeErrors[0]! as never);
+  // Every update and delete is guarded to match exactly its one document: fewer, a stale plan.
+  // An update's `n` counts the documents it matched or upserted; a delete's, those it removed.
+  if ((reply.n as number) < command.filters.length) throw stale(command);
+}
+
+/** A write as its command lists it: an insert's document, an update's or a delete's statement. */
+function statementOf(write: Write): Document {
   switch (write.op) {
     case "insertOne":
-      return { insertOne: { document: { ...write.document } } };
+      return withId(write.document);
     case "updateOne":
-      return { updateOne: { filter: write.filter, update: write.update, upsert: write.upsert ?? false } };
+      return { q: write.filter, u: write.update, upsert: write.upsert ?? false };
     case "deleteOne":
-      return { deleteOne: { filter: write.filter } };
+      return { q: write.filter, limit: 1 };
   }
 }
 
-function stale(collection: string, guarded: GuardedWrite[]): StalePlanError {
-  return new StalePlanError(`a guarded write on ${collection} matched no document`, {
-    collection,
-    filters: guarded.map((write) => write.filter),
+/** A document to insert, with an `_id` made here where it has none, as the driver's insert would. */
+function withId(document: Document): Document {
+  return "_id" in document ? document : { _id: new ObjectId(), ...document };
+}
+
+function stale(command: WriteCommand): StalePlanError {
+  return new StalePlanError(`a guarded write on ${command.collection} matched no document`, {
+    collection: command.collection,
+    filters: command.filters,
   });
 }
