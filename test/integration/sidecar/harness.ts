@@ -1,7 +1,7 @@
 // Starts sidecar runners against the test deployment (test/support/mongo.ts), with logs
 // captured as parsed JSON lines and metrics readable as numbers.
 import { randomBytes } from "node:crypto";
-import type { Db, Document, MongoClient } from "mongodb";
+import type { Db, Document } from "mongodb";
 import { pino } from "pino";
 import { configSchema, type Config } from "../../../src/config/schema.js";
 import { createLogger } from "../../../src/ops/logger.js";
@@ -16,7 +16,7 @@ export interface TestSidecar {
   runner: Runner;
   metrics: Metrics;
   logs: LogLine[];
-  client: MongoClient;
+  /** Stops the runner and closes its clients. */
   stop(): Promise<void>;
 }
 
@@ -73,7 +73,11 @@ export async function startSidecar(
   });
   runner.start();
   if (options.waitForStreaming ?? true) await waitForCaughtUp(runner);
-  return { runner, metrics, logs, client, stop: () => runner.stop() };
+  const stop = async () => {
+    await runner.stop();
+    await Promise.all([client.close(), leaseClient.close()]);
+  };
+  return { runner, metrics, logs, stop };
 }
 
 export async function waitForCaughtUp(runner: Runner, timeoutMs = 10_000): Promise<void> {
