@@ -82,10 +82,10 @@ export class OrderedKeys {
   }
 
   private *scanForward(range: KeyRange): Generator<IndexEntry> {
-    const first = this.firstBlock(range.before);
+    const first = this.firstBlock((entry) => range.before(entry));
     for (let b = first; b < this.blocks.length; b++) {
       const block = this.blocks[b]!;
-      const start = b === first ? firstIndex(block, range.before) : 0;
+      const start = b === first ? firstIndex(block, (entry) => range.before(entry)) : 0;
       for (let i = start; i < block.length; i++) {
         if (range.after(block[i]!)) return;
         yield block[i]!;
@@ -94,10 +94,9 @@ export class OrderedKeys {
   }
 
   private *scanBackward(range: KeyRange): Generator<IndexEntry> {
-    const notAfter = (e: IndexEntry) => !range.after(e);
-    for (let b = this.firstBlock(notAfter, true) - 1; b >= 0; b--) {
+    for (let b = this.firstBlock((entry) => !range.after(entry), true) - 1; b >= 0; b--) {
       const block = this.blocks[b]!;
-      for (let i = firstIndex(block, notAfter) - 1; i >= 0; i--) {
+      for (let i = firstIndex(block, (entry) => !range.after(entry)) - 1; i >= 0; i--) {
         if (range.before(block[i]!)) return;
         yield block[i]!;
       }
