@@ -32,6 +32,7 @@ export class SecondaryIndex {
    * which recomputed them quadratically (5,000 inserts in one transaction took a minute).
    */
   private readonly wholeKeysOf = new WeakMap<Document, string[]>();
+  private scannableView: ScannableIndex | undefined;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
@@ -53,10 +54,24 @@ export class SecondaryIndex {
     for (const entry of this.orderedEntries(docKey, doc, recordId)) this.ordered.remove(entry);
   }
 
+  /** The index as a scan sees it: one object, made once, whose multikey flag stays current. */
   scannable(): ScannableIndex {
+    if (this.scannableView) return this.scannableView;
     const { name, key, unique } = this.spec;
-    const { fields, directions, multikey, ordered: keys } = this;
-    return { name, keyPattern: key, fields, directions, unique, multikey, keys };
+    const { fields, directions, ordered: keys } = this;
+    const isMultikey = () => this.multikey;
+    this.scannableView = {
+      name,
+      keyPattern: key,
+      fields,
+      directions,
+      unique,
+      get multikey() {
+        return isMultikey();
+      },
+      keys,
+    };
+    return this.scannableView;
   }
 
   /** Documents whose first indexed field may equal `value`. */
