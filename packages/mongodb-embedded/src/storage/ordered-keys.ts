@@ -47,8 +47,16 @@ export class OrderedKeys {
   }
 
   insert(entry: IndexEntry): void {
-    if (this.blocks.length === 0) {
+    const last = this.blocks[this.blocks.length - 1];
+    if (!last) {
       this.blocks.push([entry]);
+      return;
+    }
+    // Keys often come in ascending order (new ObjectIds, sequence numbers): one comparison
+    // with the last key appends them, instead of two binary searches.
+    if (this.compare(last[last.length - 1]!, entry) < 0) {
+      last.push(entry);
+      this.splitIfFull(this.blocks.length - 1);
       return;
     }
     const b = Math.min(
@@ -61,6 +69,11 @@ export class OrderedKeys {
       0,
       entry,
     );
+    this.splitIfFull(b);
+  }
+
+  private splitIfFull(b: number): void {
+    const block = this.blocks[b]!;
     if (block.length > 2 * BLOCK_SIZE)
       this.blocks.splice(b, 1, block.slice(0, BLOCK_SIZE), block.slice(BLOCK_SIZE));
   }
