@@ -54,6 +54,18 @@ export class SecondaryIndex {
     for (const entry of this.orderedEntries(docKey, doc, recordId)) this.ordered.remove(entry);
   }
 
+  /**
+   * Whether two versions of a document hold the same keys here, shown by the very same values
+   * at every indexed path (an update copies the fields it does not touch, so they stay the
+   * same objects). A sparse index also tells a missing field from null: it always re-indexes.
+   */
+  holdsSameKeys(before: Document, after: Document): boolean {
+    if (this.spec.options.sparse === true) return false;
+    return this.fields.every((field, i) =>
+      sameValues(indexedValues(before, field, i === 0), indexedValues(after, field, i === 0)),
+    );
+  }
+
   /** The index as a scan sees it: one object, made once, whose multikey flag stays current. */
   scannable(): ScannableIndex {
     if (this.scannableView) return this.scannableView;
@@ -136,6 +148,10 @@ export class SecondaryIndex {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+function sameValues(a: unknown[], b: unknown[]): boolean {
+  return a.length === b.length && a.every((value, i) => Object.is(value, b[i]));
+}
 
 function addTo(map: Map<string, Set<string>>, key: string, docKey: string): void {
   let set = map.get(key);

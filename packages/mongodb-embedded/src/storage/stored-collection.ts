@@ -98,8 +98,7 @@ export class StoredCollection {
     const chain = this.versions.get(key) ?? [];
     const beforeId = before ? chain[chain.length - 1]!.recordId : 0;
     const recordId = !doc ? 0 : before ? beforeId : ++this.lastRecordId;
-    if (before) this.unindex(key, before, beforeId, doc === null);
-    if (doc) this.index(key, doc, recordId, !before);
+    this.reindex(key, { doc: before, recordId: beforeId }, { doc, recordId });
     this.liveCount += (doc ? 1 : 0) - (before ? 1 : 0);
     // A (re-)insert goes to the end of the natural order, even while snapshots still keep the
     // deleted versions of its _id.
@@ -217,14 +216,22 @@ export class StoredCollection {
     return undefined;
   }
 
-  private index(key: string, doc: Document, recordId: number, inserted: boolean): void {
-    if (inserted) this.idKeys.insert({ values: [doc._id], docKey: key, recordId });
-    for (const index of this.secondary.values()) index.add(key, doc, recordId);
-  }
-
-  private unindex(key: string, doc: Document, recordId: number, deleted: boolean): void {
-    if (deleted) this.idKeys.remove({ values: [doc._id], docKey: key, recordId });
-    for (const index of this.secondary.values()) index.remove(key, doc, recordId);
+  /** Moves the key's index entries from the version `before` to `after` (either may be none).
+   * An update keeps its RecordId, so an index whose fields it left alone keeps its entries. */
+  private reindex(
+    key: string,
+    before: { doc: Document | null; recordId: number },
+    after: { doc: Document | null; recordId: number },
+  ): void {
+    if (before.doc && !after.doc)
+      this.idKeys.remove({ values: [before.doc._id], docKey: key, recordId: before.recordId });
+    if (after.doc && !before.doc)
+      this.idKeys.insert({ values: [after.doc._id], docKey: key, recordId: after.recordId });
+    for (const index of this.secondary.values()) {
+      if (before.doc && after.doc && index.holdsSameKeys(before.doc, after.doc)) continue;
+      if (before.doc) index.remove(key, before.doc, before.recordId);
+      if (after.doc) index.add(key, after.doc, after.recordId);
+    }
   }
 }
 
