@@ -1,7 +1,9 @@
 // A cursor over results computed up front (find, aggregate, listCollections, listIndexes).
-// Stored documents are immutable, so holding them costs no copy.
-import { calculateObjectSize, type Document } from "bson";
+// Stored documents are immutable, so holding them costs no copy, and their sizes, which a
+// batch is cut by, are known once an insert or update measured them.
+import type { Document } from "bson";
 import type { CursorBatch, NextBatchOptions, ServerCursor } from "../cursor.js";
+import { bsonSize } from "../query/bson-size.js";
 
 /** mongod stops filling a batch once it passes 16 MiB. */
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
@@ -24,7 +26,7 @@ export class ArrayCursor implements ServerCursor {
     let bytes = 0;
     while (this.position < this.documents.length && batch.length < limit) {
       const doc = this.documents[this.position]!;
-      bytes += calculateObjectSize(doc);
+      bytes += bsonSize(doc);
       if (batch.length > 0 && bytes > MAX_BATCH_BYTES) break;
       batch.push(doc);
       this.position += 1;

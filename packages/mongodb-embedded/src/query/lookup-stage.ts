@@ -4,6 +4,7 @@
 // one read of the foreign collection through its indexes. So a join costs what its matches
 // cost, not what the foreign collection holds (mingo's $lookup reads the whole collection).
 import type { Document } from "bson";
+import { withAppendedField } from "./bson-size.js";
 import { isPlainDocument, isRegex } from "./bson-types.js";
 import type { LookupSpec } from "./lookup-spec.js";
 import { splitLeadingRead } from "./native-stages.js";
@@ -121,6 +122,7 @@ export function localValues(doc: unknown, parts: string[], depth = 0, found: unk
  * mongod sets the `as` field; `doc` itself is never written (it may be a stored version). */
 function withField(doc: Document, parts: string[], joined: unknown): Document {
   const [head, ...tail] = parts;
+  if (tail.length === 0 && !Object.hasOwn(doc, head!)) return withAppendedField(doc, head!, joined);
   const inner = doc[head!] as unknown;
   const child = tail.length === 0 ? joined : withField(isPlainDocument(inner) ? inner : {}, tail, joined);
   return { ...doc, [head!]: child };

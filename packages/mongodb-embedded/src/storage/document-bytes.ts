@@ -1,23 +1,10 @@
-// A document's BSON without serializing it more than needed. mongod reports an update that
-// leaves the document's bytes unchanged as a no-op (nModified 0, no oplog entry); deciding that
-// by serializing both versions cost a quarter of an update statement. Sizes are remembered per
-// document object: stored versions are never mutated (stored-collection.ts), so a version's
-// size never changes, and a WeakMap lets it go with the version.
-import { calculateObjectSize, serialize, type Document } from "bson";
+// Whether an update left a document's BSON unchanged. mongod reports an update that leaves
+// the document's bytes unchanged as a no-op (nModified 0, no oplog entry); deciding that by
+// serializing both versions cost a quarter of an update statement. Sizes are remembered per
+// document object (query/bson-size.ts).
+import { serialize, type Document } from "bson";
+import { bsonSize } from "../query/bson-size.js";
 import { isPlainDocument } from "../query/bson-types.js";
-
-const sizes = new WeakMap<Document, number>();
-
-/** The BSON size of `doc`, which must never be mutated afterwards (a stored version, or one
- * about to be stored); computed once per document. */
-export function bsonSize(doc: Document): number {
-  let size = sizes.get(doc);
-  if (size === undefined) {
-    size = calculateObjectSize(doc);
-    sizes.set(doc, size);
-  }
-  return size;
-}
 
 /**
  * Whether `before` and `after` serialize to the same bytes, as the old serialize-and-compare

@@ -1,16 +1,18 @@
 // mongod's per-document rules on writes: the 16 MiB BSON limit, unique indexes (E11000 with
 // keyPattern/keyValue), and an _id that must be present and not an array.
-import { calculateObjectSize, type Document } from "bson";
+import type { Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
-import { bsonSize } from "./document-bytes.js";
+import { bsonSize } from "../query/bson-size.js";
 import type { ReadView } from "./read-view.js";
 import type { SecondaryIndex } from "./secondary-index.js";
 import { ID_INDEX_NAME, type StoredCollection } from "./stored-collection.js";
 
 export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
 
+/** `doc` is about to be stored: its size is remembered for a later update's no-op check
+ * (query/bson-size.ts). */
 export function assertInsertSize(doc: Document): void {
-  const size = calculateObjectSize(doc);
+  const size = bsonSize(doc);
   if (size > MAX_BSON_OBJECT_SIZE) {
     throw new ServerError(
       ErrorCode.BSONObjectTooLarge,
@@ -20,7 +22,7 @@ export function assertInsertSize(doc: Document): void {
   }
 }
 
-/** `doc` is the update's result, about to be stored: its size is remembered (document-bytes.ts). */
+/** `doc` is the update's result, about to be stored: its size is remembered (query/bson-size.ts). */
 export function assertUpdatedSize(doc: Document): void {
   if (bsonSize(doc) > MAX_BSON_OBJECT_SIZE) {
     throw new ServerError(

@@ -44,11 +44,10 @@ function sortOrder(
   bounds: Interval[][],
 ): { backward: boolean } | undefined {
   if (!sort || Object.keys(sort).length === 0) return undefined;
-  const fixed = (i: number) => bounds[i]?.length === 1 && isPoint(bounds[i]![0]!);
   const fields = index.fields.map((field, i) => ({ field, direction: index.directions[i]! }));
-  const free = fields.filter((_, i) => !fixed(i));
+  const free = fields.filter((_, i) => !isFixed(bounds, i));
   const wanted = Object.entries(sort).filter(
-    ([field]) => !fields.some((f, i) => f.field === field && fixed(i)),
+    ([field]) => !fields.some((f, i) => f.field === field && isFixed(bounds, i)),
   );
   let ratio = 0;
   for (const [i, [field, direction]] of wanted.entries()) {
@@ -59,6 +58,11 @@ function sortOrder(
     ratio = current;
   }
   return { backward: ratio < 0 };
+}
+
+/** Whether the bounds pin the index's `i`th field to one value. */
+function isFixed(bounds: Interval[][], i: number): boolean {
+  return bounds[i]?.length === 1 && isPoint(bounds[i]![0]!);
 }
 
 /** The key ranges a scan walks, in the order it walks them. */
@@ -74,15 +78,33 @@ export function keyRanges(plan: IndexScanPlan): KeyRange[] {
 }
 
 function rangeOf(intervals: Interval[], directions: number[]): KeyRange {
+  return new IntervalRange(intervals, directions);
+}
+
+// Methods rather than arrows: run from source, tsx names each arrow it makes with a
+// defineProperty call, and a read makes a range per interval.
+class IntervalRange implements KeyRange {
+  constructor(
+    private readonly intervals: Interval[],
+    private readonly directions: number[],
+  ) {}
+
+  before(entry: IndexEntry): boolean {
+    return this.place(entry) < 0;
+  }
+
+  after(entry: IndexEntry): boolean {
+    return this.place(entry) > 0;
+  }
+
   /** <0: the entry comes before the range in index order, >0 after it, 0 inside. */
-  const place = (entry: IndexEntry): number => {
-    for (const [i, interval] of intervals.entries()) {
-      const side = sideOf(entry.values[i], interval) * directions[i]!;
+  private place(entry: IndexEntry): number {
+    for (let i = 0; i < this.intervals.length; i++) {
+      const side = sideOf(entry.values[i], this.intervals[i]!) * this.directions[i]!;
       if (side !== 0) return side;
     }
     return 0;
-  };
-  return { before: (entry) => place(entry) < 0, after: (entry) => place(entry) > 0 };
+  }
 }
 
 function sideOf(value: unknown, interval: Interval): number {

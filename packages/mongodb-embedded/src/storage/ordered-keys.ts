@@ -47,8 +47,16 @@ export class OrderedKeys {
   }
 
   insert(entry: IndexEntry): void {
-    if (this.blocks.length === 0) {
+    const last = this.blocks[this.blocks.length - 1];
+    if (!last) {
       this.blocks.push([entry]);
+      return;
+    }
+    // Keys often come in ascending order (new ObjectIds, sequence numbers): one comparison
+    // with the last key appends them, instead of two binary searches.
+    if (this.compare(last[last.length - 1]!, entry) < 0) {
+      last.push(entry);
+      this.splitIfFull(this.blocks.length - 1);
       return;
     }
     const b = Math.min(
@@ -61,6 +69,11 @@ export class OrderedKeys {
       0,
       entry,
     );
+    this.splitIfFull(b);
+  }
+
+  private splitIfFull(b: number): void {
+    const block = this.blocks[b]!;
     if (block.length > 2 * BLOCK_SIZE)
       this.blocks.splice(b, 1, block.slice(0, BLOCK_SIZE), block.slice(BLOCK_SIZE));
   }
@@ -82,10 +95,10 @@ export class OrderedKeys {
   }
 
   private *scanForward(range: KeyRange): Generator<IndexEntry> {
-    const first = this.firstBlock(range.before);
+    const first = this.firstBlock((entry) => range.before(entry));
     for (let b = first; b < this.blocks.length; b++) {
       const block = this.blocks[b]!;
-      const start = b === first ? firstIndex(block, range.before) : 0;
+      const start = b === first ? firstIndex(block, (entry) => range.before(entry)) : 0;
       for (let i = start; i < block.length; i++) {
         if (range.after(block[i]!)) return;
         yield block[i]!;
@@ -94,10 +107,9 @@ export class OrderedKeys {
   }
 
   private *scanBackward(range: KeyRange): Generator<IndexEntry> {
-    const notAfter = (e: IndexEntry) => !range.after(e);
-    for (let b = this.firstBlock(notAfter, true) - 1; b >= 0; b--) {
+    for (let b = this.firstBlock((entry) => !range.after(entry), true) - 1; b >= 0; b--) {
       const block = this.blocks[b]!;
-      for (let i = firstIndex(block, notAfter) - 1; i >= 0; i--) {
+      for (let i = firstIndex(block, (entry) => !range.after(entry)) - 1; i >= 0; i--) {
         if (range.before(block[i]!)) return;
         yield block[i]!;
       }

@@ -42,6 +42,12 @@ export interface QueryResult {
 export type WriteOverlay = ReadonlyMap<string, Document | null>;
 
 export class ReadView {
+  /** What committedSinceSnapshot found, per collection, and the collection's write count then. */
+  private readonly committedChanges = new Map<
+    StoredCollection,
+    { writeCount: number; docs: ReadonlyMap<string, Document | null> }
+  >();
+
   constructor(
     /** Snapshot time; undefined reads the latest committed state. */
     readonly snapshot?: bigint,
@@ -102,7 +108,6 @@ export class ReadView {
     matches: (doc: Document) => boolean,
     options: QueryOptions,
   ): QueryResult {
-    const changed = this.changedKeys(collection);
     const enough = (plan.providesSort || !options.sort) && options.limit ? options.limit : Infinity;
     const result: QueryResult = {
       found: [],
@@ -111,27 +116,28 @@ export class ReadView {
       keysExamined: 0,
       docsExamined: 0,
     };
+    const idPoints = idPointKeys(plan);
+    if (idPoints) {
+      this.readIdPoints(collection, idPoints, matches, enough, result);
+      return result;
+    }
+    const changed = this.changedDocuments(collection);
     const visited = new Set<string>();
-    const visit = (key: string, doc = this.get(collection, key)) => {
-      visited.add(key);
-      result.docsExamined += 1;
-      if (doc && matches(doc)) result.found.push({ key, doc });
-    };
     scanning: for (const range of keyRanges(plan)) {
-      for (const entry of plan.index.keys.scan(range, plan.backward)) {
+      for (const { docKey } of plan.index.keys.scan(range, plan.backward)) {
         if (result.found.length >= enough) break scanning;
         result.keysExamined += 1;
-        if (!changed.has(entry.docKey) && !visited.has(entry.docKey)) visit(entry.docKey);
+        if (changed.has(docKey) || visited.has(docKey)) continue;
+        visited.add(docKey);
+        examine(result, docKey, collection.read(docKey), matches);
       }
     }
     const before = result.found.length;
     const mayMatch = withinFirstBounds(plan);
     // A transaction re-checks every key written since its snapshot on every read; most lie
     // far outside the scan's bounds, and the filter need not run over them.
-    for (const key of changedWithinIdPoints(plan, changed)) {
-      if (visited.has(key)) continue;
-      const doc = this.get(collection, key);
-      if (doc && mayMatch(doc)) visit(key, doc);
+    for (const [key, doc] of changed) {
+      if (doc && !visited.has(key) && mayMatch(doc)) examine(result, key, doc, matches);
     }
     if (result.found.length > before) {
       const directions = plan.index.directions.map((d) => (plan.backward ? -d : d));
@@ -144,12 +150,57 @@ export class ReadView {
     return result;
   }
 
-  /** Keys whose version this reader sees may differ from the latest committed one. */
-  private changedKeys(collection: StoredCollection): Set<string> {
-    const changed = new Set<string>(this.overlayOf(collection)?.keys() ?? []);
-    if (this.snapshot !== undefined)
-      for (const key of collection.keysWrittenAfter(this.snapshot)) changed.add(key);
+  /**
+   * A scan of _id points reads each point's document directly, as mongod's IDHACK does: a
+   * document's key is its _id's canonical key, so the version this reader sees is found without
+   * walking the index or looking at what else changed since the snapshot. The points come in
+   * the scan's order, which is the order of the documents.
+   */
+  private readIdPoints(
+    collection: StoredCollection,
+    keys: string[],
+    matches: (doc: Document) => boolean,
+    enough: number,
+    result: QueryResult,
+  ): void {
+    for (const key of keys) {
+      if (result.found.length >= enough) return;
+      // The index holds the latest committed document, whatever this reader sees.
+      if (collection.read(key)) result.keysExamined += 1;
+      const doc = this.get(collection, key);
+      if (doc) examine(result, key, doc, matches);
+    }
+  }
+
+  /**
+   * Keys whose version this reader sees may differ from the latest committed one, which the
+   * indexes describe: its own uncommitted writes and the keys committed after its snapshot, each
+   * with the version this reader sees (null: none).
+   */
+  private changedDocuments(collection: StoredCollection): ReadonlyMap<string, Document | null> {
+    const overlay = this.overlayOf(collection);
+    const committed = this.committedSinceSnapshot(collection);
+    if (!overlay || overlay.size === 0) return committed;
+    const changed = new Map(committed);
+    for (const [key, doc] of overlay) changed.set(key, doc);
     return changed;
+  }
+
+  /**
+   * The keys committed after the snapshot, with their version at the snapshot. A transaction
+   * reads many times between commits (a $lookup once per joined document): the versions at its
+   * snapshot never change, so they are looked up again only once the collection was written.
+   */
+  private committedSinceSnapshot(collection: StoredCollection): ReadonlyMap<string, Document | null> {
+    if (this.snapshot === undefined) return NOTHING_CHANGED;
+    const known = this.committedChanges.get(collection);
+    if (known?.writeCount === collection.writeCount) return known.docs;
+    const docs = new Map<string, Document | null>();
+    for (const key of collection.keysWrittenAfter(this.snapshot)) {
+      if (!docs.has(key)) docs.set(key, collection.read(key, this.snapshot));
+    }
+    this.committedChanges.set(collection, { writeCount: collection.writeCount, docs });
+    return docs;
   }
 
   /** This reader's own uncommitted writes to a collection, if any. */
@@ -175,8 +226,7 @@ export class ReadView {
       return new Set([...collection.keys(), ...overlay.keys()]);
     }
     // Indexes describe the latest state; a snapshot also checks what changed since it.
-    if (this.snapshot !== undefined)
-      for (const key of collection.keysWrittenAfter(this.snapshot)) candidates.add(key);
+    for (const key of this.committedSinceSnapshot(collection).keys()) candidates.add(key);
     if (overlay) for (const key of overlay.keys()) candidates.add(key);
     return candidates;
   }
@@ -195,10 +245,23 @@ function withinFirstBounds(plan: IndexScanPlan): (doc: Document) => boolean {
     indexedValues(doc, field).some((value) => intervals.some((interval) => contains(interval, value)));
 }
 
-/** Of the changed keys, those a scan of `_id` points may find (a document's key is its
- * `_id`'s canonical key): no need to read every changed document to look at its `_id`. */
-function changedWithinIdPoints(plan: IndexScanPlan, changed: Set<string>): Iterable<string> {
-  const intervals = plan.bounds[0];
-  if (plan.index.name !== ID_INDEX_NAME || !intervals?.every(isPoint)) return changed;
-  return intervals.map((interval) => canonicalKey(interval.low)).filter((key) => changed.has(key));
+/** Counts a document read and keeps it if it matches. */
+function examine(
+  result: QueryResult,
+  key: string,
+  doc: Document | null,
+  matches: (doc: Document) => boolean,
+): void {
+  result.docsExamined += 1;
+  if (doc && matches(doc)) result.found.push({ key, doc });
 }
+
+/** The canonical keys of a scan of _id points, in the scan's order; undefined for other scans. */
+function idPointKeys(plan: IndexScanPlan): string[] | undefined {
+  const intervals = plan.bounds[0];
+  if (plan.index.name !== ID_INDEX_NAME || !intervals?.every(isPoint)) return undefined;
+  const keys = new Set(intervals.map((interval) => canonicalKey(interval.low)));
+  return plan.backward ? [...keys].reverse() : [...keys];
+}
+
+const NOTHING_CHANGED: ReadonlyMap<string, Document | null> = new Map();

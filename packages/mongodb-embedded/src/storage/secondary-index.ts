@@ -32,6 +32,7 @@ export class SecondaryIndex {
    * which recomputed them quadratically (5,000 inserts in one transaction took a minute).
    */
   private readonly wholeKeysOf = new WeakMap<Document, string[]>();
+  private scannableView: ScannableIndex | undefined;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
@@ -53,10 +54,36 @@ export class SecondaryIndex {
     for (const entry of this.orderedEntries(docKey, doc, recordId)) this.ordered.remove(entry);
   }
 
+  /**
+   * Whether two versions of a document hold the same keys here, shown by the very same values
+   * at every indexed path (an update copies the fields it does not touch, so they stay the
+   * same objects). A sparse index also tells a missing field from null: it always re-indexes.
+   */
+  holdsSameKeys(before: Document, after: Document): boolean {
+    if (this.spec.options.sparse === true) return false;
+    return this.fields.every((field, i) =>
+      sameValues(indexedValues(before, field, i === 0), indexedValues(after, field, i === 0)),
+    );
+  }
+
+  /** The index as a scan sees it: one object, made once, whose multikey flag stays current. */
   scannable(): ScannableIndex {
+    if (this.scannableView) return this.scannableView;
     const { name, key, unique } = this.spec;
-    const { fields, directions, multikey, ordered: keys } = this;
-    return { name, keyPattern: key, fields, directions, unique, multikey, keys };
+    const { fields, directions, ordered: keys } = this;
+    const isMultikey = () => this.multikey;
+    this.scannableView = {
+      name,
+      keyPattern: key,
+      fields,
+      directions,
+      unique,
+      get multikey() {
+        return isMultikey();
+      },
+      keys,
+    };
+    return this.scannableView;
   }
 
   /** Documents whose first indexed field may equal `value`. */
@@ -121,6 +148,10 @@ export class SecondaryIndex {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+function sameValues(a: unknown[], b: unknown[]): boolean {
+  return a.length === b.length && a.every((value, i) => Object.is(value, b[i]));
+}
 
 function addTo(map: Map<string, Set<string>>, key: string, docKey: string): void {
   let set = map.get(key);

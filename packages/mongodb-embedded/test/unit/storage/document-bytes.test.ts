@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Double, Int32, Long, ObjectId, serialize, type Document } from "bson";
 import fc from "fast-check";
-import { bsonSize, sameBsonBytes } from "../../../src/storage/document-bytes.js";
+import { bsonSize, withAppendedField } from "../../../src/query/bson-size.js";
+import { sameBsonBytes } from "../../../src/storage/document-bytes.js";
 
 // A small domain, so that independently drawn documents often serialize alike: values that
 // look different in JS but not in BSON (1 and Int32(1), an undefined field and none, 0 and -0).
@@ -42,6 +43,19 @@ const bytesEqual = (a: Document, b: Document) => Buffer.from(serialize(a)).equal
 void describe("document bytes", () => {
   void it("sizes a document as many bytes as it serializes to", () => {
     fc.assert(fc.property(document, (doc) => bsonSize(doc) === serialize(doc).length));
+  });
+
+  void it("sizes a document with an appended field as many bytes as it serializes to", () => {
+    fc.assert(
+      fc.property(document, fc.array(document, { maxLength: 3 }), (doc, joined) => {
+        const base = { _id: 1, ...doc };
+        bsonSize(base);
+        return (
+          bsonSize(withAppendedField(base, "jöined", joined)) ===
+          serialize({ ...base, jöined: joined }).length
+        );
+      }),
+    );
   });
 
   void it("calls two documents the same exactly when they serialize to the same bytes", () => {

@@ -49,3 +49,22 @@ void test("a scan starts at its range's first key and stops after its last", () 
     [1204, 1203, 1202, 1201, 1200],
   );
 });
+
+void test("keys inserted in ascending order, as new ObjectIds come, scan in order across blocks and can be removed", () => {
+  const keys = new OrderedKeys([1]);
+  const entries = Array.from({ length: 3000 }, (_, i) => ({ values: [i], docKey: String(i), recordId: i }));
+  for (const entry of entries) keys.insert(entry);
+  keys.insert({ values: [1500.5], docKey: "1500.5", recordId: 3000 });
+  for (const entry of entries.filter((_, i) => i % 3 === 0)) keys.remove(entry);
+  const expected = [...entries.filter((_, i) => i % 3 !== 0).map((e) => e.values[0]), 1500.5].sort(
+    (a, b) => a - b,
+  );
+  assert.deepEqual(
+    [...keys.scan(everything, false)].map((e) => e.values[0]),
+    expected,
+  );
+  assert.deepEqual(
+    [...keys.scan(everything, true)].map((e) => e.values[0]),
+    expected.reverse(),
+  );
+});

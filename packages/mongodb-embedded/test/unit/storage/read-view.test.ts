@@ -99,3 +99,55 @@ void test("a scan of _id points at a snapshot finds a point's changed version wi
   );
   assert.equal(result.docsExamined, 2);
 });
+
+void test("a snapshot reader's index scans keep its snapshot while other writes commit between them", () => {
+  const collection = new StoredCollection("db", "c");
+  collection.addIndex({ name: "k_1", key: { k: 1 }, unique: false, options: {} });
+  collection.write(documentKey(1), { _id: 1, k: 10 }, 10n, undefined);
+  collection.write(documentKey(2), { _id: 2, k: 10 }, 10n, undefined);
+  const view = new ReadView(15n);
+  const ids = () => view.query(collection, { filter: { k: 10 } }).found.map((v) => v.doc._id);
+  collection.write(documentKey(1), { _id: 1, k: 99 }, 20n, 15n);
+  assert.deepEqual(ids(), [1, 2]);
+  // Committed after the first read: the index no longer holds 2 at 10 either.
+  collection.write(documentKey(2), { _id: 2, k: 99 }, 30n, 15n);
+  assert.deepEqual(ids(), [1, 2]);
+});
+
+void test("a scan of _id points reads them in the sort's direction and stops at the limit", () => {
+  const collection = new StoredCollection("db", "c");
+  for (let id = 1; id <= 5; id++) collection.write(documentKey(id), { _id: id }, 10n, undefined);
+  const result = new ReadView().query(collection, {
+    filter: { _id: { $in: [4, 2, 5, 9] } },
+    sort: { _id: -1 },
+    limit: 2,
+  });
+  assert.deepEqual(
+    result.found.map((v) => v.doc._id),
+    [5, 4],
+  );
+  assert.equal(result.keysExamined, 2);
+});
+
+void test("the keys written after a time are those of later commits, also once older records are forgotten", () => {
+  const collection = new StoredCollection("db", "c");
+  for (let id = 1; id <= 6; id++) collection.write(documentKey(id), { _id: id }, BigInt(id * 10), 5n);
+  assert.deepEqual(collection.keysWrittenAfter(30n), [4, 5, 6].map(documentKey));
+  collection.forgetWritesUpTo(35n);
+  assert.deepEqual(collection.keysWrittenAfter(40n), [5, 6].map(documentKey));
+  assert.deepEqual(collection.keysWrittenAfter(60n), []);
+});
+
+void test("a read plans with the indexes as they are now: created, dropped, or made multikey since the last read", () => {
+  const collection = new StoredCollection("db", "c");
+  for (let id = 1; id <= 3; id++) collection.write(documentKey(id), { _id: id, k: id }, 10n, undefined);
+  const read = () => new ReadView().query(collection, { filter: { k: { $gte: 2 } }, sort: { k: 1 } });
+  assert.equal(read().path.stage, "COLLSCAN");
+  collection.addIndex({ name: "k_1", key: { k: 1 }, unique: false, options: {} });
+  assert.equal(read().sorted, true);
+  // An array makes the index multikey: its order no longer gives the sort.
+  collection.write(documentKey(4), { _id: 4, k: [1, 5] }, 11n, undefined);
+  assert.equal(read().sorted, false);
+  collection.dropIndex("k_1");
+  assert.equal(read().path.stage, "COLLSCAN");
+});
