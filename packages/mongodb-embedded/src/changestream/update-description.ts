@@ -24,6 +24,9 @@ class DiffCollector {
   readonly ambiguous: Document = {};
   readonly path: PathPart[] = [];
 
+  /** Only expanded events list the ambiguous paths. */
+  constructor(private readonly disambiguates: boolean) {}
+
   updated(value: unknown): void {
     this.description.updatedFields[this.dotted()] = value;
   }
@@ -40,6 +43,7 @@ class DiffCollector {
   private dotted(): string {
     const path = this.path;
     const dotted = path.join(".");
+    if (!this.disambiguates) return dotted;
     const hasNumericPart = path.some((part, i) => i > 0 && (typeof part === "number" || /^\d+$/.test(part)));
     if (hasNumericPart) this.ambiguous[dotted] = path.slice();
     return dotted;
@@ -51,7 +55,7 @@ export function describeUpdate(
   postImage: Document,
   options: { showExpandedEvents: boolean },
 ): UpdateDescription {
-  const collector = new DiffCollector();
+  const collector = new DiffCollector(options.showExpandedEvents);
   diffDocuments(preImage, postImage, collector);
   const description = collector.description;
   if (options.showExpandedEvents) description.disambiguatedPaths = collector.ambiguous;
