@@ -112,7 +112,10 @@ function overTheWire<T>(value: T): T {
   return deserialize(serialize({ value }), { promoteValues: false }).value as T;
 }
 
-/** The sidecar's own watch pipeline (buildWatchPipeline of its default rules), copied. */
+/**
+ * The sidecar's own watch pipeline (buildWatchPipeline of its default rules), copied as JSON:
+ * the sidecar's test/unit/stream/watch-pipeline.test.ts fails when it is out of date.
+ */
 const SIDECAR_PIPELINE = overTheWire(
   JSON.parse(readFileSync(new URL("sidecar-watch-pipeline.json", import.meta.url), "utf8")) as Document[],
 );
