@@ -5,10 +5,11 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import { deserialize, serialize, type Document } from "bson";
+import type { Document } from "bson";
 import fc from "fast-check";
 import { compileEventPrefilter } from "../../../src/changestream/event-prefilter.js";
 import { compileUserPipeline } from "../../../src/changestream/user-pipeline.js";
+import { overTheWire } from "../../support/over-the-wire.js";
 
 const pipeline = [
   {
@@ -106,11 +107,6 @@ void describe("the change-stream event prefilter", () => {
     assert.deepEqual(prefilter.afterMatch, [{ $project: { _id: 1 } }]);
   });
 });
-
-/** As the wire hands them over (the server decodes with promoteValues: false). */
-function overTheWire<T>(value: T): T {
-  return deserialize(serialize({ value }), { promoteValues: false }).value as T;
-}
 
 /**
  * The sidecar's own watch pipeline (buildWatchPipeline of its default rules), copied as JSON:
