@@ -44,6 +44,12 @@ void test("with no rule propagating deletes, deletes do not pass and no pre-imag
   assert.equal(watchOptions(withoutPropagation).fullDocumentBeforeChange, undefined);
 });
 
+/** A JSON fixture of the embedded server's unit tests (it imports nothing of the sidecar's). */
+function embeddedFixture(path: string): unknown {
+  const url = new URL(`../../../packages/mongodb-embedded/test/unit/${path}`, import.meta.url);
+  return JSON.parse(readFileSync(url, "utf8"));
+}
+
 /** The distinct `$expr` values anywhere in a filter, in the order first met. */
 function expressionsIn(value: unknown, found: unknown[] = []): unknown[] {
   if (Array.isArray(value)) for (const item of value) expressionsIn(item, found);
@@ -56,15 +62,7 @@ function expressionsIn(value: unknown, found: unknown[] = []): unknown[] {
 }
 
 void test("the embedded server's copy of the stream's expressions (its native-expression tests) is the current one", () => {
-  const fixture: unknown = JSON.parse(
-    readFileSync(
-      new URL(
-        "../../../packages/mongodb-embedded/test/unit/query/fixtures/sidecar-event-exprs.json",
-        import.meta.url,
-      ),
-      "utf8",
-    ),
-  );
+  const fixture = embeddedFixture("query/fixtures/sidecar-event-exprs.json");
   const current = JSON.parse(
     JSON.stringify(expressionsIn(buildWatchPipeline(rules)[0]!.$match)),
   ) as unknown[];
@@ -72,5 +70,13 @@ void test("the embedded server's copy of the stream's expressions (its native-ex
     new Set(current.map((expr) => JSON.stringify(expr))),
     new Set((fixture as unknown[]).map((expr) => JSON.stringify(expr))),
     "print them again into the fixture (see native-expression-equivalence.test.ts)",
+  );
+});
+
+void test("the embedded server's copy of the whole pipeline (its change-stream prefilter tests) is the current one", () => {
+  assert.deepEqual(
+    JSON.parse(JSON.stringify(buildWatchPipeline(rules))),
+    embeddedFixture("changestream/sidecar-watch-pipeline.json"),
+    "print it again into the fixture (see event-prefilter.test.ts)",
   );
 });

@@ -68,6 +68,11 @@ function addPreImage(event: Document, record: ChangeRecord, options: ChangeStrea
   event.fullDocumentBeforeChange = preImage;
 }
 
+/** Whether addPostImage adds anything: an update's fullDocument, when the stream asks for one. */
+export function needsPostImage(record: ChangeRecord, options: ChangeStreamOptions): boolean {
+  return options.fullDocument !== "default" && record.operationType === "update";
+}
+
 // The post-image replaces fullDocument in place; mongod positions it before ns. Separate from
 // buildChangeEvent so that a stream can drop an event on its cheap fields before the lookup.
 export function addPostImage(
@@ -76,8 +81,8 @@ export function addPostImage(
   options: ChangeStreamOptions,
   sources: EventSources,
 ): void {
+  if (!needsPostImage(record, options)) return;
   const mode = options.fullDocument;
-  if (mode === "default" || record.operationType !== "update") return;
   let postImage: Document | null;
   if (mode === "updateLookup") {
     postImage = sources.lookupDocument(record.db, record.coll ?? "", record.documentKey ?? {});

@@ -5,10 +5,15 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Document, Timestamp } from "bson";
 import type { CursorBatch, NextBatchOptions, ServerCursor } from "../cursor.js";
-import type { DocumentPredicate } from "../query/index.js";
 import { historyLost, type ChangeLog, type LoggedChange } from "./change-log.js";
-import { addPostImage, buildChangeEvent, buildInvalidateEvent, type EventSources } from "./change-event.js";
-import { compileEventPrefilter } from "./event-prefilter.js";
+import {
+  addPostImage,
+  buildChangeEvent,
+  buildInvalidateEvent,
+  needsPostImage,
+  type EventSources,
+} from "./change-event.js";
+import { compileEventPrefilter, type EventPrefilter } from "./event-prefilter.js";
 import {
   comparePositions,
   encodeResumeToken,
@@ -49,18 +54,21 @@ interface ScanResult {
   reachedEnd: boolean;
 }
 
+/** The change's own event, or (invalidates) the invalidate that follows it. */
 interface Candidate {
+  change: LoggedChange;
   position: StreamPosition;
   invalidates: boolean;
-  build: () => Document | null;
 }
 
 export class ChangeStreamCursor implements ServerCursor {
   readonly ns: string;
   private position: StreamPosition;
   private finished = false;
-  private readonly prefilter: DocumentPredicate;
+  private readonly prefilter: EventPrefilter;
   private readonly userPipeline: (event: Document) => Document | null;
+  /** The stages after the leading $match, for the events the prefilter already accepted. */
+  private readonly afterMatch: (event: Document) => Document | null;
 
   constructor(
     private readonly scope: StreamScope,
@@ -72,10 +80,9 @@ export class ChangeStreamCursor implements ServerCursor {
     this.ns = cursorNamespace(scope);
     this.position = start;
     // Compiled once per cursor, not once per event.
-    // The prefilter spares post-image work; without any, the user's $match would only judge
-    // each event it let through a second time.
-    this.prefilter = options.fullDocument === "default" ? () => true : compileEventPrefilter(pipeline);
+    this.prefilter = compileEventPrefilter(pipeline);
     this.userPipeline = compileUserPipeline(pipeline);
+    this.afterMatch = compileUserPipeline(this.prefilter.afterMatch);
   }
 
   async nextBatch(options: NextBatchOptions): Promise<CursorBatch> {
@@ -136,7 +143,7 @@ export class ChangeStreamCursor implements ServerCursor {
       for (const change of records) {
         for (const candidate of this.candidatesFor(change)) {
           if (comparePositions(candidate.position, result.position) <= 0) continue;
-          const event = candidate.build();
+          const event = this.build(candidate);
           if (event) {
             const size = assertEventFits(event);
             if (result.documents.length > 0 && bytes + size > MAX_EVENT_BYTES) return result;
@@ -164,26 +171,36 @@ export class ChangeStreamCursor implements ServerCursor {
     const candidates: Candidate[] = [];
     const { record } = change;
     if (!isVisibleInScope(this.scope, record, this.options.showExpandedEvents)) return candidates;
-    candidates.push({ position: change.position, invalidates: false, build: () => this.eventFor(change) });
+    candidates.push({ change, position: change.position, invalidates: false });
     if (invalidatesScope(this.scope, record)) {
-      const position: StreamPosition = { ...change.position, kind: "invalidate" };
-      // As in mongod, the invalidate passes through the user's stages like any event (a $match
-      // may drop it), and the stream ends after it either way.
-      candidates.push({
-        position,
-        invalidates: true,
-        build: () => this.userPipeline(buildInvalidateEvent(change, position)),
-      });
+      candidates.push({ change, position: { ...change.position, kind: "invalidate" }, invalidates: true });
     }
     return candidates;
   }
 
-  /** The event after the user's stages; the post-image is looked up only if the cheap fields pass. */
+  /** The candidate's event after the user's stages, or null when they drop it. */
+  private build(candidate: Candidate): Document | null {
+    // As in mongod, the invalidate passes through the user's stages like any event (a $match
+    // may drop it), and the stream ends after it either way.
+    if (candidate.invalidates)
+      return this.userPipeline(buildInvalidateEvent(candidate.change, candidate.position));
+    return this.eventFor(candidate.change);
+  }
+
+  /**
+   * The event after the user's stages. An update's post-image is looked up only if the
+   * prefilter cannot reject the event on its own fields, and the $match is not run again on
+   * an event the prefilter found it accepts.
+   */
   private eventFor(change: LoggedChange): Document | null {
     const event = buildChangeEvent(change, this.options);
-    if (event === null || !this.prefilter(event)) return null;
+    if (event === null) return null;
+    // Nothing to look up: the event is whole, and the $match judges it once.
+    if (!needsPostImage(change.record, this.options)) return this.userPipeline(event);
+    const verdict = this.prefilter.judge(event);
+    if (verdict === "rejects") return null;
     addPostImage(event, change.record, this.options, this.deps);
-    return this.userPipeline(event);
+    return verdict === "matches" ? this.afterMatch(event) : this.userPipeline(event);
   }
 
   /** A batch cut short before the end resumes from what was scanned, not from "now". */

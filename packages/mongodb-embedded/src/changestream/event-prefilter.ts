@@ -1,42 +1,129 @@
-// The part of a stream's leading $match that an event can be judged on before its post-image
-// is looked up: namespace, operation type, updateDescription. Clauses that read fullDocument
-// (or the whole event, $$ROOT) count as "may match", so the prefilter only ever rejects
-// events the full $match would reject too; mongod likewise pushes such conditions down to
-// the oplog scan, ahead of the lookup stage.
+// The part of a stream's leading $match that an update event can be judged on before its
+// post-image is looked up: namespace, operation type, updateDescription. Clauses that read
+// fullDocument (or the whole event, $$ROOT) cannot be judged yet. mongod likewise pushes the
+// other conditions down to the oplog scan, ahead of the lookup stage, and drops there what
+// they reject; the $match itself still runs after the lookup on what they let through.
+//
+// An event the $match accepts on clauses that read no image needs no second judgement: the
+// verdict "matches" is given only when the $match, evaluated in its own order, would reach
+// the same decision through the same clauses, none of which reads an image (so it holds
+// with the post-image too, errors included). Such an event goes only through the stages after
+// the $match.
 import type { Document } from "bson";
-import { compileFilter, type DocumentPredicate } from "../query/index.js";
+import { compileFilter } from "../query/index.js";
 
-const MAY_MATCH: DocumentPredicate = () => true;
+/**
+ * "rejects": the $match drops the event whatever its post-image (mongod's oplog filter).
+ * "matches": the $match keeps it, whatever its post-image. "needsImage": look it up and run
+ * the whole pipeline.
+ */
+export type PrefilterVerdict = "rejects" | "matches" | "needsImage";
 
-/** A predicate that is false only for events the pipeline's leading $match surely drops. */
-export function compileEventPrefilter(stages: Document[]): DocumentPredicate {
+export interface EventPrefilter {
+  judge(event: Document): PrefilterVerdict;
+  /** The stages an event the prefilter "matches" still goes through. */
+  readonly afterMatch: Document[];
+}
+
+/**
+ * Internally, "dropped" is a rejection reached after a clause that needs the image: the
+ * $match, evaluated in order, would evaluate that clause first (it might fail), so within an
+ * $or a later "matches" no longer decides; the event is still dropped before the lookup.
+ */
+type Verdict = PrefilterVerdict | "dropped";
+type Judge = (event: Document) => Verdict;
+
+const NEEDS_IMAGE: Judge = () => "needsImage";
+
+/** The prefilter of a pipeline; one that does not start with $match judges nothing. */
+export function compileEventPrefilter(stages: Document[]): EventPrefilter {
   const match = (stages[0] as Document | undefined)?.$match as unknown;
-  return isDocument(match) ? prefilterOf(match) : MAY_MATCH;
+  if (!isDocument(match)) return { judge: () => "needsImage", afterMatch: stages };
+  const judge = judgeAll(match);
+  return {
+    judge: (event) => {
+      const verdict = judge(event);
+      return verdict === "dropped" ? "rejects" : verdict;
+    },
+    afterMatch: stages.slice(1),
+  };
 }
 
-function prefilterOf(filter: Document): DocumentPredicate {
-  const clauses = Object.entries(filter).map(([key, value]) => prefilterClause(key, value));
-  return (event) => clauses.every((clause) => clause(event));
+/** A filter document: the conjunction of its clauses, in their order. */
+function judgeAll(filter: Document): Judge {
+  return allOf(Object.entries(filter).map(([key, value]) => judgeClause(key, value)));
 }
 
-function prefilterClause(key: string, value: unknown): DocumentPredicate {
-  if ((key === "$and" || key === "$or") && Array.isArray(value) && value.every(isDocument)) {
-    const parts = value.map((part) => prefilterOf(part));
-    return key === "$and"
-      ? (event) => parts.every((part) => part(event))
-      : (event) => parts.some((part) => part(event));
+function judgeClause(key: string, value: unknown): Judge {
+  if (
+    (key === "$and" || key === "$or") &&
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every(isDocument)
+  ) {
+    const parts = value.map((part) => judgeAll(part));
+    return key === "$and" ? allOf(parts) : anyOf(parts);
   }
-  if (readsImages(key) || readsImages(value)) return MAY_MATCH;
-  return compileFilter({ [key]: value });
+  // $nor and anything else that reads an image waits for it whole.
+  if (readsImages(key) || readsImages(value)) return NEEDS_IMAGE;
+  const predicate = compileFilter({ [key]: value });
+  return (event) => {
+    try {
+      return predicate(event) ? "matches" : "rejects";
+    } catch {
+      // The $match in its own order may never evaluate this clause: let it decide.
+      return "needsImage";
+    }
+  };
 }
 
-/** Whether a filter key, or anything inside its value, reads a document image or the whole event. */
+/** As $and evaluates: the first rejection decides; an undecided part leaves it to the image. */
+function allOf(parts: Judge[]): Judge {
+  if (parts.length === 1) return parts[0]!;
+  return (event) => {
+    let undecided = false;
+    for (const part of parts) {
+      const verdict = part(event);
+      if (verdict === "rejects") return undecided ? "dropped" : "rejects";
+      if (verdict === "dropped") return "dropped";
+      if (verdict === "needsImage") undecided = true;
+    }
+    return undecided ? "needsImage" : "matches";
+  };
+}
+
+/** As $or evaluates: the first part that holds decides, if every part before it surely failed. */
+function anyOf(parts: Judge[]): Judge {
+  return (event) => {
+    let dropped = false;
+    for (const part of parts) {
+      const verdict = part(event);
+      if (verdict === "matches") return dropped ? "needsImage" : "matches";
+      if (verdict === "needsImage") return "needsImage";
+      if (verdict === "dropped") dropped = true;
+    }
+    return dropped ? "dropped" : "rejects";
+  };
+}
+
+/**
+ * Whether a filter key, or anything inside its value, may read a document image or the whole
+ * event: a path into fullDocument, $$ROOT / $$CURRENT, or a field named by a computed
+ * expression ($getField and its kin), which could name fullDocument.
+ */
 function readsImages(value: unknown): boolean {
   if (typeof value === "string") return /^\$?fullDocument|\$\$(ROOT|CURRENT)/.test(value);
   if (Array.isArray(value)) return value.some(readsImages);
-  if (isDocument(value))
-    return Object.entries(value).some(([key, inner]) => readsImages(key) || readsImages(inner));
-  return false;
+  if (!isDocument(value)) return false;
+  return Object.entries(value).some(
+    ([key, inner]) => readsImages(key) || namesFieldByExpression(key, inner) || readsImages(inner),
+  );
+}
+
+function namesFieldByExpression(operator: string, argument: unknown): boolean {
+  if (operator !== "$getField" && operator !== "$setField" && operator !== "$unsetField") return false;
+  if (typeof argument === "string") return false;
+  return !isDocument(argument) || typeof argument.field !== "string";
 }
 
 function isDocument(value: unknown): value is Document {

@@ -15,25 +15,35 @@ export interface UpdateDescription {
 
 type PathPart = string | number;
 
+/**
+ * Walks the two images with one path stack (pushed and popped, not copied per field: most
+ * fields and array elements are unchanged, and a backlog's events are diffed one by one).
+ */
 class DiffCollector {
   readonly description: UpdateDescription = { updatedFields: {}, removedFields: [], truncatedArrays: [] };
   readonly ambiguous: Document = {};
+  readonly path: PathPart[] = [];
 
-  updated(path: PathPart[], value: unknown): void {
-    this.description.updatedFields[this.dotted(path)] = value;
+  /** Only expanded events list the ambiguous paths. */
+  constructor(private readonly disambiguates: boolean) {}
+
+  updated(value: unknown): void {
+    this.description.updatedFields[this.dotted()] = value;
   }
 
-  removed(path: PathPart[]): void {
-    this.description.removedFields.push(this.dotted(path));
+  removed(): void {
+    this.description.removedFields.push(this.dotted());
   }
 
-  truncated(path: PathPart[], newSize: number): void {
-    this.description.truncatedArrays.push({ field: this.dotted(path), newSize });
+  truncated(newSize: number): void {
+    this.description.truncatedArrays.push({ field: this.dotted(), newSize });
   }
 
   /** mongod lists a path in disambiguatedPaths when an array index or a numeric field name is in it. */
-  private dotted(path: PathPart[]): string {
+  private dotted(): string {
+    const path = this.path;
     const dotted = path.join(".");
+    if (!this.disambiguates) return dotted;
     const hasNumericPart = path.some((part, i) => i > 0 && (typeof part === "number" || /^\d+$/.test(part)));
     if (hasNumericPart) this.ambiguous[dotted] = path.slice();
     return dotted;
@@ -45,8 +55,8 @@ export function describeUpdate(
   postImage: Document,
   options: { showExpandedEvents: boolean },
 ): UpdateDescription {
-  const collector = new DiffCollector();
-  diffDocuments(preImage, postImage, [], collector);
+  const collector = new DiffCollector(options.showExpandedEvents);
+  diffDocuments(preImage, postImage, collector);
   const description = collector.description;
   if (options.showExpandedEvents) description.disambiguatedPaths = collector.ambiguous;
   return description;
@@ -61,29 +71,50 @@ export function isEmptyUpdate(description: UpdateDescription): boolean {
   );
 }
 
-function diffDocuments(before: Document, after: Document, path: PathPart[], out: DiffCollector): void {
+function diffDocuments(before: Document, after: Document, out: DiffCollector): void {
+  const path = out.path;
   for (const key of Object.keys(before)) {
-    if (!Object.hasOwn(after, key)) out.removed([...path, key]);
+    if (Object.hasOwn(after, key)) continue;
+    path.push(key);
+    out.removed();
+    path.pop();
   }
   for (const key of Object.keys(after)) {
-    if (!Object.hasOwn(before, key)) out.updated([...path, key], after[key]);
-    else diffValues(before[key], after[key], [...path, key], out);
+    const value = after[key];
+    if (unchanged(before[key], value)) continue;
+    path.push(key);
+    if (!Object.hasOwn(before, key)) out.updated(value);
+    else diffValues(before[key], value, out);
+    path.pop();
   }
 }
 
-function diffArrays(before: unknown[], after: unknown[], path: PathPart[], out: DiffCollector): void {
-  if (after.length < before.length) out.truncated(path, after.length);
+function diffArrays(before: unknown[], after: unknown[], out: DiffCollector): void {
+  if (after.length < before.length) out.truncated(after.length);
+  const path = out.path;
   for (let i = 0; i < after.length; i++) {
-    if (i >= before.length) out.updated([...path, i], after[i]);
-    else diffValues(before[i], after[i], [...path, i], out);
+    const element = after[i];
+    if (i < before.length && unchanged(before[i], element)) continue;
+    path.push(i);
+    if (i >= before.length) out.updated(element);
+    else diffValues(before[i], element, out);
+    path.pop();
   }
 }
 
-function diffValues(before: unknown, after: unknown, path: PathPart[], out: DiffCollector): void {
+/**
+ * The same value, or the same string: decided without a call to bsonEqual (the update shares
+ * what it did not change with the pre-image). Numbers go to bsonEqual, as 0 and -0 differ.
+ */
+function unchanged(before: unknown, after: unknown): boolean {
+  return before === after && after !== undefined && typeof after !== "number";
+}
+
+function diffValues(before: unknown, after: unknown, out: DiffCollector): void {
   if (bsonEqual(before, after)) return;
-  if (isPlainDocument(before) && isPlainDocument(after)) diffDocuments(before, after, path, out);
-  else if (Array.isArray(before) && Array.isArray(after)) diffArrays(before, after, path, out);
-  else out.updated(path, after);
+  if (isPlainDocument(before) && isPlainDocument(after)) diffDocuments(before, after, out);
+  else if (Array.isArray(before) && Array.isArray(after)) diffArrays(before, after, out);
+  else out.updated(after);
 }
 
 function isPlainDocument(value: unknown): value is Document {

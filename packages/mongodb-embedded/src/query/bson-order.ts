@@ -55,6 +55,10 @@ export function compareValues(
   b: unknown,
   strings: StringComparator = compareBinaryStrings,
 ): number {
+  // The commonest pairs, decided as the general path below would, without ranking types.
+  if (typeof a === "string" && typeof b === "string" && strings === compareBinaryStrings)
+    return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === "number" && typeof b === "number") return compareDoubles(a, b);
   const rankA = canonicalRank(a);
   const rankB = canonicalRank(b);
   if (rankA !== rankB) return rankA < rankB ? -1 : 1;
@@ -101,8 +105,18 @@ function asBigInt(value: unknown): bigint | undefined {
   return undefined;
 }
 
+/** A Long whose value a double holds exactly (|value| <= 2^53): its high word decides. */
+function isExactAsDouble(value: unknown): boolean {
+  if (bsonTag(value) !== "Long") return true;
+  const high = (value as Long).high;
+  return high >= -0x200000 && high < 0x200000;
+}
+
 /** Longs beyond 2^53 are compared exactly; Decimal128 is compared through a double. */
 function compareNumbers(a: unknown, b: unknown): number {
+  // Int32, Double and small Longs: as doubles, without building BigInts.
+  if (typeof a !== "bigint" && typeof b !== "bigint" && isExactAsDouble(a) && isExactAsDouble(b))
+    return compareDoubles(toNumber(a), toNumber(b));
   const bigA = asBigInt(a);
   const bigB = asBigInt(b);
   if (bigA !== undefined && bigB !== undefined) return bigA < bigB ? -1 : bigA > bigB ? 1 : 0;

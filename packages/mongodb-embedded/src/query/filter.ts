@@ -87,8 +87,8 @@ function compileFieldClause(path: string, condition: unknown, options: FilterOpt
   const parts = splitPath(path);
   if (!isOperatorDocument(condition)) {
     const test = equalityTest(condition === undefined ? null : condition, options.strings);
-    return (doc) =>
-      anyValueAtPath(doc, parts, (value) => test(value) || (Array.isArray(value) && value.some(test)));
+    const leaf = (value: unknown) => test(value) || (Array.isArray(value) && value.some(test));
+    return (doc) => anyValueAtPath(doc, parts, leaf);
   }
   // A method, not an arrow property: run from source (tsx), an arrow held in a property costs
   // a defineProperty naming it each time it is made, and this one is made for every clause.

@@ -38,7 +38,12 @@ function bsonNumber(value: unknown): unknown {
   return tag === "Int32" || tag === "Double" ? (value as { value: number }).value : value;
 }
 
+/** Up to 15 digits: a double holds the value exactly, so no BigInt is needed. */
+const SHORT_DECIMAL = /^[+-]?[0-9]{1,15}$/;
+
 function convertOrElse(value: unknown, onError: Evaluator | undefined, frame: unknown[]): unknown {
+  // The commonest input (an array index read out of a path), parsed as parseInt64 would.
+  if (typeof value === "string" && SHORT_DECIMAL.test(value)) return Long.fromNumber(Number(value));
   try {
     return Long.fromBigInt(toInt64(value));
   } catch (error) {
@@ -80,13 +85,16 @@ function truncateDouble(n: number): bigint {
 
 /** mongod's NumberParser in base 10: an optional sign and digits, nothing else (no spaces, no "0x"). */
 function parseInt64(text: string): bigint {
-  const failed = (reason: string) => new ConversionFailure(`Failed to parse number '${text}'`, `: ${reason}`);
   if (/^0[xX]/.test(text)) throw new ConversionFailure("Illegal hexadecimal input", `: ${text}`);
   const digits = text.replace(/^[+-]/, "");
-  if (digits === "") throw failed("No digits");
-  if (!/^[0-9]/.test(digits)) throw failed("Did not consume any digits");
-  if (!/^[0-9]+$/.test(digits)) throw failed("Did not consume whole string.");
+  if (digits === "") throw parseFailure(text, "No digits");
+  if (!/^[0-9]/.test(digits)) throw parseFailure(text, "Did not consume any digits");
+  if (!/^[0-9]+$/.test(digits)) throw parseFailure(text, "Did not consume whole string.");
   const value = text.startsWith("-") ? -BigInt(digits) : BigInt(digits);
-  if (value < INT64_MIN || value > INT64_MAX) throw failed("Overflow");
+  if (value < INT64_MIN || value > INT64_MAX) throw parseFailure(text, "Overflow");
   return value;
+}
+
+function parseFailure(text: string, reason: string): ConversionFailure {
+  return new ConversionFailure(`Failed to parse number '${text}'`, `: ${reason}`);
 }

@@ -147,3 +147,39 @@ void test("index and collection events are shown only with showExpandedEvents", 
   assert.equal((await nextBatch(classic)).documents.length, 0);
   assert.equal((await nextBatch(expanded)).documents[0]!.operationType, "create");
 });
+
+void test("with updateLookup, only updates the $match may keep are looked up, then shaped by the later stages", async () => {
+  const deployment = new FakeDeployment();
+  const pipeline = [
+    { $match: { $or: [{ "updateDescription.updatedFields.n": 2 }, { "fullDocument.kept": true }] } },
+    { $project: { "fullDocument.n": 1 } },
+  ];
+  const cursor = deployment.open({
+    db: "shop",
+    coll: "sales",
+    spec: { fullDocument: "updateLookup" },
+    pipeline,
+  });
+  deployment.documents.set("shop.sales.1", { _id: 1, n: 3, other: "x" });
+  deployment.documents.set("shop.sales.2", { _id: 2, n: 9, kept: true });
+  deployment.documents.set("shop.sales.3", { _id: 3, n: 9 });
+  deployment.commit(updateRecord("shop", "sales", { _id: 1, n: 1 }, { _id: 1, n: 2 }));
+  deployment.commit(updateRecord("shop", "sales", { _id: 2, n: 1 }, { _id: 2, n: 5 }));
+  deployment.commit(updateRecord("shop", "sales", { _id: 3, n: 1 }, { _id: 3, n: 5 }));
+  const events = (await nextBatch(cursor)).documents;
+  assert.deepEqual(
+    events.map((event) => event.fullDocument as unknown),
+    [{ n: 3 }, { n: 9 }],
+  );
+  // The first is accepted on its updateDescription, the others need their post-image.
+  assert.equal(deployment.lookups, 3);
+});
+
+void test("with updateLookup, an update the $match rejects on its own fields is not looked up", async () => {
+  const deployment = new FakeDeployment();
+  const pipeline = [{ $match: { "ns.coll": "other", "fullDocument.n": { $gt: 0 } } }];
+  const cursor = deployment.open({ db: "shop", spec: { fullDocument: "updateLookup" }, pipeline });
+  deployment.commit(updateRecord("shop", "sales", { _id: 1, n: 1 }, { _id: 1, n: 2 }));
+  assert.deepEqual((await nextBatch(cursor)).documents, []);
+  assert.equal(deployment.lookups, 0);
+});

@@ -53,6 +53,8 @@ export function dropRecord(db: string, coll: string): ChangeRecord {
 export class FakeDeployment {
   readonly changeLog: ChangeLog;
   readonly documents = new Map<string, Document>();
+  /** How many post-images the streams looked up (updateLookup). */
+  lookups = 0;
   private seconds = 1_700_000_000;
   private increment = 0;
 
@@ -83,7 +85,10 @@ export class FakeDeployment {
       {
         changeLog: this.changeLog,
         currentClusterTime: () => this.now(),
-        lookupDocument: (db, coll, key) => this.documents.get(`${db}.${coll}.${String(key._id)}`) ?? null,
+        lookupDocument: (db, coll, key) => {
+          this.lookups += 1;
+          return this.documents.get(`${db}.${coll}.${String(key._id)}`) ?? null;
+        },
         collectionExists: () => true,
       },
     );

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Double, Int32 } from "bson";
-import { describeUpdate, isEmptyUpdate } from "../../../src/changestream/update-description.js";
+import { Double, Int32, type Document } from "bson";
+import fc from "fast-check";
+import {
+  bsonEqual,
+  describeUpdate,
+  isEmptyUpdate,
+  type UpdateDescription,
+} from "../../../src/changestream/update-description.js";
 
 const plain = { showExpandedEvents: false };
 const fifty = Array.from({ length: 50 }, (_, i) => `c${i}`);
@@ -75,4 +81,70 @@ void test("with expanded events, paths through array indexes are disambiguated",
     { showExpandedEvents: true },
   );
   assert.deepEqual(description.disambiguatedPaths, { "arr.1": ["arr", 1] });
+});
+
+/** Applies a description as a consumer would: truncations, then removals, then updated fields. */
+function applyDescription(preImage: Document, description: UpdateDescription): Document {
+  const doc = structuredClone(preImage);
+  const parentOf = (path: string) => {
+    const parts = path.split(".");
+    let node: Document = doc;
+    for (const part of parts.slice(0, -1)) node = node[part] as Document;
+    return { node, last: parts[parts.length - 1]! };
+  };
+  for (const { field, newSize } of description.truncatedArrays) {
+    const { node, last } = parentOf(field);
+    (node[last] as unknown[]).length = newSize;
+  }
+  for (const path of description.removedFields) {
+    const { node, last } = parentOf(path);
+    delete node[last];
+  }
+  for (const [path, value] of Object.entries(description.updatedFields)) {
+    const { node, last } = parentOf(path);
+    node[last] = structuredClone(value);
+  }
+  return doc;
+}
+
+const leaf = fc.oneof(fc.constantFrom("a", "b", "", null, true), fc.integer({ min: -1, max: 2 }));
+const { tree } = fc.letrec<{ tree: unknown; document: Document }>((tie) => ({
+  tree: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    leaf,
+    fc.array(tie("tree"), { maxLength: 4 }),
+    tie("document"),
+  ),
+  document: fc.dictionary(fc.constantFrom("x", "y", "z", "0", "1"), tie("tree"), {
+    maxKeys: 3,
+    noNullPrototype: true,
+  }),
+}));
+const image = fc.dictionary(fc.constantFrom("a", "b", "arr", "sub"), tree, {
+  maxKeys: 4,
+  noNullPrototype: true,
+});
+
+void test("applying the description to the pre-image gives the post-image, for any two images", () => {
+  fc.assert(
+    fc.property(image, image, fc.boolean(), (before, after, sharing) => {
+      // An update shares what it leaves alone with the pre-image; a replacement shares nothing.
+      const post = sharing ? { ...before, ...after } : after;
+      const description = describeUpdate({ _id: 1, ...before }, { _id: 1, ...post }, plain);
+      assert.deepEqual(applyDescription({ _id: 1, ...before }, description), { _id: 1, ...post });
+      assert.equal(isEmptyUpdate(description), bsonEqual({ _id: 1, ...before }, { _id: 1, ...post }));
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+void test("appending to an array that is shared element by element reports only the new elements", () => {
+  const before = { _id: 1, arr: fifty, sub: { tags: ["t"] } };
+  const after = { _id: 1, arr: [...fifty, "u50", "u51"], sub: before.sub };
+  assert.deepEqual(describeUpdate(before, after, plain).updatedFields, { "arr.50": "u50", "arr.51": "u51" });
+});
+
+void test("a number that became minus zero is updated, even in an array", () => {
+  const description = describeUpdate({ _id: 1, n: 0, arr: [0] }, { _id: 1, n: -0, arr: [-0] }, plain);
+  assert.deepEqual(Object.keys(description.updatedFields), ["n", "arr.0"]);
 });

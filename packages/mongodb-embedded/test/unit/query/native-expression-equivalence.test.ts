@@ -8,15 +8,11 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import { deserialize, Double, Int32, Long, serialize, type Document } from "bson";
+import { Double, Int32, Long, type Document } from "bson";
 import fc from "fast-check";
 import { compileExprPredicate, compileMingoPredicate } from "../../../src/query/expression.js";
 import { compileNativeExpression } from "../../../src/query/native-expression.js";
-
-/** As the wire hands them over: numbers as Int32 and Double (the server decodes with promoteValues: false). */
-function overTheWire<T>(value: T): T {
-  return deserialize(serialize({ value }), { promoteValues: false }).value as T;
-}
+import { overTheWire } from "../../support/over-the-wire.js";
 
 const SIDECAR_EXPRESSIONS = overTheWire(
   JSON.parse(
