@@ -37,9 +37,10 @@ const RECORDS_PER_SLICE = 256;
 /**
  * ...and at most this long: building an event and running the stream's pipeline on it can
  * take milliseconds each (a diff of large documents, `$expr` filters), so 256 of them could
- * hold every other connection (a lease renewal, say) for seconds on a busy machine.
+ * hold every other connection (a lease renewal, say) for seconds on a busy machine. mongod's
+ * queries yield every 10 ms of work too (internalQueryExecYieldPeriodMS).
  */
-const SLICE_MS = 20;
+const SLICE_MS = 10;
 /**
  * A batch is cut short (possibly empty, with the scanned position as its resume token) once
  * its scan has run this long and past the getMore's own wait: a client always hears back.
