@@ -1,8 +1,8 @@
 // The sidecar under load, against one server (the embedded one in a process of its own, or
 // MONGODB_URI): a backlog written while no sidecar ran, drained by a bare change stream and by
 // the sidecar (no event needing a correction, then one in five), the server's ping latency
-// while the sidecar drains, lease losses, and (first, on a fresh server) live correction
-// latency at 20 and 200 triggers per second.
+// while the sidecar drains, lease losses, and (first, before any backlog is written) live
+// correction latency at 20 and 200 triggers per second.
 import type { Db } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";
 import { currentClusterTime } from "../src/stream/cluster-time.js";

@@ -11,8 +11,6 @@ const START_TIMEOUT_MS = 30_000;
 
 export interface ServerProcess {
   uri: string;
-  /** The server's process id, to read its CPU time. */
-  pid: number;
   stop(): Promise<void>;
 }
 
@@ -26,7 +24,6 @@ export async function startServerProcess(): Promise<ServerProcess> {
   const uri = await firstLine(child);
   return {
     uri,
-    pid: child.pid!,
     async stop() {
       process.off("exit", killOnExit);
       if (child.exitCode !== null) return;

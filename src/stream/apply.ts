@@ -2,11 +2,19 @@
 // write command for each run of inserts, updates or deletes in plan order, so that a split
 // into thousands of buckets is a few commands, well within the transaction's lifetime,
 // rather than one round trip per bucket. These are the commands the driver's bulk API would
-// send, sent without its bookkeeping per operation, which cost a backlog's corrections a
-// tenth of the sidecar's CPU. A guarded update or delete that matches nothing means the
-// document changed between the read and the write; the whole transaction is redone from a
-// fresh read rather than committing a half-applied plan.
-import { BSON, MongoServerError, ObjectId, type ClientSession, type Db, type Document } from "mongodb";
+// send, without its bookkeeping per operation. A document to insert without an `_id` gets
+// one from the server, as from mongod; a retried transaction plans its inserts anew anyway.
+// A guarded update or delete that matches nothing means the document changed between the
+// read and the write; the whole transaction is redone from a fresh read rather than
+// committing a half-applied plan.
+import {
+  BSON,
+  MongoServerError,
+  type ClientSession,
+  type Db,
+  type Document,
+  type ErrorDescription,
+} from "mongodb";
 import { StalePlanError } from "../errors.js";
 import type { Write } from "../patterns/plan.js";
 
@@ -79,7 +87,7 @@ async function send(db: Db, command: WriteCommand, session: ClientSession): Prom
   );
   const writeErrors = reply.writeErrors as Document[] | undefined;
   // As the driver's bulk API reports it: the first refused write, whose code says why.
-  if (writeErrors?.length) throw new MongoServerError(writeErrors[0]! as never);
+  if (writeErrors?.length) throw new MongoServerError(writeErrors[0] as ErrorDescription);
   // Every update and delete is guarded to match exactly its one document: fewer, a stale plan.
   // An update's `n` counts the documents it matched or upserted; a delete's, those it removed.
   if ((reply.n as number) < command.filters.length) throw stale(command);
@@ -89,17 +97,12 @@ async function send(db: Db, command: WriteCommand, session: ClientSession): Prom
 function statementOf(write: Write): Document {
   switch (write.op) {
     case "insertOne":
-      return withId(write.document);
+      return write.document;
     case "updateOne":
       return { q: write.filter, u: write.update, upsert: write.upsert ?? false };
     case "deleteOne":
       return { q: write.filter, limit: 1 };
   }
-}
-
-/** A document to insert, with an `_id` made here where it has none, as the driver's insert would. */
-function withId(document: Document): Document {
-  return "_id" in document ? document : { _id: new ObjectId(), ...document };
 }
 
 function stale(command: WriteCommand): StalePlanError {

@@ -30,11 +30,10 @@ interface Waiting {
 
 /**
  * At most this many corrections share a transaction: enough that a backlog's five commands
- * per batch (fence, read, two writes, commit) weigh little on each correction (64 or 128
- * drained a backlog about a tenth faster than 32, in CPU of sidecar and server alike), few
- * enough that a write conflict (which undoes the batch and corrects each alone) stays cheap
- * and each command of the batch short (with 128, the server's pings waited up to 94 ms
- * while it drained; with 64, up to 65 ms).
+ * per batch (fence, read, two writes, commit) weigh little on each correction, few enough
+ * that a write conflict (which undoes the batch and corrects each alone) stays cheap and each
+ * command of the batch short, for the server's other clients wait behind it (in the backlog
+ * bench, 128 drained no faster than 64, and the server's pings waited longer).
  */
 export const SHARED_TRANSACTION_MAX = 64;
 

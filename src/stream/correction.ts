@@ -190,8 +190,8 @@ export function recordOutcome(
 
 /**
  * Counts the corrections of one shared transaction and logs them on one line: a backlog
- * corrects thousands of documents a second, and a line for each cost the sidecar a tenth
- * of its CPU.
+ * corrects thousands of documents a second, and a line for each would be thousands of lines
+ * a second to format, write and ship.
  */
 export function recordSharedOutcomes(
   context: CorrectionContext,

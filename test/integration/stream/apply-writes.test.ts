@@ -63,7 +63,7 @@ void test("the writes of a plan go as one command per run of one kind in each co
   assert.deepEqual(await contents("runs_b"), []);
 });
 
-void test("an inserted document without an _id gets one, as the driver's insert gives it", async () => {
+void test("an inserted document without an _id gets one from the server, as from mongod", async () => {
   await applyInTransaction([insert("no_id", { v: 1 })]);
   const [document] = await contents("no_id");
   assert.equal(document?._id?._bsontype, "ObjectId");
