@@ -13,6 +13,8 @@ export interface ReplicaOptions {
   /** The replica's config, written as JSON (a YAML subset) beside its log. */
   config: Record<string, unknown>;
   dir: string;
+  /** Environment variables of its own (NODE_OPTIONS, say), over the parent's. */
+  env?: Record<string, string>;
 }
 
 export interface Readiness {
@@ -57,7 +59,10 @@ export class Replica {
     const child = spawn(
       process.execPath,
       ["--conditions=source", "--import", "tsx", "src/main.ts", "run", "--config", this.configFile],
-      { env: { ...process.env, MONGODB_URI: this.options.uri }, stdio: ["ignore", "pipe", "inherit"] },
+      {
+        env: { ...process.env, ...this.options.env, MONGODB_URI: this.options.uri },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
     );
     child.stdout.pipe(this.log, { end: false });
     this.exited = once(child, "exit");

@@ -1,0 +1,57 @@
+// The sidecar as it is deployed: the CLI's `run` in a process of its own (soak/replicas.ts),
+// with the production image's NODE_OPTIONS. Live latency is measured against it, so that the
+// bench's own writer and observer (their CPU, heap and collections) are not the sidecar's,
+// as the applications' are not beside a real one.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { waitUntil } from "../src/cli/wait-until.js";
+import { freePort, Replica } from "../soak/replicas.js";
+
+const DOCKERFILE = new URL("../Dockerfile", import.meta.url);
+
+export interface SidecarProcess {
+  /** Waits until its /readyz says it streams and has caught up. */
+  waitForCaughtUp(timeoutMs: number): Promise<void>;
+  /** Stops it as Kubernetes does (SIGTERM): it stores its position and releases the lease. */
+  stop(): Promise<void>;
+}
+
+/** The NODE_OPTIONS the image runs the sidecar with (its heap bounds). */
+async function imageNodeOptions(): Promise<string> {
+  const options = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(await readFile(DOCKERFILE, "utf8"))?.[1];
+  if (options === undefined) throw new Error(`no ENV NODE_OPTIONS="..." line in ${DOCKERFILE.pathname}`);
+  return options;
+}
+
+export async function startSidecarProcess(
+  uri: string,
+  config: Record<string, unknown>,
+): Promise<SidecarProcess> {
+  const dir = await mkdtemp(join(tmpdir(), "bench-sidecar-"));
+  const replica = new Replica(
+    { name: "sidecar", uri, config, dir, env: { NODE_OPTIONS: await imageNodeOptions() } },
+    await freePort(),
+  );
+  await replica.start();
+  return {
+    async waitForCaughtUp(timeoutMs) {
+      await waitUntil(
+        async () => {
+          if (!replica.running) throw new Error(`the sidecar's process exited (its log: ${replica.logFile})`);
+          const readiness = await replica.readiness();
+          return readiness?.state === "streaming" && readiness.caughtUp === true;
+        },
+        {
+          timeoutMs,
+          intervalMs: 20,
+          description: `the sidecar's process to stream and catch up (log: ${replica.logFile})`,
+        },
+      );
+    },
+    async stop() {
+      await replica.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
