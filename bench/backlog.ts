@@ -26,6 +26,7 @@ import {
   watchLeadership,
 } from "./backlog-probes.js";
 import { collectGarbage, startClock } from "./measure.js";
+import { ownCpuMs, processCpuMs } from "./process-cpu.js";
 import { startServerProcess } from "./server-process.js";
 import { startSidecarProcess, type SidecarProcess } from "./sidecar-process.js";
 import { count, heading, ms, printTable } from "./report.js";
@@ -146,23 +147,42 @@ function drainRows(label: string, rounds: Drain[]): string[][] {
   ];
 }
 
+interface LiveRound {
+  latencies: number[];
+  /** CPU time per trigger of each process, in ms (undefined where it cannot be read). */
+  cpuPerTrigger: { sidecar?: number; server?: number; bench: number };
+}
+
 /** Trigger latencies at `rate` per second for `seconds`, from books inserted from `firstBook`. */
 async function liveRound(
   db: Db,
-  sidecar: SidecarProcess,
+  processes: { sidecar: SidecarProcess; serverPid?: number },
   firstBook: number,
   { rate, seconds }: { rate: number; seconds: number },
-): Promise<number[]> {
+): Promise<LiveRound> {
+  const { sidecar, serverPid } = processes;
   const books = await insertFullBooks(db, firstBook, rate * seconds);
   await sidecar.waitForCaughtUp(DRAIN_TIMEOUT_MS);
   collectGarbage();
+  const cpuBefore = {
+    sidecar: processCpuMs(sidecar.pid),
+    server: processCpuMs(serverPid),
+    bench: ownCpuMs(),
+  };
   const latencies = await liveLatencies(db, books, rate);
+  const perTrigger = (before: number | undefined, after: number | undefined) =>
+    before === undefined || after === undefined ? undefined : (after - before) / books.length;
+  const cpuPerTrigger = {
+    sidecar: perTrigger(cpuBefore.sidecar, processCpuMs(sidecar.pid)),
+    server: perTrigger(cpuBefore.server, processCpuMs(serverPid)),
+    bench: (ownCpuMs() - cpuBefore.bench) / books.length,
+  };
   await verifyCorrectedBooks(db, books);
-  return latencies;
+  return { latencies, cpuPerTrigger };
 }
 
 /** p50 / p99 of the latencies seen, how many were, and the p99 of each LIVE_WINDOW_SECONDS. */
-function liveRow(latencies: readonly number[], rate: number, seconds: number): string[] {
+function latencyRow(latencies: readonly number[], rate: number, seconds: number): string[] {
   const seen = latencies.filter(Number.isFinite);
   const perWindow = rate * LIVE_WINDOW_SECONDS;
   const windows = Array.from({ length: Math.ceil(latencies.length / perWindow) }, (_, i) =>
@@ -178,18 +198,33 @@ function liveRow(latencies: readonly number[], rate: number, seconds: number): s
   ];
 }
 
+/** What each process spent per trigger: the work that queues when a burst comes. */
+function cpuRow({ cpuPerTrigger }: LiveRound, rate: number): string[] {
+  const figure = (value: number | undefined) => (value === undefined ? "n/a" : ms(value));
+  const { sidecar, server, bench } = cpuPerTrigger;
+  return [
+    `CPU per trigger at ${rate} triggers/s: sidecar / server / bench (writer, observer)`,
+    `${figure(sidecar)} / ${figure(server)} / ${figure(bench)}`,
+  ];
+}
+
 /**
  * Live latency, measured before any backlog: after the backlogs the embedded server holds
  * hundreds of MiB of them, whose collections would pause it as a real mongod would not.
  */
-async function measureLive(db: Db, sidecar: SidecarProcess, firstBook: number): Promise<string[][]> {
-  await sidecar.waitForCaughtUp(DRAIN_TIMEOUT_MS);
+async function measureLive(
+  db: Db,
+  processes: { sidecar: SidecarProcess; serverPid?: number },
+  firstBook: number,
+): Promise<string[][]> {
+  await processes.sidecar.waitForCaughtUp(DRAIN_TIMEOUT_MS);
   const rows: string[][] = [];
   let first = firstBook;
   for (const round of LIVE_ROUNDS) {
-    const latencies = await liveRound(db, sidecar, first, round);
-    first += latencies.length;
-    if (round.measured) rows.push(liveRow(latencies, round.rate, round.seconds));
+    const measured = await liveRound(db, processes, first, round);
+    first += measured.latencies.length;
+    if (!round.measured) continue;
+    rows.push(latencyRow(measured.latencies, round.rate, round.seconds), cpuRow(measured, round.rate));
   }
   return rows;
 }
@@ -251,7 +286,7 @@ async function run(): Promise<string[]> {
     // A first sidecar, deployed as the image runs it, measures live latency, then stores a
     // position, so that the next ones resume from before each backlog.
     const first = await startSidecarProcess(mongo.uri, { database: db.databaseName, ...SIDECAR_SETTINGS });
-    const live = await measureLive(db, first, books.next);
+    const live = await measureLive(db, { sidecar: first, serverPid: server?.pid }, books.next);
     await first.stop();
     const idle = await idlePingMs(mongo.client);
     console.log(`${server ? "embedded server, own process" : "MONGODB_URI"}; idle ping ${ms(idle)}`);

@@ -11,6 +11,8 @@ const START_TIMEOUT_MS = 30_000;
 
 export interface ServerProcess {
   uri: string;
+  /** Its process id, for its CPU time. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export async function startServerProcess(): Promise<ServerProcess> {
   const uri = await firstLine(child);
   return {
     uri,
+    pid: child.pid,
     async stop() {
       process.off("exit", killOnExit);
       if (child.exitCode !== null) return;

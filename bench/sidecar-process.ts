@@ -11,6 +11,8 @@ import { freePort, Replica } from "../soak/replicas.js";
 const DOCKERFILE = new URL("../Dockerfile", import.meta.url);
 
 export interface SidecarProcess {
+  /** Its process id, for its CPU time. */
+  pid: number | undefined;
   /** Waits until its /readyz says it streams and has caught up. */
   waitForCaughtUp(timeoutMs: number): Promise<void>;
   /** Stops it as Kubernetes does (SIGTERM): it stores its position and releases the lease. */
@@ -35,6 +37,7 @@ export async function startSidecarProcess(
   );
   await replica.start();
   return {
+    pid: replica.pid,
     async waitForCaughtUp(timeoutMs) {
       await waitUntil(
         async () => {

@@ -50,6 +50,11 @@ export class Replica {
     this.log = createWriteStream(this.logFile, { flags: "a" });
   }
 
+  /** The running incarnation's process id. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   get running(): boolean {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }

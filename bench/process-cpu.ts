@@ -1,0 +1,27 @@
+// CPU time of another process, from /proc/<pid>/stat (Linux): the bench's server and sidecar
+// run in processes of their own, and what a trigger costs each of them is what queues on a
+// small machine. Elsewhere there is no such file, and the figure is left out.
+import { readFileSync } from "node:fs";
+
+// Linux reports utime and stime in USER_HZ ticks, 100 per second on every architecture Node runs on.
+const TICKS_PER_SECOND = 100;
+
+/** User plus system CPU time of process `pid` in milliseconds; undefined where /proc cannot tell. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process's user plus system CPU time in milliseconds. */
+export function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
