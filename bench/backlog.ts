@@ -203,7 +203,7 @@ function cpuRow({ cpuPerTrigger }: LiveRound, rate: number): string[] {
   const figure = (value: number | undefined) => (value === undefined ? "n/a" : ms(value));
   const { sidecar, server, bench } = cpuPerTrigger;
   return [
-    `CPU per trigger at ${rate} triggers/s: sidecar / server / bench (writer, observer)`,
+    `CPU per trigger at ${rate} triggers/s: sidecar / server / bench (writer, observer, the sidecar's log pipe)`,
     `${figure(sidecar)} / ${figure(server)} / ${figure(bench)}`,
   ];
 }
