@@ -286,8 +286,12 @@ async function run(): Promise<string[]> {
     // A first sidecar, deployed as the image runs it, measures live latency, then stores a
     // position, so that the next ones resume from before each backlog.
     const first = await startSidecarProcess(mongo.uri, { database: db.databaseName, ...SIDECAR_SETTINGS });
-    const live = await measureLive(db, { sidecar: first, serverPid: server?.pid }, books.next);
-    await first.stop();
+    let live: string[][];
+    try {
+      live = await measureLive(db, { sidecar: first, serverPid: server?.pid }, books.next);
+    } finally {
+      await first.stop();
+    }
     const idle = await idlePingMs(mongo.client);
     console.log(`${server ? "embedded server, own process" : "MONGODB_URI"}; idle ping ${ms(idle)}`);
 

@@ -36,6 +36,9 @@ export async function startSidecarProcess(
     await freePort(),
   );
   await replica.start();
+  // A bench that dies must not leave its sidecar running.
+  const killOnExit = () => replica.signal("SIGKILL");
+  process.once("exit", killOnExit);
   return {
     pid: replica.pid,
     async waitForCaughtUp(timeoutMs) {
@@ -53,6 +56,7 @@ export async function startSidecarProcess(
       );
     },
     async stop() {
+      process.off("exit", killOnExit);
       await replica.stop();
       await rm(dir, { recursive: true, force: true });
     },
