@@ -3,6 +3,7 @@
 // the sidecar (no event needing a correction, then one in five), the server's ping latency
 // while the sidecar drains, lease losses, and (first, before any backlog is written) live
 // correction latency at 20 and 200 triggers per second.
+import { availableParallelism } from "node:os";
 import type { Db } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";
 import { currentClusterTime } from "../src/stream/cluster-time.js";
@@ -151,6 +152,8 @@ interface LiveRound {
   latencies: number[];
   /** CPU time per trigger of each process, in ms (undefined where it cannot be read). */
   cpuPerTrigger: { sidecar?: number; server?: number; bench: number };
+  /** The round's wall time, from the first trigger until the last correction was seen. */
+  wallMs: number;
 }
 
 /** Trigger latencies at `rate` per second for `seconds`, from books inserted from `firstBook`. */
@@ -169,7 +172,9 @@ async function liveRound(
     server: processCpuMs(serverPid),
     bench: ownCpuMs(),
   };
+  const elapsed = startClock();
   const latencies = await liveLatencies(db, books, rate);
+  const wallMs = elapsed();
   const perTrigger = (before: number | undefined, after: number | undefined) =>
     before === undefined || after === undefined ? undefined : (after - before) / books.length;
   const cpuPerTrigger = {
@@ -178,7 +183,7 @@ async function liveRound(
     bench: (ownCpuMs() - cpuBefore.bench) / books.length,
   };
   await verifyCorrectedBooks(db, books);
-  return { latencies, cpuPerTrigger };
+  return { latencies, cpuPerTrigger, wallMs };
 }
 
 /** p50 / p99 of the latencies seen, how many were, and the p99 of each LIVE_WINDOW_SECONDS. */
@@ -198,13 +203,19 @@ function latencyRow(latencies: readonly number[], rate: number, seconds: number)
   ];
 }
 
-/** What each process spent per trigger: the work that queues when a burst comes. */
-function cpuRow({ cpuPerTrigger }: LiveRound, rate: number): string[] {
+/**
+ * What each process spent per trigger (the work that queues when a burst comes), and the
+ * share of the machine's cores the processes read used over the round.
+ */
+function cpuRow({ cpuPerTrigger, latencies, wallMs }: LiveRound, rate: number): string[] {
   const figure = (value: number | undefined) => (value === undefined ? "n/a" : ms(value));
   const { sidecar, server, bench } = cpuPerTrigger;
+  const total = [sidecar, server, bench].reduce<number>((sum, value) => sum + (value ?? 0), 0);
+  const cores = availableParallelism();
+  const share = (total * latencies.length) / (wallMs * cores);
   return [
     `CPU per trigger at ${rate} triggers/s: sidecar / server / bench (writer, observer, the sidecar's log pipe)`,
-    `${figure(sidecar)} / ${figure(server)} / ${figure(bench)}`,
+    `${figure(sidecar)} / ${figure(server)} / ${figure(bench)}; ${(share * 100).toFixed(0)}% of ${cores} cores`,
   ];
 }
 

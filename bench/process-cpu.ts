@@ -1,6 +1,5 @@
-// CPU time of another process, from /proc/<pid>/stat (Linux): the bench's server and sidecar
-// run in processes of their own, and what a trigger costs each of them is what queues on a
-// small machine. Elsewhere there is no such file, and the figure is left out.
+// CPU time of the processes a bench runs beside it (the server, a sidecar, a sweep), from
+// /proc/<pid>/stat (Linux); elsewhere there is no such file, and the figure is left out.
 import { readFileSync } from "node:fs";
 
 // Linux reports utime and stime in USER_HZ ticks, 100 per second on every architecture Node runs on.

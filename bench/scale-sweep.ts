@@ -11,6 +11,7 @@ import type { Db, Document } from "mongodb";
 import { users } from "../test/integration/sidecar/harness.js";
 import { uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
 import { startClock } from "./measure.js";
+import { ownCpuMs, processCpuMs } from "./process-cpu.js";
 
 const STATE = "pattern_sidecar_state";
 const CHECKPOINT = "sweep:sales.customers_purchased:source";
@@ -46,13 +47,6 @@ async function peakRss(pid: number): Promise<number | undefined> {
   return kib ? Number(kib) * 1024 : undefined;
 }
 
-/** User and system CPU time so far (/proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
-async function cpuMs(pid: number): Promise<number | undefined> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
-  const fields = stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return fields ? (Number(fields[11]) + Number(fields[12])) * 10 : undefined;
-}
-
 /** The NODE_OPTIONS the image sets (its Dockerfile's ENV), so that the bench runs the same process. */
 export async function imageNodeOptions(): Promise<string> {
   const dockerfile = await readFile("Dockerfile", "utf8");
@@ -81,7 +75,7 @@ export async function runSweepChild(
   await writeFile(config, "leaseSeconds: 30\n");
   const uri = mongo.uri.replace(/\/?(\?|$)/, `/${db.databaseName}$1`);
   const elapsed = startClock();
-  const serverCpu = process.cpuUsage();
+  const serverCpuBefore = ownCpuMs();
   const nodeOptions = await imageNodeOptions();
   const child = spawn(process.execPath, ["dist/main.js", "sweep", "--config", config], {
     env: { ...process.env, MONGODB_URI: uri, SIDECAR_LOG_LEVEL: "warn", NODE_OPTIONS: nodeOptions },
@@ -96,19 +90,18 @@ export async function runSweepChild(
   void exited.then(() => (done = true));
   while (!done) {
     peak = Math.max(peak, (await peakRss(child.pid ?? 0)) ?? 0);
-    cpu = Math.max(cpu, (await cpuMs(child.pid ?? 0)) ?? 0);
+    cpu = Math.max(cpu, processCpuMs(child.pid) ?? 0);
     if (await killWhen()) child.kill("SIGKILL");
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const exitCode = await exited;
   const examined = Number(/^sales\.customers_purchased .*examined (\d+)/m.exec(stdout)?.[1] ?? 0);
-  const { user, system } = process.cpuUsage(serverCpu);
   return {
     ms: elapsed(),
     exitCode,
     peakRssBytes: peak,
     cpuMs: cpu,
-    serverCpuMs: (user + system) / 1000,
+    serverCpuMs: ownCpuMs() - serverCpuBefore,
     examined,
   };
 }

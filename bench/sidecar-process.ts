@@ -2,13 +2,12 @@
 // with the production image's NODE_OPTIONS. Live latency is measured against it, so that the
 // bench's own writer and observer (their CPU, heap and collections) are not the sidecar's,
 // as the applications' are not beside a real one.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitUntil } from "../src/cli/wait-until.js";
 import { freePort, Replica } from "../soak/replicas.js";
-
-const DOCKERFILE = new URL("../Dockerfile", import.meta.url);
+import { imageNodeOptions } from "./scale-sweep.js";
 
 export interface SidecarProcess {
   /** Its process id, for its CPU time. */
@@ -17,13 +16,6 @@ export interface SidecarProcess {
   waitForCaughtUp(timeoutMs: number): Promise<void>;
   /** Stops it as Kubernetes does (SIGTERM): it stores its position and releases the lease. */
   stop(): Promise<void>;
-}
-
-/** The NODE_OPTIONS the image runs the sidecar with (its heap bounds). */
-async function imageNodeOptions(): Promise<string> {
-  const options = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(await readFile(DOCKERFILE, "utf8"))?.[1];
-  if (options === undefined) throw new Error(`no ENV NODE_OPTIONS="..." line in ${DOCKERFILE.pathname}`);
-  return options;
 }
 
 export async function startSidecarProcess(

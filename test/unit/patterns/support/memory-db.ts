@@ -2,9 +2,8 @@
 // planners only. It understands exactly the filters and update operators the planners are
 // allowed to emit (equality, $size, $exists; $set, $unset, $inc, $push with $each and a
 // $slice keeping the first entries, $currentDate, which reads the MemoryDb's clock; upserts
-// by an equality filter) and
-// throws on anything else, so a planner that strays from them fails its tests. A batch of
-// writes applies all or nothing, as the sidecar's transaction does.
+// by an equality filter) and throws on anything else, so a planner that strays from them
+// fails its tests. A batch of writes applies all or nothing, as the sidecar's transaction does.
 import { EJSON, ObjectId } from "bson";
 import type { Document } from "mongodb";
 import type { Write } from "../../../../src/patterns/plan.js";

@@ -5,6 +5,22 @@ import { OrderedKeys, type IndexEntry } from "../../../src/storage/ordered-keys.
 
 const everything = { before: () => false, after: () => false };
 
+/** The first values of what `keys` holds in `range`, scanned forwards and backwards. */
+function assertScans(
+  keys: OrderedKeys,
+  range: Parameters<OrderedKeys["scan"]>[0],
+  forwards: unknown[],
+): void {
+  assert.deepEqual(
+    [...keys.scan(range, false)].map((e) => e.values[0]),
+    forwards,
+  );
+  assert.deepEqual(
+    [...keys.scan(range, true)].map((e) => e.values[0]),
+    [...forwards].reverse(),
+  );
+}
+
 void test("ordered keys stay in index order through any inserts and removals, forwards and backwards", () => {
   fc.assert(
     fc.property(
@@ -19,14 +35,10 @@ void test("ordered keys stay in index order through any inserts and removals, fo
           if (insert && !held) keys.insert(live.get(value)!);
           if (!insert && held) keys.remove(held);
         });
-        const expected = [...live.keys()].sort((a, b) => b - a);
-        assert.deepEqual(
-          [...keys.scan(everything, false)].map((e) => e.values[0]),
-          expected,
-        );
-        assert.deepEqual(
-          [...keys.scan(everything, true)].map((e) => e.values[0]),
-          expected.reverse(),
+        assertScans(
+          keys,
+          everything,
+          [...live.keys()].sort((a, b) => b - a),
         );
       },
     ),
@@ -40,14 +52,7 @@ void test("a scan starts at its range's first key and stops after its last", () 
     before: (e: IndexEntry) => (e.values[0] as number) < 1200,
     after: (e: IndexEntry) => (e.values[0] as number) > 1204,
   };
-  assert.deepEqual(
-    [...keys.scan(range, false)].map((e) => e.values[0]),
-    [1200, 1201, 1202, 1203, 1204],
-  );
-  assert.deepEqual(
-    [...keys.scan(range, true)].map((e) => e.values[0]),
-    [1204, 1203, 1202, 1201, 1200],
-  );
+  assertScans(keys, range, [1200, 1201, 1202, 1203, 1204]);
 });
 
 void test("keys inserted in ascending order, as new ObjectIds come, scan in order across blocks and can be removed", () => {
@@ -59,12 +64,5 @@ void test("keys inserted in ascending order, as new ObjectIds come, scan in orde
   const expected = [...entries.filter((_, i) => i % 3 !== 0).map((e) => e.values[0]), 1500.5].sort(
     (a, b) => a - b,
   );
-  assert.deepEqual(
-    [...keys.scan(everything, false)].map((e) => e.values[0]),
-    expected,
-  );
-  assert.deepEqual(
-    [...keys.scan(everything, true)].map((e) => e.values[0]),
-    expected.reverse(),
-  );
+  assertScans(keys, everything, expected);
 });
