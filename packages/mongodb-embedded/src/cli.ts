@@ -1,10 +1,13 @@
 // Starts the embedded server from the command line (in this package's folder):
 //   node --import tsx src/cli.ts [--host 127.0.0.1] [--port 27017] [--change-history 100000]
+//     [--server-version 7.0|8.0]
 // prints the connection string, and stops cleanly on SIGINT/SIGTERM.
 import { parseArgs } from "node:util";
 import { startEmbeddedServer } from "./index.js";
+import { SERVER_VERSIONS, type ServerVersion } from "./server-version.js";
 
-const USAGE = "usage: cli.ts [--host <address>] [--port <number>] [--change-history <events>]";
+const USAGE =
+  "usage: cli.ts [--host <address>] [--port <number>] [--change-history <events>] [--server-version 7.0|8.0]";
 
 function parsePositiveInteger(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -14,12 +17,21 @@ function parsePositiveInteger(value: string | undefined, name: string, fallback:
   return n;
 }
 
+function parseServerVersion(value: string | undefined): ServerVersion | undefined {
+  if (value === undefined) return undefined;
+  const version = SERVER_VERSIONS.find((known) => known === value);
+  if (!version)
+    throw new Error(`--server-version must be one of ${SERVER_VERSIONS.join(", ")}, got '${value}'`);
+  return version;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       host: { type: "string" },
       port: { type: "string" },
       "change-history": { type: "string" },
+      "server-version": { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -32,6 +44,7 @@ async function main(): Promise<void> {
     port: parsePositiveInteger(values.port, "port", 27017),
     changeHistoryLimit:
       parsePositiveInteger(values["change-history"], "change-history", 100_000) || undefined,
+    serverVersion: parseServerVersion(values["server-version"]),
   });
   console.log(server.uri);
   const stop = (signal: string) => {

@@ -3,6 +3,9 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { dispatchCommand } from "./commands/dispatcher.js";
 import { ServerState } from "./server-state.js";
+import type { ServerVersion } from "./server-version.js";
+
+export type { ServerVersion } from "./server-version.js";
 import { Connection } from "./wire/connection.js";
 
 export interface EmbeddedServerOptions {
@@ -11,6 +14,8 @@ export interface EmbeddedServerOptions {
   port?: number;
   /** How many change events the change log keeps before older resume points are lost (286). */
   changeHistoryLimit?: number;
+  /** The MongoDB release it presents as: "7.0" (the default) or "8.0" (adds bulkWrite). */
+  serverVersion?: ServerVersion;
 }
 
 export interface EmbeddedServer {
@@ -34,6 +39,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): 
     host,
     port: address.port,
     changeHistoryLimit: options.changeHistoryLimit ?? DEFAULT_CHANGE_HISTORY_LIMIT,
+    version: options.serverVersion ?? "7.0",
   });
   const connections = new Set<Connection>();
   listener.on("connection", (socket: Socket) => {

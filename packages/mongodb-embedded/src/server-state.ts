@@ -10,11 +10,14 @@ import type { Transaction } from "./sessions/transaction.js";
 import { Catalog } from "./storage/catalog.js";
 import { ClusterClock } from "./storage/cluster-clock.js";
 import type { StoredCollection } from "./storage/stored-collection.js";
+import { versionFacts, type ServerVersion, type VersionFacts } from "./server-version.js";
 
 export interface ServerStateOptions {
   host: string;
   port: number;
   changeHistoryLimit: number;
+  /** The MongoDB release it presents as (server-version.ts). */
+  version: ServerVersion;
 }
 
 /** mongod's default cursorTimeoutMillis: 10 minutes. */
@@ -31,6 +34,7 @@ export class ServerState {
   readonly address: string;
   readonly clock = new ClusterClock();
   readonly startedAt = new Date();
+  readonly version: VersionFacts;
   readonly changeLog: ChangeLog;
   readonly catalog: Catalog;
   readonly locks = new LockTable();
@@ -47,6 +51,7 @@ export class ServerState {
     this.host = options.host;
     this.port = options.port;
     this.address = `${options.host}:${options.port}`;
+    this.version = versionFacts(options.version);
     this.changeLog = new ChangeLog({ historyLimit: options.changeHistoryLimit });
     this.catalog = new Catalog(this.clock, (records, clusterTime, wallTime) =>
       this.changeLog.append(records, clusterTime, wallTime),

@@ -1,7 +1,8 @@
-// Every command the server answers, by name. mongod's names are case-sensitive, except the
+// Every command the server answers, by name (bulkWrite only as 8.0: server-version.ts). mongod's names are case-sensitive, except the
 // legacy isMaster, which it also accepts as "ismaster".
 import type { CommandHandler } from "./command-context.js";
 import { aggregate } from "./aggregate.js";
+import { bulkWrite } from "./bulk-write.js";
 import { collMod, create, drop, listCollections, renameCollection } from "./collections.js";
 import { configureFailPoint, waitForFailPoint } from "./configure-fail-point.js";
 import { dropDatabase, listDatabases } from "./databases.js";
@@ -60,6 +61,7 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, Com
   ["insert", insert],
   ["update", update],
   ["delete", deleteCommand],
+  ["bulkWrite", bulkWrite],
   ["find", find],
   ["getMore", getMore],
   ["killCursors", killCursors],

@@ -2,6 +2,8 @@
 // its own outside a transaction.
 import type { Document } from "bson";
 import { collatorFor } from "../query/index.js";
+import type { ServerState } from "../server-state.js";
+import type { OperationScope } from "../sessions/operation-scope.js";
 import type { CommandHandler } from "./command-context.js";
 import {
   documentArray,
@@ -12,6 +14,18 @@ import {
   targetCollection,
 } from "./command-args.js";
 import { toWriteError, writeReply, type WriteErrorEntry } from "./write-results.js";
+
+export interface DeleteStatement {
+  filter: Document;
+  /** Only the first match (limit: 1), or every one. */
+  justOne: boolean;
+  /** The statement's collation document, as sent (validated when the statement runs). */
+  collation?: unknown;
+  /** Where a bad collation is reported: "delete.deletes.collation", say. */
+  collationField: string;
+  /** The command's `let` variables. */
+  variables?: Document;
+}
 
 export const deleteCommand: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
@@ -24,20 +38,12 @@ export const deleteCommand: CommandHandler = async (request, server) => {
   let n = 0;
   for (const [index, raw] of statements.entries()) {
     try {
-      const filter = optionalDocument(raw, "q") ?? {};
-      // An invalid collation fails its statement (a write error), as in mongod.
-      const strings = collatorFor((raw as Document).collation, "delete.deletes.collation");
-      const justOne = numberValue((raw as Document).limit) === 1;
-      const collection = server.catalog.collection(request.db, name);
-      const select = () => {
-        const matches = scope.view.find(collection, filter, strings, variables);
-        return justOne ? matches.slice(0, 1) : matches;
-      };
-      await scope.whenUnlocked(collection, select, (matches) => {
-        for (const { key, doc } of matches) {
-          scope.write(collection!, key, doc, null, "delete");
-          n += 1;
-        }
+      n += await runDeleteStatement(server, scope, request.db, name, {
+        filter: optionalDocument(raw, "q") ?? {},
+        justOne: numberValue((raw as Document).limit) === 1,
+        collation: (raw as Document).collation,
+        collationField: "delete.deletes.collation",
+        variables,
       });
     } catch (error) {
       writeErrors.push(toWriteError(index, error, request.transaction !== undefined));
@@ -46,3 +52,24 @@ export const deleteCommand: CommandHandler = async (request, server) => {
   }
   return writeReply(n, writeErrors);
 };
+
+/** Removes what the statement matches in `db.name`; returns how many documents. */
+export async function runDeleteStatement(
+  server: ServerState,
+  scope: OperationScope,
+  db: string,
+  name: string,
+  statement: DeleteStatement,
+): Promise<number> {
+  // An invalid collation fails its statement (a write error), as in mongod.
+  const strings = collatorFor(statement.collation, statement.collationField);
+  const collection = server.catalog.collection(db, name);
+  const select = () => {
+    const matches = scope.view.find(collection, statement.filter, strings, statement.variables);
+    return statement.justOne ? matches.slice(0, 1) : matches;
+  };
+  return scope.whenUnlocked(collection, select, (matches) => {
+    for (const { key, doc } of matches) scope.write(collection!, key, doc, null, "delete");
+    return matches.length;
+  });
+}

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Binary, Long, type Document } from "bson";
 import { ServerError, ErrorCode, interrupted } from "../errors.js";
 import type { ServerState } from "../server-state.js";
+import { knowsCommand } from "../server-version.js";
 import { ArrayCursor } from "./array-cursor.js";
 import type { CommandRequest, ConnectionInfo } from "./command-context.js";
 import { assertSimpleCollation, bigintValue } from "./command-args.js";
@@ -46,7 +47,7 @@ async function runCommand(
   server: ServerState,
   labels: LabelContext,
 ): Promise<Document> {
-  const handler = COMMANDS.get(request.name);
+  const handler = knowsCommand(server.version, request.name) ? COMMANDS.get(request.name) : undefined;
   if (!handler) {
     if (request.name === "") throw new ServerError(ErrorCode.BadValue, "BadValue", "empty command document");
     throw new ServerError(ErrorCode.CommandNotFound, "CommandNotFound", `no such command: '${request.name}'`);

@@ -78,7 +78,7 @@ function explainReply(
   return {
     ...reply,
     command: request.body,
-    serverInfo: { host: server.host, port: server.port, version: "7.0.0" },
+    serverInfo: { host: server.host, port: server.port, version: server.version.version },
     ok: 1,
   };
 }

@@ -51,7 +51,7 @@ export const findAndModify: CommandHandler = async (request, server) => {
   const outcome = await runUpdateStatement(
     server,
     scope,
-    request,
+    request.db,
     name,
     {
       q: query,
@@ -60,6 +60,7 @@ export const findAndModify: CommandHandler = async (request, server) => {
       multi: false,
       arrayFilters: Array.isArray(body.arrayFilters) ? (body.arrayFilters as Document[]) : undefined,
       collation: body.collation,
+      collationField: `${request.name}.collation`,
       variables,
     },
     pickFirst,

@@ -6,8 +6,6 @@ import type { CommandHandler } from "./command-context.js";
 import type { ServerState } from "../server-state.js";
 
 export const REPLICA_SET_NAME = "rs0";
-/** MongoDB 7.0 speaks wire version 21. */
-export const MAX_WIRE_VERSION = 21;
 const ELECTION_ID = new ObjectId("7fffffff0000000000000001");
 
 export const hello: CommandHandler = (request, server) => {
@@ -33,7 +31,7 @@ export const hello: CommandHandler = (request, server) => {
     logicalSessionTimeoutMinutes: new Int32(30),
     connectionId: new Int32(request.connection.id),
     minWireVersion: new Int32(0),
-    maxWireVersion: new Int32(MAX_WIRE_VERSION),
+    maxWireVersion: new Int32(server.version.maxWireVersion),
     readOnly: false,
     ok: 1,
   };

@@ -1,4 +1,7 @@
 // insert: each document is its own commit outside a transaction (one oplog entry each).
+import type { Document } from "bson";
+import type { ServerState } from "../server-state.js";
+import type { OperationScope } from "../sessions/operation-scope.js";
 import { assertInsertSize, assertValidId } from "../storage/document-limits.js";
 import { documentKey } from "../storage/stored-collection.js";
 import type { CommandHandler } from "./command-context.js";
@@ -14,16 +17,7 @@ export const insert: CommandHandler = async (request, server) => {
   let n = 0;
   for (const [index, document] of documents.entries()) {
     try {
-      const doc = withIdFirst(document);
-      assertValidId(doc._id);
-      assertInsertSize(doc);
-      const collection = server.collectionForWrite(request.db, name, request.transaction);
-      const key = documentKey(doc._id);
-      await scope.whenUnlocked(
-        collection,
-        () => [{ key }],
-        () => scope.write(collection, key, null, doc, "insert"),
-      );
+      await insertDocument(server, scope, request.db, name, document);
       n += 1;
     } catch (error) {
       writeErrors.push(toWriteError(index, error, request.transaction !== undefined));
@@ -32,3 +26,23 @@ export const insert: CommandHandler = async (request, server) => {
   }
   return writeReply(n, writeErrors);
 };
+
+/** One document inserted into `db.name` (created on first write), `_id` first. */
+export async function insertDocument(
+  server: ServerState,
+  scope: OperationScope,
+  db: string,
+  name: string,
+  document: Document,
+): Promise<void> {
+  const doc = withIdFirst(document);
+  assertValidId(doc._id);
+  assertInsertSize(doc);
+  const collection = server.collectionForWrite(db, name, scope.transaction);
+  const key = documentKey(doc._id);
+  await scope.whenUnlocked(
+    collection,
+    () => [{ key }],
+    () => scope.write(collection, key, null, doc, "insert"),
+  );
+}

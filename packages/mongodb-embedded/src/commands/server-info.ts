@@ -5,14 +5,12 @@ import { Int32, Long, type Document } from "bson";
 import { ErrorCode, ServerError } from "../errors.js";
 import type { CommandHandler } from "./command-context.js";
 
-const VERSION = "7.0.0";
-
 export const ping: CommandHandler = () => ({ ok: 1 });
 
-export const buildInfo: CommandHandler = () => ({
-  version: VERSION,
+export const buildInfo: CommandHandler = (_request, server) => ({
+  version: server.version.version,
   gitVersion: "embedded",
-  versionArray: [new Int32(7), new Int32(0), new Int32(0), new Int32(0)],
+  versionArray: server.version.versionArray.map((part) => new Int32(part)),
   bits: new Int32(64),
   maxBsonObjectSize: new Int32(16 * 1024 * 1024),
   storageEngines: ["inMemory"],
@@ -22,7 +20,6 @@ export const buildInfo: CommandHandler = () => ({
 
 /** The parameters tests and drivers ask about; anything else is answered like mongod does. */
 const PARAMETERS: Document = {
-  featureCompatibilityVersion: { version: "7.0" },
   transactionLifetimeLimitSeconds: new Int32(60),
   enableTestCommands: true,
   requireApiVersion: false,
@@ -32,6 +29,7 @@ const PARAMETERS: Document = {
 export const getParameter: CommandHandler = (request, server) => {
   const parameters = {
     ...PARAMETERS,
+    featureCompatibilityVersion: { version: server.version.release },
     cursorTimeoutMillis: Long.fromNumber(server.parameters.cursorTimeoutMillis),
   };
   const wanted = request.body.getParameter;
@@ -77,7 +75,7 @@ function parameterNames(body: Document, command: string): string[] {
 
 export const serverStatus: CommandHandler = (_request, server) => ({
   host: server.address,
-  version: VERSION,
+  version: server.version.version,
   process: "mongod",
   pid: process.pid,
   uptime: (Date.now() - server.startedAt.getTime()) / 1000,

@@ -8,7 +8,7 @@ import type { CommandRequest } from "./command-context.js";
 import { bigintValue } from "./command-args.js";
 import { codeNameOf } from "./code-names.js";
 
-const RETRYABLE_WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify"]);
+const RETRYABLE_WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "bulkWrite"]);
 
 /** What mongod lets run inside a multi-document transaction. */
 const TRANSACTION_COMMANDS = new Set([
@@ -16,6 +16,7 @@ const TRANSACTION_COMMANDS = new Set([
   "insert",
   "update",
   "delete",
+  "bulkWrite",
   "findAndModify",
   "aggregate",
   "distinct",
@@ -113,8 +114,9 @@ async function runInTransaction(
   request.transaction = transaction;
   try {
     const reply = await run();
-    // mongod aborts the transaction when any statement fails.
-    if (reply.writeErrors) server.sessions.abort(transaction, "a statement failed");
+    // mongod aborts the transaction when any statement fails (bulkWrite counts them in nErrors).
+    if (reply.writeErrors || Number(reply.nErrors ?? 0) > 0)
+      server.sessions.abort(transaction, "a statement failed");
     return reply;
   } catch (error) {
     server.sessions.abort(transaction, error instanceof Error ? error.message : "a statement failed");

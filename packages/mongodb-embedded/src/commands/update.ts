@@ -14,7 +14,7 @@ import type { VisibleDocument } from "../storage/read-view.js";
 import { sameBsonBytes } from "../storage/document-bytes.js";
 import { assertUpdatedSize, assertValidId } from "../storage/document-limits.js";
 import { documentKey, type StoredCollection } from "../storage/stored-collection.js";
-import type { CommandHandler, CommandRequest } from "./command-context.js";
+import type { CommandHandler } from "./command-context.js";
 import {
   documentArray,
   letVariables,
@@ -34,6 +34,8 @@ export interface UpdateStatement {
   arrayFilters?: Document[];
   /** The statement's collation document, as sent (validated when the statement runs). */
   collation?: unknown;
+  /** Where a bad collation is reported: "update.updates.collation", say. */
+  collationField: string;
   /** The command's `let` variables: mongod gives every statement the command's. */
   variables?: Document;
 }
@@ -61,7 +63,7 @@ export const update: CommandHandler = async (request, server) => {
   const parsed = statements.map((raw) => ({ ...parseStatement(raw), variables }));
   for (const [index, statement] of parsed.entries()) {
     try {
-      const outcome = await runUpdateStatement(server, scope, request, name, statement);
+      const outcome = await runUpdateStatement(server, scope, request.db, name, statement);
       n += outcome.matched;
       nModified += outcome.modified;
       if (outcome.upsertedId !== undefined) upserted.push({ index, _id: outcome.upsertedId });
@@ -96,21 +98,21 @@ function parseStatement(raw: Document): UpdateStatement {
     multi: truthy(raw.multi),
     arrayFilters: Array.isArray(raw.arrayFilters) ? (raw.arrayFilters as Document[]) : undefined,
     collation: raw.collation,
+    collationField: "update.updates.collation",
   };
 }
 
 export async function runUpdateStatement(
   server: ServerState,
   scope: OperationScope,
-  request: CommandRequest,
+  db: string,
   name: string,
   statement: UpdateStatement,
   pick: (matches: VisibleDocument[], strings?: StringComparator) => VisibleDocument[] = (m) => m,
 ): Promise<UpdateOutcome> {
   // An invalid collation fails its statement (a write error), as in mongod.
-  const field = request.name === "update" ? "update.updates.collation" : `${request.name}.collation`;
-  const strings = collatorFor(statement.collation, field);
-  const existing = server.catalog.collection(request.db, name);
+  const strings = collatorFor(statement.collation, statement.collationField);
+  const existing = server.catalog.collection(db, name);
   const select = () => {
     const matches = pick(scope.view.find(existing, statement.q, strings, statement.variables), strings);
     return statement.multi ? matches : matches.slice(0, 1);
@@ -118,7 +120,7 @@ export async function runUpdateStatement(
   return scope.whenUnlocked(existing, select, (matches) => {
     if (matches.length > 0) return updateMatches(scope, existing!, matches, statement, strings);
     if (!statement.upsert) return { matched: 0, modified: 0, before: [], after: [] };
-    return upsertDocument(server, scope, request.db, name, statement, strings);
+    return upsertDocument(server, scope, db, name, statement, strings);
   });
 }
 

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { after, before } from "node:test";
 import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
-import { startEmbeddedServer, type EmbeddedServer } from "../../src/index.js";
+import { startEmbeddedServer, type EmbeddedServer, type ServerVersion } from "../../src/index.js";
 
 export interface TestMongo {
   /** Connection string for the deployment (no database in the path). */
@@ -20,17 +20,27 @@ export interface TestMongo {
 }
 
 /**
- * `uri` names a deployment to use instead (a benchmark's server in a process of its own);
- * MONGODB_URI still wins, so that a run against a real replica set stays one.
+ * The release the embedded server presents as, unless a test asks for another: the newest it
+ * emulates, as users upgrade. Tests of what differs on 7.0 start one of those.
  */
-export async function startTestMongo(options: { uri?: string } = {}): Promise<TestMongo> {
+const DEFAULT_SERVER_VERSION: ServerVersion = "8.0";
+
+/**
+ * `uri` names a deployment to use instead (a benchmark's server in a process of its own);
+ * MONGODB_URI still wins, so that a run against a real replica set stays one. `serverVersion`
+ * is the embedded server's only: a real one is what it is.
+ */
+export async function startTestMongo(
+  options: { uri?: string; serverVersion?: ServerVersion } = {},
+): Promise<TestMongo> {
   const external = process.env.MONGODB_URI ?? options.uri;
   let server: EmbeddedServer | undefined;
   let uri: string;
   if (external) {
     uri = external;
   } else {
-    server = await startEmbeddedServer({ host: "127.0.0.1", port: 0 });
+    const serverVersion = options.serverVersion ?? DEFAULT_SERVER_VERSION;
+    server = await startEmbeddedServer({ host: "127.0.0.1", port: 0, serverVersion });
     uri = server.uri;
   }
   const clients: MongoClient[] = [];

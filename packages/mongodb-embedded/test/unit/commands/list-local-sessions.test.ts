@@ -6,7 +6,7 @@ import { aggregate } from "../../../src/commands/aggregate.js";
 import { ServerError } from "../../../src/errors.js";
 import { ServerState } from "../../../src/server-state.js";
 
-const server = new ServerState({ host: "127.0.0.1", port: 0, changeHistoryLimit: 100 });
+const server = new ServerState({ host: "127.0.0.1", port: 0, changeHistoryLimit: 100, version: "7.0" });
 after(() => server.close());
 const lsid = { id: new Binary(Buffer.alloc(16, 7), Binary.SUBTYPE_UUID) };
 server.sessions.touch(lsid, new Date(5000));
