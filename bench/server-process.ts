@@ -17,7 +17,9 @@ export interface ServerProcess {
 }
 
 export async function startServerProcess(): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", CLI, "--port", "0"], {
+  // As 8.0, like the tests' server: a correction's writes then go in one bulkWrite.
+  const args = ["--conditions=source", "--import", "tsx", CLI, "--port", "0", "--server-version", "8.0"];
+  const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "inherit"],
   });
   // A bench that dies must not leave its server running.

@@ -29,8 +29,11 @@ async function loadEmbeddedModule(): Promise<typeof EmbeddedModule> {
   }
 }
 
-/** Starts the embedded server on a loopback port; the caller owns closing it. */
+/**
+ * Starts the embedded server on a loopback port, as MongoDB 8.0 (the release the tests run
+ * on: corrections write through bulkWrite); the caller owns closing it.
+ */
 export async function startEmbeddedMongo(options: { host: string; port: number }): Promise<EmbeddedServer> {
   const { startEmbeddedServer } = await loadEmbeddedModule();
-  return startEmbeddedServer(options);
+  return startEmbeddedServer({ ...options, serverVersion: "8.0" });
 }

@@ -1,5 +1,6 @@
 // One correction: plan from plain reads first, and only when that plan writes something,
-// inside one transaction: check the writer lease, re-read the document, plan, write, commit.
+// inside one transaction: re-read the document, plan, check the writer lease and write,
+// commit.
 // Most events need nothing (a document already fixed, a push that another correction
 // covered), and those then cost a read or two, not a transaction; a target whose event
 // showed it broken skips that first read. The event that caused it
@@ -11,8 +12,9 @@ import { BadDocumentError, classify, toError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { PatternRule, PlanContext } from "../patterns/driver.js";
-import type { Plan, SkipKind } from "../patterns/plan.js";
+import type { Plan, SkipKind, Write } from "../patterns/plan.js";
 import { applyWrites } from "./apply.js";
+import { bulkWriteFenced, supportsBulkWrite } from "./bulk-write.js";
 import type { WriterLease } from "./lease.js";
 import { driverOf } from "../patterns/registry.js";
 import type { OwnWrites } from "./own-writes.js";
@@ -28,7 +30,7 @@ export interface CorrectionContext {
   db: Db;
   /** Where the drivers' plans keep their records (the copy ledger); config `stateCollection`. */
   stateCollection: string;
-  lease: Pick<WriterLease, "fence">;
+  lease: Pick<WriterLease, "fence" | "fencingWrite" | "takenOver">;
   metrics: Metrics;
   logger: Logger;
   maxTransactionAttempts: number;
@@ -96,8 +98,10 @@ export function correctionSessions(context: CorrectionContext): SessionSource {
 }
 
 /**
- * The body of a correction's transaction, for one target or several that share it: check
- * the lease, plan each target from reads in this transaction, write every plan's writes.
+ * The body of a correction's transaction, for one target or several that share it: plan
+ * each target from reads in this transaction, then check the lease and write every plan's
+ * writes. The lease is checked in the transaction's snapshot, as the reads were, so its
+ * place among them does not matter; a transaction that writes nothing needs no check.
  */
 export async function planAndWrite(
   context: CorrectionContext,
@@ -105,14 +109,28 @@ export async function planAndWrite(
   session: ClientSession,
 ): Promise<Plan[]> {
   context.ownWrites.remember(session);
-  await context.lease.fence(session);
   const plans = await planTargets(context.db, targets, {
     session,
     stateCollection: context.stateCollection,
   });
   const writes = plans.flatMap((plan) => (plan.outcome === "writes" ? plan.writes : []));
-  if (writes.length > 0) await applyWrites(context.db, writes, session);
+  if (writes.length > 0) await writeFenced(context, writes, session);
   return plans;
+}
+
+/** The lease's fence and the writes: in one command where the server takes bulkWrite (8.0). */
+async function writeFenced(
+  context: CorrectionContext,
+  writes: Write[],
+  session: ClientSession,
+): Promise<void> {
+  const { client, db, lease } = context;
+  if (await supportsBulkWrite(client)) {
+    const fenced = { fence: lease.fencingWrite(), onFenceUnmatched: () => lease.takenOver(), writes };
+    return bulkWriteFenced(client, db, fenced, session);
+  }
+  await lease.fence(session);
+  await applyWrites(db, writes, session);
 }
 
 /** Plans every target, those of one rule and role together where the driver can (planMany). */

@@ -22,6 +22,7 @@ import {
   type Document,
 } from "mongodb";
 import { classify, FencingRefusedError, LeaseLostError } from "../errors.js";
+import type { Write } from "../patterns/plan.js";
 
 export const LEASE_ID = "lease";
 const DUPLICATE_KEY = 11000;
@@ -249,18 +250,32 @@ export class WriterLease {
    * it does not make concurrent corrections of this replica conflict on the lease document.
    */
   async fence(session: ClientSession): Promise<void> {
+    const { filter, update } = this.fencingWrite();
+    const result = await this.fenced.updateOne(filter, update, { session });
+    if (result.matchedCount === 0) throw this.takenOver();
+  }
+
+  /**
+   * fence()'s write, for a command that carries it with the correction's own writes (bulkWrite);
+   * throws at once when the lease has expired by our own clock. If it matches nothing, the
+   * correction must fail with takenOver().
+   */
+  fencingWrite(): Extract<Write, { op: "updateOne" }> {
     if (!this.held) throw new LeaseLostError("writer lease expired locally", { holder: this.holder });
-    const result = await this.fenced.updateOne(
-      { _id: LEASE_ID, holder: this.holder, term: this.term },
-      { $set: { holder: this.holder } },
-      { session },
-    );
-    if (result.matchedCount === 0) {
-      throw new LeaseLostError("another replica holds the writer lease", {
-        holder: this.holder,
-        term: this.term,
-      });
-    }
+    return {
+      op: "updateOne",
+      collection: this.fenced.collectionName,
+      filter: { _id: LEASE_ID, holder: this.holder, term: this.term },
+      update: { $set: { holder: this.holder } },
+    };
+  }
+
+  /** What a fencing write that matched nothing means. */
+  takenOver(): LeaseLostError {
+    return new LeaseLostError("another replica holds the writer lease", {
+      holder: this.holder,
+      term: this.term,
+    });
   }
 
   /** Lets another replica take over at once (graceful stop); harmless when not held. */

@@ -7,6 +7,7 @@ import type { Db } from "mongodb";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { uniqueDatabaseName, useTestDatabase } from "../../support/mongo.js";
 import {
+  CORRECTION_INSERT_COMMANDS,
   allPurchasers,
   failSidecarCommands,
   insertBook,
@@ -87,7 +88,7 @@ void test("with one slot, the books waiting for it share its transactions", () =
 void test("a shared transaction the server fails is undone and each of its books is corrected alone", async () => {
   const db = await writeBacklog("batched_fallback");
   await failSidecarCommands(fixture.mongo, {
-    commands: ["insert"],
+    commands: CORRECTION_INSERT_COMMANDS,
     errorCode: DOCUMENT_VALIDATION_FAILURE,
     mode: { times: 1 },
   });

@@ -1,6 +1,7 @@
 // A document whose correction the server refuses every time (here: failCommand with
-// DocumentValidationFailure on the sidecar's inserts, as a validator on extra_sales would)
-// is logged with its key, counted and left as it is; the sidecar goes on with the others.
+// DocumentValidationFailure on the commands that carry the sidecar's inserts, as a validator
+// on extra_sales would) is logged with its key, counted and left as it is; the sidecar goes
+// on with the others.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Db } from "mongodb";
@@ -8,6 +9,7 @@ import { streamName } from "../../../src/stream/token-store.js";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
 import {
+  CORRECTION_INSERT_COMMANDS,
   failSidecarCommands,
   insertBook,
   isBookCorrected,
@@ -42,9 +44,13 @@ function freshDatabase(label: string): Db {
   return db;
 }
 
-/** Fails the sidecar's `insert` commands (an outlier move inserts its overflow chunk) with code 121. */
+/** Fails the commands carrying the sidecar's inserts (an outlier move inserts its overflow chunk) with code 121. */
 async function refuseSidecarInserts(mode: "alwaysOn" | { times: number }): Promise<void> {
-  await failSidecarCommands(mongo, { commands: ["insert"], errorCode: DOCUMENT_VALIDATION_FAILURE, mode });
+  await failSidecarCommands(mongo, {
+    commands: CORRECTION_INSERT_COMMANDS,
+    errorCode: DOCUMENT_VALIDATION_FAILURE,
+    mode,
+  });
 }
 
 async function assertLeftAsItWas(db: Db, bookId: number): Promise<void> {

@@ -1,4 +1,4 @@
-import { test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { LeaseLostError } from "../../../src/errors.js";
 import { createLogger } from "../../../src/ops/logger.js";
@@ -6,31 +6,30 @@ import { createMetrics } from "../../../src/ops/metrics.js";
 import { correctTarget } from "../../../src/stream/correction.js";
 import { OwnWrites } from "../../../src/stream/own-writes.js";
 import { LEASE_ID, WriterLease } from "../../../src/stream/lease.js";
-import { useTestDatabase } from "../../support/mongo.js";
+import { useTestDatabase, type TestDatabase } from "../../support/mongo.js";
 import { insertBook, testConfig } from "./harness.js";
 import type { OutlierRule } from "../../../src/patterns/outlier/rule.js";
 
-const fixture = useTestDatabase("fencing", {
-  setUp: async ({ db }) => {
-    await db.createCollection("state");
-    await db.createCollection("extra_sales");
-  },
-});
+const setUp = async ({ db }: TestDatabase) => {
+  await db.createCollection("state");
+  await db.createCollection("extra_sales");
+};
+const fixture = useTestDatabase("fencing", { setUp });
 
-void test("a leader whose lease was taken over cannot commit a correction", async () => {
-  const config = testConfig(fixture.db.databaseName);
+async function assertTakenOverLeaderCannotCommit({ db, mongo }: TestDatabase): Promise<void> {
+  const config = testConfig(db.databaseName);
   const rule = config.rules.find((r): r is OutlierRule => r.pattern === "outlier")!;
-  const lease = new WriterLease(fixture.db, "state", "old-leader", 30);
+  const lease = new WriterLease(db, "state", "old-leader", 30);
   assert.equal(await lease.acquireOrRenew(), true);
-  await insertBook(fixture.db, 1, 70);
+  await insertBook(db, 1, 70);
   // Another replica takes over (as after an expiry the old leader slept through).
-  await fixture.db
+  await db
     .collection("state")
     .updateOne({ _id: LEASE_ID as never }, { $set: { holder: "new-leader" }, $inc: { term: 1 } });
 
   const context = {
-    client: fixture.mongo.client,
-    db: fixture.db,
+    client: mongo.client,
+    db,
     stateCollection: "pattern_sidecar_state",
     lease,
     metrics: createMetrics(),
@@ -42,9 +41,19 @@ void test("a leader whose lease was taken over cannot commit a correction", asyn
     correctTarget(context, { role: "outlier-source", rule, collection: "sales", id: 1 }),
     LeaseLostError,
   );
-  const book = await fixture.db.collection("sales").findOne({ _id: 1 as never });
+  const book = await db.collection("sales").findOne({ _id: 1 as never });
   assert.equal((book?.customers_purchased as unknown[]).length, 70, "nothing was written");
-  assert.equal(await fixture.db.collection("extra_sales").countDocuments(), 0);
+  assert.equal(await db.collection("extra_sales").countDocuments(), 0);
+}
+
+// The fence goes with the writes in one bulkWrite (8.0), or as a command of its own (7.0).
+void test("a leader whose lease was taken over cannot commit a correction", () =>
+  assertTakenOverLeaderCannotCommit(fixture));
+
+void describe("on MongoDB 7.0", () => {
+  const older = useTestDatabase("fencing_7_0", { setUp, serverVersion: "7.0" });
+  void test("a leader whose lease was taken over cannot commit a correction", () =>
+    assertTakenOverLeaderCannotCommit(older));
 });
 
 void test("a second replica cannot take a lease that has not expired", async () => {

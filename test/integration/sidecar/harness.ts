@@ -8,7 +8,7 @@ import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics, type Metrics } from "../../../src/ops/metrics.js";
 import { Runner } from "../../../src/stream/runner.js";
 import { waitUntil } from "../../../src/cli/wait-until.js";
-import { useTestDatabase, type TestMongo } from "../../support/mongo.js";
+import { useTestDatabase, type ServerVersion, type TestMongo } from "../../support/mongo.js";
 
 export type LogLine = Record<string, unknown> & { msg?: string };
 
@@ -142,6 +142,12 @@ export async function isBookCorrected(db: Db, bookId: number, total: number): Pr
 }
 
 /** Fails the sidecar's own `commands` with `errorCode` (the real failCommand, aimed by appName). */
+/**
+ * The commands that carry a correction's inserts: `insert` before MongoDB 8.0; since, one
+ * `bulkWrite` carries all of a correction's writes (src/stream/bulk-write.ts).
+ */
+export const CORRECTION_INSERT_COMMANDS = ["insert", "bulkWrite"];
+
 export async function failSidecarCommands(
   mongo: TestMongo,
   options: { commands: string[]; errorCode: number; mode: "alwaysOn" | { times: number } },
@@ -231,9 +237,11 @@ export interface SidecarFixture {
 export function useSidecarOnFreshDatabase(
   label: string,
   overrides: Record<string, unknown> = {},
+  { serverVersion }: { serverVersion?: ServerVersion } = {},
 ): SidecarFixture {
   const fixture = {} as SidecarFixture;
   useTestDatabase(label, {
+    serverVersion,
     setUp: async ({ mongo, db }) => {
       fixture.mongo = mongo;
       fixture.db = db;

@@ -1,5 +1,5 @@
 // A correction that keeps failing for a reason the sidecar cannot classify (here: failCommand
-// with Unauthorized on the sidecar's inserts) is parked after `parkAfterAttempts`: recorded
+// with Unauthorized on the commands carrying the sidecar's inserts) is parked after `parkAfterAttempts`: recorded
 // in the state collection, counted, and the stream moves past it; the parked document is
 // retried with backoff and leaves the list once it is corrected.
 import assert from "node:assert/strict";
@@ -7,6 +7,7 @@ import { test } from "node:test";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import {
+  CORRECTION_INSERT_COMMANDS,
   failSidecarCommands,
   insertBook,
   isBookCorrected,
@@ -32,7 +33,7 @@ void test("a document whose correction keeps failing is parked, the stream moves
   sidecar = await startSidecar(fixture.mongo, testConfig(fixture.db.databaseName, { parkAfterAttempts: 2 }));
   const running = sidecar;
   await failSidecarCommands(fixture.mongo, {
-    commands: ["insert"],
+    commands: CORRECTION_INSERT_COMMANDS,
     errorCode: UNAUTHORIZED,
     mode: "alwaysOn",
   });

@@ -7,6 +7,8 @@ import { after, before } from "node:test";
 import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
 import { startEmbeddedServer, type EmbeddedServer, type ServerVersion } from "../../src/index.js";
 
+export type { ServerVersion } from "../../src/index.js";
+
 export interface TestMongo {
   /** Connection string for the deployment (no database in the path). */
   uri: string;
@@ -90,11 +92,13 @@ export function useTestDatabase(
   hooks: {
     setUp?: (fixture: TestDatabase) => Promise<void> | void;
     tearDown?: () => Promise<void>;
+    /** The embedded server's release, where a test is about what differs (startTestMongo). */
+    serverVersion?: ServerVersion;
   } = {},
 ): TestDatabase {
   const fixture = {} as TestDatabase;
   before(async () => {
-    fixture.mongo = await startTestMongo();
+    fixture.mongo = await startTestMongo({ serverVersion: hooks.serverVersion });
     fixture.db = fixture.mongo.client.db(uniqueDatabaseName(label));
     await hooks.setUp?.(fixture);
   });

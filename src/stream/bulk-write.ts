@@ -1,0 +1,111 @@
+// On MongoDB 8.0 and later, a correction's writes leave in one bulkWrite command, on whatever
+// collections they touch, with the lease's fencing write first: a correction of a source and
+// its overflow chunk is then read, write, commit (three commands) rather than fence, read, one
+// write per collection, commit. The fence checks the lease in the same snapshot either way.
+// Errors keep their meaning: a refused write is the server's error for that write (classify
+// tells a bad document), a fence that matched nothing is a lost lease, a guarded write that
+// matched nothing is a stale plan, and a write conflict keeps its TransientTransactionError.
+import {
+  MongoClientBulkWriteError,
+  MongoServerError,
+  type AnyClientBulkWriteModel,
+  type ClientBulkWriteResult,
+  type ClientSession,
+  type Db,
+  type Document,
+  type MongoClient,
+} from "mongodb";
+import { StalePlanError } from "../errors.js";
+import type { Write } from "../patterns/plan.js";
+
+const WIRE_VERSION_8_0 = 25;
+
+const bulkWriteSupport = new WeakMap<MongoClient, Promise<boolean>>();
+
+/**
+ * Whether the deployment takes the bulkWrite command (wire version 25, MongoDB 8.0), asked once
+ * per client. A server upgraded while the sidecar runs keeps being written to the older way
+ * until the sidecar restarts; both ways are exact.
+ */
+export function supportsBulkWrite(client: MongoClient): Promise<boolean> {
+  let known = bulkWriteSupport.get(client);
+  if (!known) {
+    known = client
+      .db("admin")
+      .command({ hello: 1 })
+      .then((hello) => Number(hello.maxWireVersion) >= WIRE_VERSION_8_0);
+    // A failed hello is asked again by the next correction, not remembered.
+    known.catch(() => bulkWriteSupport.delete(client));
+    bulkWriteSupport.set(client, known);
+  }
+  return known;
+}
+
+export interface FencedWrites {
+  /** The lease's fencing write: it must match its document. */
+  fence: Extract<Write, { op: "updateOne" }>;
+  /** What a fence that matched nothing means (a lost lease). */
+  onFenceUnmatched: () => Error;
+  writes: readonly Write[];
+}
+
+/** The fence and the writes, in one ordered bulkWrite (the driver splits one too large). */
+export async function bulkWriteFenced(
+  client: MongoClient,
+  db: Db,
+  { fence, onFenceUnmatched, writes }: FencedWrites,
+  session: ClientSession,
+): Promise<void> {
+  const models = [fence, ...writes].map((write) => modelOf(db, write));
+  let result: ClientBulkWriteResult;
+  try {
+    result = await client.bulkWrite(models, { session, ordered: true, verboseResults: true });
+  } catch (error) {
+    throw unwrapped(error);
+  }
+  if (!matchedItsDocument(result, 0)) throw onFenceUnmatched();
+  const stale = writes.findIndex(
+    (write, i) => write.op !== "insertOne" && !matchedItsDocument(result, i + 1),
+  );
+  if (stale >= 0) {
+    const { collection, filter } = writes[stale] as Exclude<Write, { op: "insertOne" }>;
+    throw new StalePlanError(`a guarded write on ${collection} matched no document`, { collection, filter });
+  }
+}
+
+function modelOf(db: Db, write: Write): AnyClientBulkWriteModel<Document> {
+  const namespace = `${db.databaseName}.${write.collection}` as const;
+  switch (write.op) {
+    case "insertOne":
+      return { namespace, name: "insertOne", document: write.document };
+    case "updateOne":
+      return {
+        namespace,
+        name: "updateOne",
+        filter: write.filter,
+        update: write.update,
+        upsert: write.upsert,
+      };
+    case "deleteOne":
+      return { namespace, name: "deleteOne", filter: write.filter };
+  }
+}
+
+/** Every update and delete is guarded to match exactly its one document (an upsert counts). */
+function matchedItsDocument(result: ClientBulkWriteResult, index: number): boolean {
+  const update = result.updateResults?.get(index);
+  if (update) return update.matchedCount > 0 || update.didUpsert;
+  return (result.deleteResults?.get(index)?.deletedCount ?? 0) > 0;
+}
+
+/**
+ * The driver wraps what the server said in a MongoClientBulkWriteError: a failed command (a
+ * write conflict, with its labels) as its cause, a refused write in its writeErrors.
+ */
+function unwrapped(error: unknown): unknown {
+  if (!(error instanceof MongoClientBulkWriteError)) return error;
+  if (error.cause instanceof MongoServerError) return error.cause;
+  const [first] = error.writeErrors.values();
+  if (!first) return error;
+  return new MongoServerError({ message: first.message, errmsg: first.message, code: first.code });
+}
