@@ -26,6 +26,9 @@ async function maxWireVersion(client: MongoClient): Promise<number> {
   return Number((await client.db("admin").command({ hello: 1 })).maxWireVersion);
 }
 
+/** These tests' documents take numbers and strings as _id, not the driver's default ObjectId. */
+type Schemas = Record<string, { _id: number | string; n?: number; v?: string; x?: number }>;
+
 function ns(collection: string): `${string}.${string}` {
   return `${db.databaseName}.${collection}`;
 }
@@ -43,7 +46,7 @@ void test("one bulkWrite inserts, updates and deletes across collections, with e
     { _id: 1, x: 1 },
     { _id: 2, x: 2 },
   ] as never[]);
-  const result = await mongo.client.bulkWrite(
+  const result = await mongo.client.bulkWrite<Schemas>(
     [
       { namespace: ns("a"), name: "insertOne", document: { _id: 10, v: "new" } },
       { namespace: ns("b"), name: "updateOne", filter: { _id: 1 }, update: { $inc: { x: 10 } } },
@@ -83,7 +86,7 @@ void test("an ordered bulkWrite stops at its first failed op and reports which",
   if (!supportsBulkWrite) return assertCommandNotFound(mongo.client);
   await db.collection("ordered").insertOne({ _id: 1 } as never);
   const failure = await mongo.client
-    .bulkWrite([
+    .bulkWrite<Schemas>([
       { namespace: ns("ordered"), name: "insertOne", document: { _id: 2 } },
       { namespace: ns("ordered"), name: "insertOne", document: { _id: 1 } },
       { namespace: ns("ordered"), name: "insertOne", document: { _id: 3 } },
@@ -107,7 +110,7 @@ void test("a bulkWrite in a transaction commits with it, or not at all when an o
   const session = mongo.client.startSession();
   try {
     session.startTransaction();
-    await mongo.client.bulkWrite(
+    await mongo.client.bulkWrite<Schemas>(
       [
         { namespace: ns("in_txn"), name: "updateOne", filter: { _id: 1 }, update: { $inc: { n: 1 } } },
         { namespace: ns("in_txn_other"), name: "insertOne", document: { _id: "x" } },
@@ -121,7 +124,7 @@ void test("a bulkWrite in a transaction commits with it, or not at all when an o
 
     session.startTransaction();
     await assert.rejects(
-      mongo.client.bulkWrite(
+      mongo.client.bulkWrite<Schemas>(
         [
           { namespace: ns("in_txn"), name: "updateOne", filter: { _id: 1 }, update: { $inc: { n: 1 } } },
           { namespace: ns("in_txn_other"), name: "insertOne", document: { _id: "x" } },
