@@ -56,5 +56,10 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["/nodejs/bin/node", "dist/healthcheck.js"]
 # Node runs as PID 1 and handles SIGTERM itself: the sidecar stops in order and persists its
 # resume token before exiting.
-ENTRYPOINT ["/nodejs/bin/node", "dist/main.js"]
+# --no-allocation-site-pretenuring: V8 otherwise learns that the driver's parsed replies (BSON
+# elements of every change event and command reply) survive a scavenge and allocates them in the
+# old generation directly, where they die soon after; under a sustained change stream that
+# doubled the full collections and their pauses were the tail of correction latency (README,
+# "Benchmarks"). V8 flags are refused in NODE_OPTIONS, hence here.
+ENTRYPOINT ["/nodejs/bin/node", "--no-allocation-site-pretenuring", "dist/main.js"]
 CMD ["run"]

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Db, Document } from "mongodb";
 import { users } from "../test/integration/sidecar/harness.js";
+import { imageNode } from "../test/ops/image-node.js";
 import { uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
 import { startClock } from "./measure.js";
 import { ownCpuMs, processCpuMs } from "./process-cpu.js";
@@ -47,14 +48,6 @@ async function peakRss(pid: number): Promise<number | undefined> {
   return kib ? Number(kib) * 1024 : undefined;
 }
 
-/** The NODE_OPTIONS the image sets (its Dockerfile's ENV), so that the bench runs the same process. */
-export async function imageNodeOptions(): Promise<string> {
-  const dockerfile = await readFile("Dockerfile", "utf8");
-  const options = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(dockerfile)?.[1];
-  if (options === undefined) throw new Error("bench: the Dockerfile sets no NODE_OPTIONS");
-  return options;
-}
-
 /** `npm run build`, so that the sweep runs from dist/ as in the image. */
 export async function buildSidecar(): Promise<void> {
   const child = spawn("npm", ["run", "build", "--silent"], { stdio: ["ignore", "ignore", "inherit"] });
@@ -76,9 +69,9 @@ export async function runSweepChild(
   const uri = mongo.uri.replace(/\/?(\?|$)/, `/${db.databaseName}$1`);
   const elapsed = startClock();
   const serverCpuBefore = ownCpuMs();
-  const nodeOptions = await imageNodeOptions();
-  const child = spawn(process.execPath, ["dist/main.js", "sweep", "--config", config], {
-    env: { ...process.env, MONGODB_URI: uri, SIDECAR_LOG_LEVEL: "warn", NODE_OPTIONS: nodeOptions },
+  const node = imageNode();
+  const child = spawn(process.execPath, [...node.flags, "dist/main.js", "sweep", "--config", config], {
+    env: { ...process.env, MONGODB_URI: uri, SIDECAR_LOG_LEVEL: "warn", NODE_OPTIONS: node.options },
     stdio: ["ignore", "pipe", "inherit"],
   });
   let stdout = "";

@@ -7,12 +7,12 @@ import type { Benchmark } from "./benchmark.js";
 import { count, heading, mebibytes, ms, perSecond, printTable, ratio } from "./report.js";
 import { median, timeAlternating, type Timing } from "./measure.js";
 import { bucketScenario, outlierScenario, timeBigBucketSplit, type Scenario } from "./scale-corrections.js";
+import { imageNode } from "../test/ops/image-node.js";
 import { explainRows, subsetReads, type Explainable } from "./scale-explain.js";
 import {
   buildSidecar,
   checkpointAfter,
   checkpointPast,
-  imageNodeOptions,
   loadSales,
   runSweepAfterKill,
   runSweepChild,
@@ -126,9 +126,9 @@ function sizes(variable: string, fallback: number[]): number[] {
 async function sweepMany(mongo: TestMongo): Promise<string[]> {
   const all = sizes("SCALE_SWEEP_DOCUMENTS", [5_000, 200_000, 1_000_000]);
   const documents = Math.max(...all);
-  const nodeOptions = await imageNodeOptions();
+  const node = imageNode();
   heading(
-    `scale: \`sweep\` (dist/main.js, NODE_OPTIONS="${nodeOptions}") in a child process over sales, 1% over the threshold`,
+    `scale: \`sweep\` (node ${node.flags.join(" ")} dist/main.js, NODE_OPTIONS="${node.options}") in a child process over sales, 1% over the threshold`,
   );
   await buildSidecar();
   const rows: string[][] = [];

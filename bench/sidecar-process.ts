@@ -1,13 +1,13 @@
 // The sidecar as it is deployed: the CLI's `run` in a process of its own (soak/replicas.ts),
-// with the production image's NODE_OPTIONS. Live latency is measured against it, so that the
-// bench's own writer and observer (their CPU, heap and collections) are not the sidecar's,
-// as the applications' are not beside a real one.
+// with the production image's node flags and NODE_OPTIONS. Live latency is measured against
+// it, so that the bench's own writer and observer (their CPU, heap and collections) are not
+// the sidecar's, as the applications' are not beside a real one.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitUntil } from "../src/cli/wait-until.js";
 import { freePort, Replica } from "../soak/replicas.js";
-import { imageNodeOptions } from "./scale-sweep.js";
+import { imageNode } from "../test/ops/image-node.js";
 
 export interface SidecarProcess {
   /** Its process id, for its CPU time. */
@@ -23,8 +23,9 @@ export async function startSidecarProcess(
   config: Record<string, unknown>,
 ): Promise<SidecarProcess> {
   const dir = await mkdtemp(join(tmpdir(), "bench-sidecar-"));
+  const node = imageNode();
   const replica = new Replica(
-    { name: "sidecar", uri, config, dir, env: { NODE_OPTIONS: await imageNodeOptions() } },
+    { name: "sidecar", uri, config, dir, nodeFlags: node.flags, env: { NODE_OPTIONS: node.options } },
     await freePort(),
   );
   await replica.start();

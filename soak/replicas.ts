@@ -15,6 +15,8 @@ export interface ReplicaOptions {
   dir: string;
   /** Environment variables of its own (NODE_OPTIONS, say), over the parent's. */
   env?: Record<string, string>;
+  /** Node's flags before the script (the image's V8 flags, say). */
+  nodeFlags?: string[];
 }
 
 export interface Readiness {
@@ -63,7 +65,16 @@ export class Replica {
     await writeFile(this.configFile, JSON.stringify({ ...this.options.config, http: { port: this.port } }));
     const child = spawn(
       process.execPath,
-      ["--conditions=source", "--import", "tsx", "src/main.ts", "run", "--config", this.configFile],
+      [
+        ...(this.options.nodeFlags ?? []),
+        "--conditions=source",
+        "--import",
+        "tsx",
+        "src/main.ts",
+        "run",
+        "--config",
+        this.configFile,
+      ],
       {
         env: { ...process.env, ...this.options.env, MONGODB_URI: this.options.uri },
         stdio: ["ignore", "pipe", "inherit"],

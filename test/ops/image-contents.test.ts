@@ -1,6 +1,6 @@
 // The image's contents, exercised without Docker: the runtime stage's files (package.json,
-// production node_modules, dist/) in a temp dir, started with `node dist/main.js` as the
-// image's ENTRYPOINT does. The image leaves the embedded server out: it runs against MONGODB_URI.
+// production node_modules, dist/) in a temp dir, started as the image's ENTRYPOINT does (its
+// node flags, its NODE_OPTIONS). The image leaves the embedded server out: it runs against MONGODB_URI.
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
@@ -10,7 +10,12 @@ import { waitUntil } from "../../src/cli/wait-until.js";
 import { useTestDatabase } from "../support/mongo.js";
 import { freePort } from "./free-port.js";
 import { promtoolCheckMetrics, skipWithout } from "./prometheus-tools.js";
-import { containerEnv, prepareRuntimeInstall, removeRuntimeInstall, startNode } from "./runtime-install.js";
+import {
+  containerEnv,
+  prepareRuntimeInstall,
+  removeRuntimeInstall,
+  startEntrypoint,
+} from "./runtime-install.js";
 import { stopWithSigterm } from "./stop-process.js";
 
 const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -60,7 +65,7 @@ void describe("the image's runtime contents", () => {
 
   void test("run the CLI's check-config with the production dependencies only", async () => {
     const env = containerEnv({ MONGODB_URI: "mongodb://db.example.com/shop?replicaSet=rs0" });
-    const child = startNode(app, ["dist/main.js", "check-config"], env);
+    const child = startEntrypoint(app, ["check-config"], env);
     let stdout = "";
     child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     const [code] = (await once(child, "exit")) as [number | null];
@@ -71,7 +76,7 @@ void describe("the image's runtime contents", () => {
   /** Exit status and stderr of `node dist/main.js run ...args` in the image's environment. */
   async function runInImage(args: string[]): Promise<{ code: number | null; stderr: string }> {
     const env = containerEnv({ SIDECAR_HTTP_PORT: String(await freePort()) });
-    const child = startNode(app, ["dist/main.js", "run", ...args], env);
+    const child = startEntrypoint(app, ["run", ...args], env);
     let stderr = "";
     child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const [code] = (await once(child, "exit")) as [number | null];
@@ -97,7 +102,7 @@ void describe("the image's runtime contents", () => {
     const port = await freePort();
     const uri = fixture.mongo.uri.replace(/\/?(\?|$)/, `/${fixture.db.databaseName}$1`);
     const env = containerEnv({ SIDECAR_HTTP_PORT: String(port), MONGODB_URI: uri });
-    const child = startNode(app, ["dist/main.js", "run"], env);
+    const child = startEntrypoint(app, ["run"], env);
     try {
       const status = await waitUntil(() => statusOf(`http://127.0.0.1:${port}/healthz`), {
         timeoutMs: 10_000,

@@ -15,6 +15,7 @@ import { parseCliArgs } from "../../src/cli/args.js";
 import { loadConfig } from "../../src/config/load.js";
 import { configSchema } from "../../src/config/schema.js";
 import { ENDPOINT_PATHS } from "../../src/ops/http.js";
+import { imageNode } from "./image-node.js";
 import {
   KUSTOMIZATION_FILE,
   loadManifests,
@@ -117,12 +118,15 @@ for (const deployment of deployments) {
     });
 
     void test("starts node with the image's NODE_OPTIONS (the bounded heap the sweep's memory was measured with)", () => {
-      const dockerfile = readFileSync(new URL("../../Dockerfile", import.meta.url), "utf8");
-      const image = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(dockerfile)?.[1];
-      assert.ok(image, "the Dockerfile sets NODE_OPTIONS");
+      const image = imageNode().options;
       // An env entry replaces the image's value rather than adding to it.
       const own = container.env?.find((variable) => variable.name === "NODE_OPTIONS")?.value;
       assert.equal(own ?? image, image);
+    });
+
+    void test("keeps the image's ENTRYPOINT and its node flags (sets args, not command)", () => {
+      assert.ok(imageNode().flags.length > 0, "the Dockerfile's ENTRYPOINT passes node flags");
+      assert.equal(container.command, undefined);
     });
 
     void test("runs as non-root on a read-only root filesystem with no capabilities", () => {

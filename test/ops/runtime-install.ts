@@ -6,6 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { imageNode } from "./image-node.js";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 
@@ -48,10 +49,17 @@ export function removeRuntimeInstall(app: string): void {
 
 /** The environment of a container: no MONGODB_URI or SIDECAR_* leaking in from the test run. */
 export function containerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, NODE_ENV: "production", HOME: tmpdir() };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    NODE_ENV: "production",
+    NODE_OPTIONS: imageNode().options,
+    HOME: tmpdir(),
+  };
   return { ...env, ...extra };
 }
 
-export function startNode(app: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, args, { cwd: app, env, stdio: ["ignore", "pipe", "pipe"] });
+/** Starts `args` (a command and its options) in `app` as the image's ENTRYPOINT does. */
+export function startEntrypoint(app: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const argv = [...imageNode().flags, "dist/main.js", ...args];
+  return spawn(process.execPath, argv, { cwd: app, env, stdio: ["ignore", "pipe", "pipe"] });
 }
