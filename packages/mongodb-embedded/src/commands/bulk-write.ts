@@ -20,6 +20,7 @@ import { runDeleteStatement } from "./delete.js";
 import { insertDocument } from "./insert.js";
 import { runUpdateStatement } from "./update.js";
 import { toWriteError } from "./write-results.js";
+import { runStatements } from "./write-statements.js";
 
 interface Namespace {
   db: string;
@@ -60,17 +61,19 @@ export const bulkWrite: CommandHandler = async (request, server) => {
   const errorsOnly = truthy(request.body.errorsOnly);
   const totals: Totals = { nErrors: 0, nInserted: 0, nMatched: 0, nModified: 0, nUpserted: 0, nDeleted: 0 };
   const results: Document[] = [];
-  for (const [idx, op] of ops.entries()) {
-    try {
+  await runStatements(
+    ops,
+    ordered,
+    async (op, idx) => {
       const outcome = await runOp(context, op);
       for (const [field, value] of Object.entries(outcome.totals)) totals[field as keyof Totals] += value;
       if (!errorsOnly) results.push({ ok: 1, idx: idx, ...outcome.result });
-    } catch (error) {
+    },
+    (idx, error) => {
       results.push(errorEntry(idx, error, request));
       totals.nErrors += 1;
-      if (ordered) break;
-    }
-  }
+    },
+  );
   return {
     cursor: { id: Long.fromNumber(0), firstBatch: results, ns: "admin.$cmd.bulkWrite" },
     ...totals,

@@ -14,6 +14,7 @@ import {
   targetCollection,
 } from "./command-args.js";
 import { toWriteError, writeReply, type WriteErrorEntry } from "./write-results.js";
+import { runStatements } from "./write-statements.js";
 
 export interface DeleteStatement {
   filter: Document;
@@ -36,8 +37,10 @@ export const deleteCommand: CommandHandler = async (request, server) => {
   const variables = letVariables(request);
   const writeErrors: WriteErrorEntry[] = [];
   let n = 0;
-  for (const [index, raw] of statements.entries()) {
-    try {
+  await runStatements(
+    statements,
+    ordered,
+    async (raw) => {
       n += await runDeleteStatement(server, scope, request.db, name, {
         filter: optionalDocument(raw, "q") ?? {},
         justOne: numberValue((raw as Document).limit) === 1,
@@ -45,11 +48,9 @@ export const deleteCommand: CommandHandler = async (request, server) => {
         collationField: "delete.deletes.collation",
         variables,
       });
-    } catch (error) {
-      writeErrors.push(toWriteError(index, error, request.transaction !== undefined));
-      if (ordered) break;
-    }
-  }
+    },
+    (index, error) => writeErrors.push(toWriteError(index, error, request.transaction !== undefined)),
+  );
   return writeReply(n, writeErrors);
 };
 

@@ -7,6 +7,7 @@ import { documentKey } from "../storage/stored-collection.js";
 import type { CommandHandler } from "./command-context.js";
 import { documentArray, optionalCount, targetCollection } from "./command-args.js";
 import { toWriteError, withIdFirst, writeReply, type WriteErrorEntry } from "./write-results.js";
+import { runStatements } from "./write-statements.js";
 
 export const insert: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
@@ -15,15 +16,15 @@ export const insert: CommandHandler = async (request, server) => {
   const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"), request.killed);
   const writeErrors: WriteErrorEntry[] = [];
   let n = 0;
-  for (const [index, document] of documents.entries()) {
-    try {
+  await runStatements(
+    documents,
+    ordered,
+    async (document) => {
       await insertDocument(server, scope, request.db, name, document);
       n += 1;
-    } catch (error) {
-      writeErrors.push(toWriteError(index, error, request.transaction !== undefined));
-      if (ordered) break;
-    }
-  }
+    },
+    (index, error) => writeErrors.push(toWriteError(index, error, request.transaction !== undefined)),
+  );
   return writeReply(n, writeErrors);
 };
 

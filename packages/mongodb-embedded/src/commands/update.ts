@@ -24,6 +24,7 @@ import {
   truthy,
 } from "./command-args.js";
 import { toWriteError, withIdFirst, writeReply, type WriteErrorEntry } from "./write-results.js";
+import { runStatements } from "./write-statements.js";
 import type { ServerState } from "../server-state.js";
 
 export interface UpdateStatement {
@@ -61,17 +62,17 @@ export const update: CommandHandler = async (request, server) => {
   // mongod parses the whole command first: a malformed statement fails it before any write.
   const variables = letVariables(request);
   const parsed = statements.map((raw) => ({ ...parseStatement(raw), variables }));
-  for (const [index, statement] of parsed.entries()) {
-    try {
+  await runStatements(
+    parsed,
+    ordered,
+    async (statement, index) => {
       const outcome = await runUpdateStatement(server, scope, request.db, name, statement);
       n += outcome.matched;
       nModified += outcome.modified;
       if (outcome.upsertedId !== undefined) upserted.push({ index, _id: outcome.upsertedId });
-    } catch (error) {
-      writeErrors.push(toWriteError(index, error, request.transaction !== undefined));
-      if (ordered) break;
-    }
-  }
+    },
+    (index, error) => writeErrors.push(toWriteError(index, error, request.transaction !== undefined)),
+  );
   return writeReply(n + upserted.length, writeErrors, {
     nModified,
     ...(upserted.length > 0 ? { upserted } : {}),
