@@ -1,6 +1,8 @@
 // What the backlog benchmark watches while the sidecar drains: server pings from another
 // client, the leader flag and lease-loss logs of each sidecar, a bare change stream's drain
 // rate, and how long after its write a trigger's correction becomes visible.
+import { on } from "node:events";
+import { Worker } from "node:worker_threads";
 import type { Db, MongoClient, Timestamp } from "mongodb";
 import type { TestSidecar } from "../test/integration/sidecar/harness.js";
 import { startClock } from "./measure.js";
@@ -25,20 +27,22 @@ export async function idlePingMs(client: MongoClient): Promise<number> {
   return percentile(samples, 0.5);
 }
 
-/** Pings one after another (10 ms apart) until stopped; returns every latency. */
-export function samplePings(client: MongoClient): { stop(): Promise<number[]> } {
-  const samples: number[] = [];
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      samples.push(await timedPing(client));
-      await new Promise((resolve) => setTimeout(resolve, PING_INTERVAL_MS));
-    }
-  })();
+/**
+ * Pings one after another (10 ms apart), from a worker thread (bench/ping-worker.mjs), until
+ * stopped; returns every latency.
+ */
+export async function samplePings(uri: string): Promise<{ stop(): Promise<number[]> }> {
+  const worker = new Worker(new URL("./ping-worker.mjs", import.meta.url), {
+    workerData: { uri, intervalMs: PING_INTERVAL_MS },
+  });
+  const messages = on(worker, "message");
+  const next = async () => ((await messages.next()).value as unknown[])[0];
+  if ((await next()) !== "ready") throw new Error("bench: the ping worker did not start");
   return {
     async stop() {
-      running = false;
-      await loop;
+      worker.postMessage("stop");
+      const samples = (await next()) as number[];
+      await worker.terminate();
       return samples;
     },
   };

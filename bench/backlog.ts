@@ -81,7 +81,7 @@ async function drainBacklog(
   collectGarbage();
   const raw = await rawDrain(db, from, sentinel);
   collectGarbage();
-  const pings = samplePings(mongo.client);
+  const pings = await samplePings(mongo.uri);
   const elapsed = startClock();
   const sidecar = await startSidecar(mongo, config(db), { waitForStreaming: false, productionLogs: true });
   const leadership = watchLeadership(sidecar);
