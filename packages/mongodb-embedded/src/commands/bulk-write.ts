@@ -18,7 +18,7 @@ import {
 } from "./command-args.js";
 import { runDeleteStatement } from "./delete.js";
 import { insertDocument } from "./insert.js";
-import { runUpdateStatement } from "./update.js";
+import { runUpdateStatement, updateStatementOf } from "./update.js";
 import { toWriteError } from "./write-results.js";
 import { runStatements } from "./write-statements.js";
 
@@ -128,13 +128,12 @@ async function insertOp(context: OpContext, op: Document): Promise<OpOutcome> {
 
 async function updateOp(context: OpContext, op: Document): Promise<OpOutcome> {
   const { db, collection } = namespaceOf(context, op.update);
-  const u = op.updateMods as Document | Document[] | undefined;
-  if (u === undefined || u === null || typeof u !== "object")
-    throw new ServerError(
-      ErrorCode.FailedToParse,
-      "FailedToParse",
-      "bulkWrite update needs 'updateMods', a document or pipeline",
-    );
+  const statement = updateStatementOf(op, {
+    statement: "bulkWrite update",
+    filter: "filter",
+    update: "updateMods",
+    collationField: "bulkWrite.ops.collation",
+  });
   if (op.sort !== undefined)
     throw new ServerError(
       ErrorCode.BadValue,
@@ -142,13 +141,7 @@ async function updateOp(context: OpContext, op: Document): Promise<OpOutcome> {
       "the embedded server does not support an update's sort",
     );
   const outcome = await runUpdateStatement(context.server, context.scope, db, collection, {
-    q: optionalDocument(op, "filter") ?? {},
-    u,
-    upsert: truthy(op.upsert),
-    multi: truthy(op.multi),
-    arrayFilters: Array.isArray(op.arrayFilters) ? (op.arrayFilters as Document[]) : undefined,
-    collation: op.collation,
-    collationField: "bulkWrite.ops.collation",
+    ...statement,
     variables: context.variables,
   });
   const upserted = outcome.upsertedId !== undefined;

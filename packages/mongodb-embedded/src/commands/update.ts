@@ -80,26 +80,43 @@ export const update: CommandHandler = async (request, server) => {
 };
 
 function parseStatement(raw: Document): UpdateStatement {
-  const u = raw.u as Document | Document[] | undefined;
-  if (u === undefined || u === null || typeof u !== "object") {
-    throw new ServerError(
-      ErrorCode.FailedToParse,
-      "FailedToParse",
-      "update statement needs 'u', a document or pipeline",
-    );
-  }
+  const statement = updateStatementOf(raw, {
+    statement: "update statement",
+    filter: "q",
+    update: "u",
+    collationField: "update.updates.collation",
+  });
   // Statement-level sort arrived in 8.0; 7.0's parser rejects it as an unknown field.
   if (raw.sort !== undefined) {
     throw new ServerError(40415, "Location40415", "BSON field 'update.updates.sort' is an unknown field.");
   }
+  return statement;
+}
+
+/**
+ * An update statement from the fields a command names it by: the update command's `q` and
+ * `u`, bulkWrite's `filter` and `updateMods`. A missing update fails it, naming `statement`.
+ */
+export function updateStatementOf(
+  raw: Document,
+  names: { statement: string; filter: string; update: string; collationField: string },
+): Omit<UpdateStatement, "variables"> {
+  const u = raw[names.update] as Document | Document[] | undefined;
+  if (u === undefined || u === null || typeof u !== "object") {
+    throw new ServerError(
+      ErrorCode.FailedToParse,
+      "FailedToParse",
+      `${names.statement} needs '${names.update}', a document or pipeline`,
+    );
+  }
   return {
-    q: optionalDocument(raw, "q") ?? {},
+    q: optionalDocument(raw, names.filter) ?? {},
     u,
     upsert: truthy(raw.upsert),
     multi: truthy(raw.multi),
     arrayFilters: Array.isArray(raw.arrayFilters) ? (raw.arrayFilters as Document[]) : undefined,
     collation: raw.collation,
-    collationField: "update.updates.collation",
+    collationField: names.collationField,
   };
 }
 
