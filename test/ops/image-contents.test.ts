@@ -9,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import { waitUntil } from "../../src/cli/wait-until.js";
 import { useTestDatabase } from "../support/mongo.js";
 import { freePort } from "./free-port.js";
+import { imageNode } from "./image-node.js";
 import { promtoolCheckMetrics, skipWithout } from "./prometheus-tools.js";
 import {
   containerEnv,
@@ -21,6 +22,7 @@ import { stopWithSigterm } from "./stop-process.js";
 const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
+  scripts: Record<string, string>;
 };
 
 const fixture = useTestDatabase("image");
@@ -32,6 +34,11 @@ async function statusOf(url: string): Promise<number | undefined> {
     return undefined;
   }
 }
+
+void test("`npm start` starts node with the image's node flags, as its ENTRYPOINT does", () => {
+  const start = packageJson.scripts.start ?? "";
+  assert.ok(start.includes(["node", ...imageNode().flags, "dist/main.js"].join(" ")), start);
+});
 
 void describe("the image's runtime contents", () => {
   let app: string;

@@ -2,9 +2,9 @@
 // and waits (awaitData) for new commits when there is nothing to return. A large backlog is
 // read in slices with a yield to the event loop between them, so that the server's other
 // connections are answered while a cursor drains it (mongod yields its locks likewise).
-import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Document, Timestamp } from "bson";
 import type { CursorBatch, NextBatchOptions, ServerCursor } from "../cursor.js";
+import { YIELD_PERIOD_MS, yieldToOtherConnections } from "../yield-period.js";
 import { historyLost, type ChangeLog, type LoggedChange } from "./change-log.js";
 import {
   addPostImage,
@@ -34,13 +34,10 @@ export interface ChangeStreamCursorDeps extends EventSources {
 const DEFAULT_AWAIT_MS = 1000;
 /** Change records read between two yields to the other connections, at most. */
 const RECORDS_PER_SLICE = 256;
-/**
- * ...and at most this long: building an event and running the stream's pipeline on it can
- * take milliseconds each (a diff of large documents, `$expr` filters), so 256 of them could
- * hold every other connection (a lease renewal, say) for seconds on a busy machine. mongod's
- * queries yield every 10 ms of work too (internalQueryExecYieldPeriodMS).
- */
-const SLICE_MS = 10;
+// ...and a slice ends after YIELD_PERIOD_MS of work too: building an event and running the
+// stream's pipeline on it can take milliseconds each (a diff of large documents, `$expr`
+// filters), so 256 of them could hold every other connection (a lease renewal, say) for
+// seconds on a busy machine.
 /**
  * A batch is cut short (possibly empty, with the scanned position as its resume token) once
  * its scan has run this long and past the getMore's own wait: a client always hears back.
@@ -139,7 +136,7 @@ export class ChangeStreamCursor implements ServerCursor {
       // The record at the position itself comes back too: its invalidate may still be due.
       const records = this.deps.changeLog.recordsFrom(result.position, RECORDS_PER_SLICE + 1);
       const sliceStart = result.position;
-      const sliceEnds = Date.now() + SLICE_MS;
+      const sliceEnds = Date.now() + YIELD_PERIOD_MS;
       let cutShort = false;
       for (const change of records) {
         for (const candidate of this.candidatesFor(change)) {
@@ -163,7 +160,7 @@ export class ChangeStreamCursor implements ServerCursor {
       }
       if (!cutShort && records.length <= RECORDS_PER_SLICE) return { ...result, reachedEnd: true };
       if (Date.now() >= deadline || options.signal.aborted) return result;
-      await yieldToEventLoop();
+      await yieldToOtherConnections();
     }
   }
 

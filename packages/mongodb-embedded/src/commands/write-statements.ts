@@ -2,12 +2,10 @@
 // a failed statement recorded and, when the command is ordered, the last one run. A command of
 // thousands of statements (a backlog's batch of corrections, an insertMany) hands the server's
 // only thread to the other connections every YIELD_PERIOD_MS of work, as mongod's writes yield
-// their locks (internalQueryExecYieldPeriodMS, 10 ms): a ping or a lease renewal then waits
-// for a slice of the command, not all of it. Other connections may see the writes done so far,
-// as on mongod; a transaction's stay its own until it commits.
-import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-
-const YIELD_PERIOD_MS = 10;
+// their locks: a ping or a lease renewal then waits for a slice of the command, not all of it.
+// Other connections may see the writes done so far, as on mongod; a transaction's stay its own
+// until it commits.
+import { YIELD_PERIOD_MS, yieldToOtherConnections } from "../yield-period.js";
 
 export async function runStatements<T>(
   statements: readonly T[],
@@ -18,7 +16,7 @@ export async function runStatements<T>(
   let sliceEnds = Date.now() + YIELD_PERIOD_MS;
   for (const [index, statement] of statements.entries()) {
     if (Date.now() >= sliceEnds) {
-      await yieldToEventLoop();
+      await yieldToOtherConnections();
       sliceEnds = Date.now() + YIELD_PERIOD_MS;
     }
     try {
