@@ -26,16 +26,18 @@ export interface AggregateRead {
   rest: Document[];
 }
 
-export function executeAggregateRead(
+export async function executeAggregateRead(
   request: CommandRequest,
   server: ServerState,
   stages: Document[] = documentArray(request.body, "pipeline"),
-): AggregateRead {
+): Promise<AggregateRead> {
   const { rest, ...read } = splitLeadingRead(stages);
   const name = request.body.aggregate;
   const collection = typeof name === "string" ? server.catalog.collection(request.db, name) : undefined;
   const options = readOptions(request);
-  const { docs, query } = readCollection(server.scope(request.transaction).view, collection, read, options);
+  const view = server.scope(request.transaction).view;
+  const query = collection && (await view.queryYielding(collection, { ...read, ...options }, request.killed));
+  const docs = arrangedDocuments(query, read, options);
   return { read: { ...read, skip: 0 }, query, docs, rest };
 }
 
@@ -60,10 +62,20 @@ function readCollection(
 ): { docs: Document[]; query?: QueryResult } {
   if (!collection) return { docs: [] };
   const query = view.query(collection, { ...read, ...options });
+  return { docs: arrangedDocuments(query, read, options), query };
+}
+
+/** The documents a read found, sorted (unless an index gave the order) and limited. */
+function arrangedDocuments(
+  query: QueryResult | undefined,
+  read: ForeignRead,
+  options: ReadOptions,
+): Document[] {
+  if (!query) return [];
   let docs = query.found.map((v) => v.doc);
   if (read.sort && !query.sorted) docs = sortDocuments(docs, read.sort, options.strings);
   if (read.limit > 0) docs = docs.slice(0, read.limit);
-  return { docs, query };
+  return docs;
 }
 
 /** The context an aggregate's stages run in: other collections of the database, read through

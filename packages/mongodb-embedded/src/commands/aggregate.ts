@@ -45,7 +45,7 @@ export const aggregate: CommandHandler = async (request, server) => {
   const last = pipeline[pipeline.length - 1] as Document | undefined;
   const writesOut = last && ("$out" in last || "$merge" in last);
   const stages = writesOut ? pipeline.slice(0, -1) : pipeline;
-  const results = runStages(request, server, stages);
+  const results = await runStages(request, server, stages);
   if (writesOut) {
     if ((request.body.readConcern as Document | undefined)?.level === "linearizable") {
       throw new ServerError(
@@ -76,7 +76,11 @@ export const aggregate: CommandHandler = async (request, server) => {
   return firstBatchReply(server, cursor, batch);
 };
 
-function runStages(request: CommandRequest, server: ServerState, stages: Document[]): Document[] {
+async function runStages(
+  request: CommandRequest,
+  server: ServerState,
+  stages: Document[],
+): Promise<Document[]> {
   const context = aggregateContext(request, server);
   if (stages.some(listsSessions)) assertCollectionless(request);
   if (listsSessions(stages[0])) {
@@ -87,7 +91,7 @@ function runStages(request: CommandRequest, server: ServerState, stages: Documen
     // `aggregate: 1` runs collection-less stages ($documents); nothing else is supported.
     return runPipeline([], stages, context);
   }
-  const read = executeAggregateRead(request, server, stages);
+  const read = await executeAggregateRead(request, server, stages);
   return runPipeline(read.docs, read.rest, context);
 }
 

@@ -37,8 +37,12 @@ export const explain: CommandHandler = (request, server) => {
   );
 };
 
-function explainFind(request: CommandRequest, server: ServerState, verbosity: string): Document {
-  const run = executeFind(request, server);
+async function explainFind(
+  request: CommandRequest,
+  server: ServerState,
+  verbosity: string,
+): Promise<Document> {
+  const run = await executeFind(request, server);
   const shape: ReadShape = { ...run, nReturned: run.docs.length };
   return explainReply(request, server, run.query, shape, verbosity);
 }
@@ -46,8 +50,12 @@ function explainFind(request: CommandRequest, server: ServerState, verbosity: st
 /** aggregate's `explain: true` (queryPlanner) and the explain command's. Stages the read does
  * not absorb are listed after a `$cursor` stage, as mongod lists them (with their execution
  * stats, explain-stages.ts, at executionStats and above). */
-export function explainAggregate(request: CommandRequest, server: ServerState, verbosity: string): Document {
-  const run = executeAggregateRead(request, server);
+export async function explainAggregate(
+  request: CommandRequest,
+  server: ServerState,
+  verbosity: string,
+): Promise<Document> {
+  const run = await executeAggregateRead(request, server);
   const shape: ReadShape = { ...run.read, nReturned: run.query?.found.length ?? 0 };
   const reply = explainReply(request, server, run.query, shape, verbosity);
   if (run.rest.length === 0) return reply;

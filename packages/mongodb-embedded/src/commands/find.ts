@@ -2,12 +2,20 @@
 // using the _id or a secondary index for equality filters instead of a scan. A collation
 // changes how their filters, sorts and distinct values compare strings.
 import type { Document } from "bson";
-import { collatorFor, compareValues, projectDocument, sortDocuments, valuesEqual } from "../query/index.js";
+import {
+  collatorFor,
+  compareValues,
+  projectDocument,
+  sortDocuments,
+  valuesEqual,
+  type StringComparator,
+} from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import { ArrayCursor } from "./array-cursor.js";
 import type { CommandHandler, CommandRequest } from "./command-context.js";
 import type { ServerState } from "../server-state.js";
 import type { QueryResult } from "../storage/read-view.js";
+import type { StoredCollection } from "../storage/stored-collection.js";
 import { letVariables, optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
 import { firstBatchReply } from "./cursor-replies.js";
 
@@ -26,7 +34,7 @@ export interface FindExecution {
   projection: Document | undefined;
 }
 
-export function executeFind(request: CommandRequest, server: ServerState): FindExecution {
+export async function executeFind(request: CommandRequest, server: ServerState): Promise<FindExecution> {
   const body = request.body;
   const name = targetCollection(request);
   if (truthy(body.tailable)) {
@@ -45,7 +53,11 @@ export function executeFind(request: CommandRequest, server: ServerState): FindE
   if (limit < 0) [limit, singleBatch] = [-limit, true];
   const wanted = limit > 0 ? skip + limit : undefined;
   const query = collection
-    ? scope.view.query(collection, { filter, sort, limit: wanted, strings, variables })
+    ? await scope.view.queryYielding(
+        collection,
+        { filter, sort, limit: wanted, strings, variables },
+        request.killed,
+      )
     : undefined;
   let docs = (query?.found ?? []).map((v) => v.doc);
   if (sort && !query?.sorted) docs = sortDocuments(docs, sort, strings);
@@ -65,8 +77,8 @@ export function executeFind(request: CommandRequest, server: ServerState): FindE
   };
 }
 
-export const find: CommandHandler = (request, server) => {
-  const { docs, singleBatch } = executeFind(request, server);
+export const find: CommandHandler = async (request, server) => {
+  const { docs, singleBatch } = await executeFind(request, server);
   const body = request.body;
   const name = targetCollection(request);
   const cursor = new ArrayCursor(`${request.db}.${name}`, docs);
@@ -79,16 +91,15 @@ export const find: CommandHandler = (request, server) => {
   return firstBatchReply(server, cursor, batch, truthy(body.noCursorTimeout));
 };
 
-export const count: CommandHandler = (request, server) => {
+export const count: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
   const collection = server.catalog.collection(request.db, name);
   const query = optionalDocument(request.body, "query") ?? {};
   const strings = collatorFor(request.body.collation, "count.collation");
-  const scope = server.scope(request.transaction);
   let n =
     Object.keys(query).length === 0 && !request.transaction
       ? (collection?.count ?? 0)
-      : scope.view.find(collection, query, strings).length;
+      : (await readMatching(request, server, collection, query, strings)).length;
   const skip = optionalCount(request.body, "skip") ?? 0;
   const limit = Math.abs(optionalCount(request.body, "limit") ?? 0);
   n = Math.max(0, n - skip);
@@ -96,19 +107,18 @@ export const count: CommandHandler = (request, server) => {
   return { n, ok: 1 };
 };
 
-export const distinct: CommandHandler = (request, server) => {
+export const distinct: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
   const key = request.body.key;
   if (typeof key !== "string")
     throw new ServerError(ErrorCode.TypeMismatch, "TypeMismatch", "'key' must be a string");
   const strings = collatorFor(request.body.collation, "distinct.collation");
   const collection = server.catalog.collection(request.db, name);
-  const matches = server
-    .scope(request.transaction)
-    .view.find(collection, optionalDocument(request.body, "query") ?? {}, strings);
+  const filter = optionalDocument(request.body, "query") ?? {};
+  const matches = await readMatching(request, server, collection, filter, strings);
   // Values equal under the collation are one value, reported as the first one met (mongod's).
   const values: unknown[] = [];
-  for (const { doc } of matches) {
+  for (const doc of matches) {
     for (const value of valuesAtPath(doc, key.split("."))) {
       if (!values.some((seen) => valuesEqual(seen, value, strings))) values.push(value);
     }
@@ -116,6 +126,20 @@ export const distinct: CommandHandler = (request, server) => {
   values.sort((a, b) => compareValues(a, b, strings));
   return { values, ok: 1 };
 };
+
+/** The documents matching `filter`, read as a command's own read (queryYielding). */
+async function readMatching(
+  request: CommandRequest,
+  server: ServerState,
+  collection: StoredCollection | undefined,
+  filter: Document,
+  strings: StringComparator | undefined,
+): Promise<Document[]> {
+  if (!collection) return [];
+  const view = server.scope(request.transaction).view;
+  const query = await view.queryYielding(collection, { filter, strings }, request.killed);
+  return query.found.map((v) => v.doc);
+}
 
 /** Values at a dotted path, arrays unwound one level as distinct does. */
 function valuesAtPath(value: unknown, parts: string[]): unknown[] {

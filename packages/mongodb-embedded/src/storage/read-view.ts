@@ -9,6 +9,10 @@ import { contains, isPoint } from "./index-bounds.js";
 import { keyRanges, planIndexScan, type IndexScanPlan } from "./index-scan.js";
 import { orderByIndex } from "./index-order.js";
 import { ID_INDEX_NAME, type StoredCollection } from "./stored-collection.js";
+import { runToEnd, runYielding, type Steps } from "../yield-period.js";
+
+/** A scan may pause for the other connections after this many documents (see querySteps). */
+const DOCUMENTS_PER_STEP = 64;
 
 export interface VisibleDocument {
   key: string;
@@ -75,11 +79,33 @@ export class ReadView {
 
   /** A read through the best index scan, an equality lookup, or a collection scan. */
   query(collection: StoredCollection, options: QueryOptions): QueryResult {
+    return runToEnd(this.querySteps(collection, options));
+  }
+
+  /**
+   * query() for a command's own read (find, count, distinct, an aggregate's leading read): a
+   * collection scan or a scan of _id points hands the server's only thread to the other
+   * connections every YIELD_PERIOD_MS, as mongod's queries yield their locks. Each document is
+   * then read in its latest committed version when the scan reaches it, as mongod's "local"
+   * reads do across a yield: one written meanwhile is seen as written, one inserted meanwhile
+   * may be seen. A transaction's reads (a view with a snapshot) run to the end: mongod's
+   * transactions keep their locks. A `killed` read ends at a yield (runYielding).
+   */
+  queryYielding(
+    collection: StoredCollection,
+    options: QueryOptions,
+    killed: AbortSignal | undefined,
+  ): Promise<QueryResult> {
+    const steps = this.querySteps(collection, options);
+    return this.snapshot === undefined ? runYielding(steps, killed) : Promise.resolve(runToEnd(steps));
+  }
+
+  private *querySteps(collection: StoredCollection, options: QueryOptions): Steps<QueryResult> {
     const filter = options.filter ?? {};
     const matches = compileFilter(filter, { strings: options.strings, variables: options.variables });
     const collated = options.strings !== undefined;
     const scan = planIndexScan(collection, filter, options.sort, collated);
-    if (scan) return this.scanIndex(collection, scan, matches, options);
+    if (scan) return yield* this.scanIndex(collection, scan, matches, options);
     const lookup = planLookup(collection, filter, collated);
     const result: QueryResult = {
       found: [],
@@ -89,6 +115,7 @@ export class ReadView {
       docsExamined: 0,
     };
     for (const key of this.keysToVisit(collection, lookup)) {
+      if (result.docsExamined % DOCUMENTS_PER_STEP === 0) yield;
       result.docsExamined += 1;
       const doc = this.get(collection, key);
       if (doc && matches(doc)) result.found.push({ key, doc });
@@ -101,13 +128,14 @@ export class ReadView {
 
   /** Walks the plan's key ranges; stops once `limit` documents are found in sort order. The
    * keys this reader sees differently from the (latest-state) index are read on their own
-   * and merged in key order. */
-  private scanIndex(
+   * and merged in key order. Only a scan of _id points pauses: a range scan walks the index's
+   * ordered keys, which a write during a pause would shift under it. */
+  private *scanIndex(
     collection: StoredCollection,
     plan: IndexScanPlan,
     matches: (doc: Document) => boolean,
     options: QueryOptions,
-  ): QueryResult {
+  ): Steps<QueryResult> {
     const enough = (plan.providesSort || !options.sort) && options.limit ? options.limit : Infinity;
     const result: QueryResult = {
       found: [],
@@ -118,7 +146,7 @@ export class ReadView {
     };
     const idPoints = idPointKeys(plan);
     if (idPoints) {
-      this.readIdPoints(collection, idPoints, matches, enough, result);
+      yield* this.readIdPoints(collection, idPoints, matches, enough, result);
       return result;
     }
     const changed = this.changedDocuments(collection);
@@ -156,15 +184,16 @@ export class ReadView {
    * walking the index or looking at what else changed since the snapshot. The points come in
    * the scan's order, which is the order of the documents.
    */
-  private readIdPoints(
+  private *readIdPoints(
     collection: StoredCollection,
     keys: string[],
     matches: (doc: Document) => boolean,
     enough: number,
     result: QueryResult,
-  ): void {
+  ): Steps<void> {
     for (const key of keys) {
       if (result.found.length >= enough) return;
+      if (result.docsExamined % DOCUMENTS_PER_STEP === 0) yield;
       // The index holds the latest committed document, whatever this reader sees.
       if (collection.read(key)) result.keysExamined += 1;
       const doc = this.get(collection, key);
