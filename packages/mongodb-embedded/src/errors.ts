@@ -60,6 +60,7 @@ export const ErrorCode = {
   IndexKeySpecsConflict: 86,
   WriteConflict: 112,
   CommandNotFound: 59,
+  CommandNotSupported: 115,
   NoSuchTransaction: 251,
   TransactionTooOld: 225,
   ChangeStreamFatalError: 280,

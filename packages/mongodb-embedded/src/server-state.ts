@@ -42,7 +42,7 @@ export class ServerState {
   readonly cursors = new CursorRegistry();
   readonly failPoints = new FailPoints();
   /** The parameters setParameter may change. */
-  readonly parameters = { cursorTimeoutMillis: DEFAULT_CURSOR_TIMEOUT_MS };
+  readonly parameters: { cursorTimeoutMillis: number; featureCompatibilityVersion: ServerVersion };
   private readonly reaper: NodeJS.Timeout;
   private connectionCount = 0;
   private nextConnectionId = 1;
@@ -52,6 +52,10 @@ export class ServerState {
     this.port = options.port;
     this.address = `${options.host}:${options.port}`;
     this.version = versionFacts(options.version);
+    this.parameters = {
+      cursorTimeoutMillis: DEFAULT_CURSOR_TIMEOUT_MS,
+      featureCompatibilityVersion: options.version,
+    };
     this.changeLog = new ChangeLog({ historyLimit: options.changeHistoryLimit });
     this.catalog = new Catalog(this.clock, (records, clusterTime, wallTime) =>
       this.changeLog.append(records, clusterTime, wallTime),

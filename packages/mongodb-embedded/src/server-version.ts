@@ -1,7 +1,10 @@
 // Which MongoDB release the server presents itself as. 7.0 unless asked: the driver's
 // specification tests run against it. 8.0 adds the `bulkWrite` command (writes to several
 // collections in one command) and nothing else of that release: a driver sees wire version
-// 25 and may send it, and a 7.0 server answers it CommandNotFound, as mongod 7.0 does.
+// 25 and may send it, and a 7.0 server answers it CommandNotFound, as mongod 7.0 does. An 8.0
+// server whose featureCompatibilityVersion was set back to 7.0 (setFeatureCompatibilityVersion,
+// as during an upgrade) knows bulkWrite but refuses it with CommandNotSupported, as mongod's
+// feature flag does.
 export type ServerVersion = "7.0" | "8.0";
 
 export const SERVER_VERSIONS: readonly ServerVersion[] = ["7.0", "8.0"];
@@ -28,6 +31,19 @@ export function versionFacts(release: ServerVersion): VersionFacts {
 const INTRODUCED_IN: ReadonlyMap<string, ServerVersion> = new Map([["bulkWrite", "8.0"]]);
 
 export function knowsCommand(facts: VersionFacts, name: string): boolean {
-  const since = INTRODUCED_IN.get(name);
-  return since === undefined || facts.maxWireVersion >= FACTS[since].maxWireVersion;
+  return isAtLeast(facts.release, INTRODUCED_IN.get(name));
+}
+
+/** Whether a command a release added may run at this featureCompatibilityVersion. */
+export function enabledAt(featureCompatibilityVersion: ServerVersion, name: string): boolean {
+  return isAtLeast(featureCompatibilityVersion, INTRODUCED_IN.get(name));
+}
+
+function isAtLeast(release: ServerVersion, since: ServerVersion | undefined): boolean {
+  return since === undefined || FACTS[release].maxWireVersion >= FACTS[since].maxWireVersion;
+}
+
+/** The featureCompatibilityVersion values a release takes: its own, and 7.0 on 8.0. */
+export function compatibleVersions(release: ServerVersion): ServerVersion[] {
+  return SERVER_VERSIONS.filter((version) => isAtLeast(release, version));
 }

@@ -6,6 +6,7 @@
 import { Long, type Document } from "bson";
 import { ErrorCode, ServerError } from "../errors.js";
 import type { ServerState } from "../server-state.js";
+import { enabledAt } from "../server-version.js";
 import type { OperationScope } from "../sessions/operation-scope.js";
 import type { CommandHandler, CommandRequest } from "./command-context.js";
 import {
@@ -49,6 +50,13 @@ interface OpContext {
 export const bulkWrite: CommandHandler = async (request, server) => {
   if (request.db !== "admin")
     throw new ServerError(13, "Unauthorized", "bulkWrite may only be run against the admin database.");
+  if (!enabledAt(server.parameters.featureCompatibilityVersion, "bulkWrite")) {
+    throw new ServerError(
+      ErrorCode.CommandNotSupported,
+      "CommandNotSupported",
+      "BulkWrite may not be run without featureFlagBulkWriteCommand enabled",
+    );
+  }
   const ops = documentArray(request.body, "ops");
   const context: OpContext = {
     server,

@@ -22,6 +22,7 @@ import {
   ping,
   serverStatus,
   setParameter,
+  setFeatureCompatibilityVersion,
   whatsmyuri,
 } from "./server-info.js";
 import {
@@ -42,6 +43,7 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, Com
   ["buildinfo", buildInfo],
   ["getParameter", getParameter],
   ["setParameter", setParameter],
+  ["setFeatureCompatibilityVersion", setFeatureCompatibilityVersion],
   ["serverStatus", serverStatus],
   ["hostInfo", hostInfo],
   ["whatsmyuri", whatsmyuri],

@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { Int32, Long, type Document } from "bson";
 import { ErrorCode, ServerError } from "../errors.js";
 import type { CommandHandler } from "./command-context.js";
+import { compatibleVersions, type ServerVersion } from "../server-version.js";
 
 export const ping: CommandHandler = () => ({ ok: 1 });
 
@@ -29,7 +30,7 @@ const PARAMETERS: Document = {
 export const getParameter: CommandHandler = (request, server) => {
   const parameters = {
     ...PARAMETERS,
-    featureCompatibilityVersion: { version: server.version.release },
+    featureCompatibilityVersion: { version: server.parameters.featureCompatibilityVersion },
     cursorTimeoutMillis: Long.fromNumber(server.parameters.cursorTimeoutMillis),
   };
   const wanted = request.body.getParameter;
@@ -68,6 +69,44 @@ export const setParameter: CommandHandler = (request, server) => {
   }
   return reply;
 };
+
+/**
+ * setFeatureCompatibilityVersion: an 8.0 server may be set back to 7.0 and forward again, each
+ * change only with `confirm: true` (mongod asks for it since 7.0). Only bulkWrite depends on it.
+ */
+export const setFeatureCompatibilityVersion: CommandHandler = (request, server) => {
+  if (request.db !== "admin") {
+    throw new ServerError(
+      13,
+      "Unauthorized",
+      "setFeatureCompatibilityVersion may only be run against the admin database.",
+    );
+  }
+  const wanted = request.body.setFeatureCompatibilityVersion as unknown;
+  const compatible = compatibleVersions(server.version.release);
+  const version = compatible.find((candidate) => candidate === wanted);
+  if (version === undefined) {
+    const expected = compatible.map((candidate) => `'${candidate}'`).join(" or ");
+    throw new ServerError(
+      ErrorCode.BadValue,
+      "BadValue",
+      `Invalid feature compatibility version value '${String(wanted)}'; expected ${expected}.`,
+    );
+  }
+  const current = server.parameters.featureCompatibilityVersion;
+  if (version !== current && request.body.confirm !== true) {
+    throw new ServerError(7369100, "Location7369100", confirmationMessage(version, current));
+  }
+  server.parameters.featureCompatibilityVersion = version;
+  return { ok: 1 };
+};
+
+function confirmationMessage(version: ServerVersion, current: ServerVersion): string {
+  const downgrade = compatibleVersions(current).includes(version);
+  return downgrade
+    ? "Once you have downgraded the FCV, if you choose to downgrade the binary version, it will require support assistance. Please re-run this command with 'confirm: true' to acknowledge this and continue with the FCV downgrade."
+    : `Once you have upgraded to ${version}, you will not be able to downgrade FCV and binary version without support assistance. Please re-run this command with 'confirm: true' to acknowledge this and continue with the FCV upgrade.`;
+}
 
 function parameterNames(body: Document, command: string): string[] {
   return Object.keys(body).filter((name) => name !== command && !name.startsWith("$") && name !== "lsid");

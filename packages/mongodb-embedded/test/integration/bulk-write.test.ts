@@ -3,7 +3,13 @@
 // server reports decides which of the two a test expects.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MongoClientBulkWriteError, MongoServerError, type Db, type MongoClient } from "mongodb";
+import {
+  MongoClientBulkWriteError,
+  MongoServerError,
+  type Db,
+  type Document,
+  type MongoClient,
+} from "mongodb";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../support/mongo.js";
 
 const WIRE_VERSION_8_0 = 25;
@@ -159,6 +165,32 @@ void test("a 7.0 server does not know bulkWrite", async (t) => {
     await assertCommandNotFound(old.client);
   } finally {
     await old.close();
+  }
+});
+
+void test("an 8.0 server set back to featureCompatibilityVersion 7.0 refuses bulkWrite until set to 8.0 again", async (t) => {
+  // Its own server: a real replica set's FCV is shared with every other test running on it.
+  if (!mongo.embedded) return t.diagnostic("changing the FCV is tested on an embedded server of its own");
+  const upgrading = await startTestMongo({ serverVersion: "8.0" });
+  const admin = upgrading.client.db("admin");
+  const fcv = async () =>
+    ((await admin.command({ getParameter: 1, featureCompatibilityVersion: 1 })) as Document)
+      .featureCompatibilityVersion;
+  const insert = { bulkWrite: 1, ops: [{ insert: 0, document: { _id: 1 } }], nsInfo: [{ ns: "fcv.books" }] };
+  try {
+    assert.deepEqual(await fcv(), { version: "8.0" });
+    await assert.rejects(admin.command({ setFeatureCompatibilityVersion: "7.0" }), { code: 7369100 });
+    await assert.rejects(admin.command({ setFeatureCompatibilityVersion: "6.0", confirm: true }), {
+      code: 2,
+    });
+    await admin.command({ setFeatureCompatibilityVersion: "7.0", confirm: true });
+    assert.deepEqual(await fcv(), { version: "7.0" });
+    assert.equal(await maxWireVersion(upgrading.client), WIRE_VERSION_8_0, "the binary is still 8.0");
+    await assert.rejects(admin.command(insert), { code: 115, codeName: "CommandNotSupported" });
+    await admin.command({ setFeatureCompatibilityVersion: "8.0", confirm: true });
+    assert.equal((await admin.command(insert)).nInserted, 1);
+  } finally {
+    await upgrading.close();
   }
 });
 
