@@ -60,6 +60,12 @@ export class CorrectionFailedError extends SidecarError {}
 /** A planned write matched nothing: the state moved under the plan; the transaction is redone. */
 export class StalePlanError extends SidecarError {}
 
+/**
+ * The server refused the bulkWrite command (an 8.0 server at featureCompatibilityVersion 7.0,
+ * as during an upgrade): the transaction is redone with one write command per collection.
+ */
+export class WritePathChangedError extends SidecarError {}
+
 /** Command-line usage the CLI cannot run; exit code 2. */
 export class UsageError extends SidecarError {}
 
@@ -128,7 +134,7 @@ export function classify(error: unknown): ErrorKind {
   if (error instanceof StreamInvalidatedError) return "invalidate";
   const code = codeOf(error);
   if (code !== undefined && HISTORY_LOST_CODES.has(code)) return "history_lost";
-  if (error instanceof CorrectionFailedError || error instanceof StalePlanError) return "transient";
+  if (error instanceof CorrectionFailedError || isRedone(error)) return "transient";
   if (hasLabel(error, MongoErrorLabel.TransientTransactionError)) return "transient";
   if (hasLabel(error, MongoErrorLabel.UnknownTransactionCommitResult)) return "transient";
   if (hasLabel(error, MongoErrorLabel.RetryableWriteError)) return "transient";
@@ -156,10 +162,15 @@ function isResumable(error: unknown): boolean {
 
 /** A transaction attempt worth repeating from the start (write conflict, transient abort). */
 export function isRetryableTransactionError(error: unknown): boolean {
-  if (error instanceof StalePlanError) return true;
+  if (isRedone(error)) return true;
   if (hasLabel(error, MongoErrorLabel.TransientTransactionError)) return true;
   const code = codeOf(error);
   return code !== undefined && TRANSIENT_CODES.has(code);
+}
+
+/** Errors of our own that redo a correction's transaction from its reads. */
+function isRedone(error: unknown): boolean {
+  return error instanceof StalePlanError || error instanceof WritePathChangedError;
 }
 
 /** A commit whose outcome is unknown; committing again is safe (commitTransaction is idempotent). */

@@ -19,15 +19,24 @@ import { StalePlanError } from "../errors.js";
 import type { Write } from "../patterns/plan.js";
 
 const WIRE_VERSION_8_0 = 25;
+/**
+ * How a server with wire version 25 may still refuse bulkWrite: CommandNotSupported from 8.0 at
+ * featureCompatibilityVersion 7.0 (its feature flag), CommandNotFound from a build without it.
+ */
+const BULK_WRITE_REFUSED_CODES: ReadonlySet<number> = new Set([115, 59]);
 
 const bulkWriteSupport = new WeakMap<MongoClient, Promise<boolean>>();
+/** Clients whose server refused bulkWrite although its wire version offered it. */
+const refusedClients = new WeakSet<MongoClient>();
 
 /**
  * Whether the deployment takes the bulkWrite command (wire version 25, MongoDB 8.0), asked once
- * per client. A server upgraded while the sidecar runs keeps being written to the older way
- * until the sidecar restarts; both ways are exact.
+ * per client, until a refusal says otherwise (stopUsingBulkWrite). A server upgraded while the
+ * sidecar runs keeps being written to the older way until the sidecar restarts; both ways are
+ * exact.
  */
 export function supportsBulkWrite(client: MongoClient): Promise<boolean> {
+  if (refusedClients.has(client)) return Promise.resolve(false);
   let known = bulkWriteSupport.get(client);
   if (!known) {
     known = client
@@ -39,6 +48,18 @@ export function supportsBulkWrite(client: MongoClient): Promise<boolean> {
     bulkWriteSupport.set(client, known);
   }
   return known;
+}
+
+/** Whether the server refused the bulkWrite command itself, not one of its writes. */
+export function isBulkWriteRefused(error: unknown): boolean {
+  return error instanceof MongoServerError && BULK_WRITE_REFUSED_CODES.has(Number(error.code));
+}
+
+/** This client's corrections write without bulkWrite from now on; true the first time only. */
+export function stopUsingBulkWrite(client: MongoClient): boolean {
+  if (refusedClients.has(client)) return false;
+  refusedClients.add(client);
+  return true;
 }
 
 export interface FencedWrites {

@@ -8,13 +8,13 @@
 // document again. A document the rule cannot plan for, or that the server refuses to write,
 // is logged, counted and left as it is.
 import type { ClientSession, Db, MongoClient } from "mongodb";
-import { BadDocumentError, classify, toError } from "../errors.js";
+import { BadDocumentError, classify, toError, WritePathChangedError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { PatternRule, PlanContext } from "../patterns/driver.js";
 import type { Plan, SkipKind, Write } from "../patterns/plan.js";
 import { applyWrites } from "./apply.js";
-import { bulkWriteFenced, supportsBulkWrite } from "./bulk-write.js";
+import { bulkWriteFenced, isBulkWriteRefused, stopUsingBulkWrite, supportsBulkWrite } from "./bulk-write.js";
 import type { WriterLease } from "./lease.js";
 import { driverOf } from "../patterns/registry.js";
 import type { OwnWrites } from "./own-writes.js";
@@ -127,10 +127,28 @@ async function writeFenced(
   const { client, db, lease } = context;
   if (await supportsBulkWrite(client)) {
     const fenced = { fence: lease.fencingWrite(), onFenceUnmatched: () => lease.takenOver(), writes };
-    return bulkWriteFenced(client, db, fenced, session);
+    try {
+      return await bulkWriteFenced(client, db, fenced, session);
+    } catch (error) {
+      throw isBulkWriteRefused(error) ? writeWithoutBulkWrite(context, error) : error;
+    }
   }
   await lease.fence(session);
   await applyWrites(db, writes, session);
+}
+
+/**
+ * The server refused bulkWrite (an 8.0 server at featureCompatibilityVersion 7.0): the refusal
+ * aborted the transaction, which is redone the older way, as every later correction is.
+ */
+function writeWithoutBulkWrite(context: CorrectionContext, refusal: unknown): WritePathChangedError {
+  if (stopUsingBulkWrite(context.client)) {
+    context.logger.warn(
+      { err: refusal },
+      "the server refuses bulkWrite (featureCompatibilityVersion below 8.0?); corrections use one write command per collection until the sidecar restarts",
+    );
+  }
+  return new WritePathChangedError("the server refused bulkWrite", {}, { cause: refusal });
 }
 
 /** Plans every target, those of one rule and role together where the driver can (planMany). */
