@@ -2,7 +2,8 @@
 // MONGODB_URI): a backlog written while no sidecar ran, drained by a bare change stream and by
 // the sidecar (no event needing a correction, then one in five), the server's ping latency
 // while the sidecar drains, lease losses, and (first, before any backlog is written) live
-// correction latency at 20 and 200 triggers per second.
+// correction latency at 20 and 200 triggers per second, then at 200 per second with the image's
+// node flags and with Node's defaults in turns (latency, the sidecar's CPU and full collections).
 import { availableParallelism } from "node:os";
 import type { Db } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";
@@ -29,6 +30,7 @@ import {
 import { collectGarbage, startClock } from "./measure.js";
 import { ownCpuMs, processCpuMs } from "./process-cpu.js";
 import { startServerProcess } from "./server-process.js";
+import { imageNode } from "../test/ops/image-node.js";
 import { startSidecarProcess, type SidecarProcess } from "./sidecar-process.js";
 import { count, heading, ms, printTable } from "./report.js";
 
@@ -47,6 +49,16 @@ const LIVE_ROUNDS = [
   { rate: 200, seconds: 30, measured: true },
 ];
 const LIVE_WINDOW_SECONDS = 10;
+/**
+ * The image's node flags against Node's defaults: a fresh sidecar process with each in turn,
+ * this many turns, so that the machine's slow and quiet moments fall on both; each warmed up,
+ * then measured.
+ */
+const FLAG_TURNS = 3;
+const FLAG_ROUNDS = [
+  { rate: 200, seconds: 5, measured: false },
+  { rate: 200, seconds: 10, measured: true },
+];
 const DRAIN_TIMEOUT_MS = 60_000;
 /**
  * Each drain is measured this many times, bare and sidecar in turn, and the median ratio
@@ -227,7 +239,7 @@ async function measureLive(
   db: Db,
   processes: { sidecar: SidecarProcess; serverPid?: number },
   firstBook: number,
-): Promise<string[][]> {
+): Promise<{ rows: string[][]; nextBook: number }> {
   await processes.sidecar.waitForCaughtUp(DRAIN_TIMEOUT_MS);
   const rows: string[][] = [];
   let first = firstBook;
@@ -237,7 +249,70 @@ async function measureLive(
     if (!round.measured) continue;
     rows.push(latencyRow(measured.latencies, round.rate, round.seconds), cpuRow(measured, round.rate));
   }
-  return rows;
+  return { rows, nextBook: first };
+}
+
+interface FlagVariant {
+  label: string;
+  nodeFlags: string[];
+  latencies: number[];
+  sidecarCpuPerTrigger: number[];
+  /** The sidecar's full collections in each measured round. */
+  fullCollections: number[];
+}
+
+/** Live latency and the sidecar's CPU with the image's node flags and with Node's defaults. */
+async function compareImageFlags(
+  db: Db,
+  uri: string,
+  serverPid: number | undefined,
+  firstBook: number,
+): Promise<string[][]> {
+  const imageFlags = imageNode().flags;
+  const variants: FlagVariant[] = [
+    { label: `image flags (${imageFlags.join(" ")})`, nodeFlags: imageFlags },
+    { label: "Node's defaults", nodeFlags: [] },
+  ].map((variant) => ({ ...variant, latencies: [], sidecarCpuPerTrigger: [], fullCollections: [] }));
+  let first = firstBook;
+  for (let turn = 0; turn < FLAG_TURNS; turn++) {
+    for (const variant of variants) {
+      const config = { database: db.databaseName, ...SIDECAR_SETTINGS };
+      const sidecar = await startSidecarProcess(uri, config, { nodeFlags: variant.nodeFlags });
+      try {
+        await sidecar.waitForCaughtUp(DRAIN_TIMEOUT_MS);
+        for (const round of FLAG_ROUNDS) {
+          const collectionsBefore = await sidecar.fullCollections();
+          const measured = await liveRound(db, { sidecar, serverPid }, first, round);
+          first += measured.latencies.length;
+          if (!round.measured) continue;
+          variant.fullCollections.push((await sidecar.fullCollections()) - collectionsBefore);
+          variant.latencies.push(...measured.latencies);
+          if (measured.cpuPerTrigger.sidecar !== undefined)
+            variant.sidecarCpuPerTrigger.push(measured.cpuPerTrigger.sidecar);
+        }
+      } finally {
+        await sidecar.stop();
+      }
+    }
+  }
+  return flagRows(variants);
+}
+
+function flagRows([image, defaults]: FlagVariant[]): string[][] {
+  const { rate, seconds } = FLAG_ROUNDS.find((round) => round.measured)!;
+  const p99 = (variant: FlagVariant) => percentile(variant.latencies.filter(Number.isFinite), 0.99);
+  const cpu = (variant: FlagVariant) => percentile(variant.sidecarCpuPerTrigger, 0.5);
+  const describe = (variant: FlagVariant) =>
+    `p50 / p99 ${ms(percentile(variant.latencies, 0.5))} / ${ms(p99(variant))}; sidecar CPU per trigger ${ms(cpu(variant))}; its full collections per turn ${variant.fullCollections.join(", ")}`;
+  const name = `live at ${rate}/s in ${FLAG_TURNS} alternating turns of ${seconds} s`;
+  return [
+    [`${name}: ${image!.label}`, describe(image!)],
+    [`${name}: ${defaults!.label}`, describe(defaults!)],
+    [
+      `${name}: defaults / image`,
+      `p99 ${(p99(defaults!) / p99(image!)).toFixed(2)}, sidecar CPU ${(cpu(defaults!) / cpu(image!)).toFixed(2)}`,
+    ],
+  ];
 }
 
 /** Books at the threshold, inserted before any sidecar runs (so no drain reads their inserts). */
@@ -297,12 +372,13 @@ async function run(): Promise<string[]> {
     // A first sidecar, deployed as the image runs it, measures live latency, then stores a
     // position, so that the next ones resume from before each backlog.
     const first = await startSidecarProcess(mongo.uri, { database: db.databaseName, ...SIDECAR_SETTINGS });
-    let live: string[][];
+    let live: { rows: string[][]; nextBook: number };
     try {
       live = await measureLive(db, { sidecar: first, serverPid: server?.pid }, books.next);
     } finally {
       await first.stop();
     }
+    const flags = await compareImageFlags(db, mongo.uri, server?.pid, live.nextBook);
     const idle = await idlePingMs(mongo.client);
     console.log(`${server ? "embedded server, own process" : "MONGODB_URI"}; idle ping ${ms(idle)}`);
 
@@ -320,7 +396,7 @@ async function run(): Promise<string[]> {
     ];
     if (fixing.rounds.every((drain) => drain.sidecarMs !== undefined))
       console.log(`verified: every backlog book holds user00..user50 in order`);
-    rows.push(...live);
+    rows.push(...live.rows, ...flags);
     printTable(["measure", "value"], rows);
     return rows.map(([name, value]) => `${name}: ${value}`);
   } finally {

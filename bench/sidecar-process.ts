@@ -12,20 +12,23 @@ import { imageNode } from "../test/ops/image-node.js";
 export interface SidecarProcess {
   /** Its process id, for its CPU time. */
   pid: number | undefined;
+  /** How many full (mark-compact) collections its V8 has run, from its /metrics. */
+  fullCollections(): Promise<number>;
   /** Waits until its /readyz says it streams and has caught up. */
   waitForCaughtUp(timeoutMs: number): Promise<void>;
   /** Stops it as Kubernetes does (SIGTERM): it stores its position and releases the lease. */
   stop(): Promise<void>;
 }
 
+/** `nodeFlags` replaces the image's V8 flags (its NODE_OPTIONS stay), for a comparison. */
 export async function startSidecarProcess(
   uri: string,
   config: Record<string, unknown>,
+  { nodeFlags = imageNode().flags }: { nodeFlags?: string[] } = {},
 ): Promise<SidecarProcess> {
   const dir = await mkdtemp(join(tmpdir(), "bench-sidecar-"));
-  const node = imageNode();
   const replica = new Replica(
-    { name: "sidecar", uri, config, dir, nodeFlags: node.flags, env: { NODE_OPTIONS: node.options } },
+    { name: "sidecar", uri, config, dir, nodeFlags, env: { NODE_OPTIONS: imageNode().options } },
     await freePort(),
   );
   await replica.start();
@@ -34,6 +37,12 @@ export async function startSidecarProcess(
   process.once("exit", killOnExit);
   return {
     pid: replica.pid,
+    async fullCollections() {
+      const metrics = await (await fetch(`http://127.0.0.1:${replica.port}/metrics`)).text();
+      const count = /^nodejs_gc_duration_seconds_count\{kind="major"\} (\d+)$/m.exec(metrics)?.[1];
+      if (count === undefined) throw new Error("the sidecar's /metrics reports no major collections count");
+      return Number(count);
+    },
     async waitForCaughtUp(timeoutMs) {
       await waitUntil(
         async () => {
