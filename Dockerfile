@@ -59,7 +59,8 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
 # --no-allocation-site-pretenuring: V8 otherwise learns that the driver's parsed replies (BSON
 # elements of every change event and command reply) survive a scavenge and allocates them in the
 # old generation directly, where they die soon after; at 200 corrections/s that doubled the
-# sidecar's full collections in an ad-hoc probe (docs/deployment.md, "Garbage collection under
-# load"). V8 flags are refused in NODE_OPTIONS, hence here.
+# sidecar's full collections in an ad-hoc probe, which the backlog benchmark's same-run
+# comparison has not reproduced (docs/deployment.md, "Garbage collection under load"). V8
+# flags are refused in NODE_OPTIONS, hence here.
 ENTRYPOINT ["/nodejs/bin/node", "--no-allocation-site-pretenuring", "dist/main.js"]
 CMD ["run"]
