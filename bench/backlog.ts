@@ -295,22 +295,24 @@ async function compareImageFlags(
       }
     }
   }
-  return flagRows(variants);
+  const [image, defaults] = variants as [FlagVariant, FlagVariant];
+  return flagRows(image, defaults);
 }
 
-function flagRows([image, defaults]: FlagVariant[]): string[][] {
+function flagRows(image: FlagVariant, defaults: FlagVariant): string[][] {
   const { rate, seconds } = FLAG_ROUNDS.find((round) => round.measured)!;
-  const p99 = (variant: FlagVariant) => percentile(variant.latencies.filter(Number.isFinite), 0.99);
+  const seen = (variant: FlagVariant) => variant.latencies.filter(Number.isFinite);
+  const p99 = (variant: FlagVariant) => percentile(seen(variant), 0.99);
   const cpu = (variant: FlagVariant) => percentile(variant.sidecarCpuPerTrigger, 0.5);
   const describe = (variant: FlagVariant) =>
-    `p50 / p99 ${ms(percentile(variant.latencies, 0.5))} / ${ms(p99(variant))}; sidecar CPU per trigger ${ms(cpu(variant))}; its full collections per turn ${variant.fullCollections.join(", ")}`;
+    `p50 / p99 ${ms(percentile(seen(variant), 0.5))} / ${ms(p99(variant))}; sidecar CPU per trigger ${ms(cpu(variant))}; its full collections per turn ${variant.fullCollections.join(", ")}`;
   const name = `live at ${rate}/s in ${FLAG_TURNS} alternating turns of ${seconds} s`;
   return [
-    [`${name}: ${image!.label}`, describe(image!)],
-    [`${name}: ${defaults!.label}`, describe(defaults!)],
+    [`${name}: ${image.label}`, describe(image)],
+    [`${name}: ${defaults.label}`, describe(defaults)],
     [
       `${name}: defaults / image`,
-      `p99 ${(p99(defaults!) / p99(image!)).toFixed(2)}, sidecar CPU ${(cpu(defaults!) / cpu(image!)).toFixed(2)}`,
+      `p99 ${(p99(defaults) / p99(image)).toFixed(2)}, sidecar CPU ${(cpu(defaults) / cpu(image)).toFixed(2)}`,
     ],
   ];
 }

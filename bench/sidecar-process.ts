@@ -24,11 +24,19 @@ export interface SidecarProcess {
 export async function startSidecarProcess(
   uri: string,
   config: Record<string, unknown>,
-  { nodeFlags = imageNode().flags }: { nodeFlags?: string[] } = {},
+  { nodeFlags }: { nodeFlags?: string[] } = {},
 ): Promise<SidecarProcess> {
   const dir = await mkdtemp(join(tmpdir(), "bench-sidecar-"));
+  const image = imageNode();
   const replica = new Replica(
-    { name: "sidecar", uri, config, dir, nodeFlags, env: { NODE_OPTIONS: imageNode().options } },
+    {
+      name: "sidecar",
+      uri,
+      config,
+      dir,
+      nodeFlags: nodeFlags ?? image.flags,
+      env: { NODE_OPTIONS: image.options },
+    },
     await freePort(),
   );
   await replica.start();

@@ -26,8 +26,8 @@ const WIRE_VERSION_8_0 = 25;
 const BULK_WRITE_REFUSED_CODES: ReadonlySet<number> = new Set([115, 59]);
 
 const bulkWriteSupport = new WeakMap<MongoClient, Promise<boolean>>();
-/** Clients whose server refused bulkWrite although its wire version offered it. */
-const refusedClients = new WeakSet<MongoClient>();
+/** What a client's server that refused bulkWrite (stopUsingBulkWrite) is known by. */
+const REFUSED: Promise<boolean> = Promise.resolve(false);
 
 /**
  * Whether the deployment takes the bulkWrite command (wire version 25, MongoDB 8.0), asked once
@@ -36,7 +36,6 @@ const refusedClients = new WeakSet<MongoClient>();
  * exact.
  */
 export function supportsBulkWrite(client: MongoClient): Promise<boolean> {
-  if (refusedClients.has(client)) return Promise.resolve(false);
   let known = bulkWriteSupport.get(client);
   if (!known) {
     known = client
@@ -57,9 +56,9 @@ export function isBulkWriteRefused(error: unknown): boolean {
 
 /** This client's corrections write without bulkWrite from now on; true the first time only. */
 export function stopUsingBulkWrite(client: MongoClient): boolean {
-  if (refusedClients.has(client)) return false;
-  refusedClients.add(client);
-  return true;
+  const first = bulkWriteSupport.get(client) !== REFUSED;
+  bulkWriteSupport.set(client, REFUSED);
+  return first;
 }
 
 export interface FencedWrites {

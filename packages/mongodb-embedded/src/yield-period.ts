@@ -5,9 +5,27 @@
 import { setImmediate as yieldToOtherConnections } from "node:timers/promises";
 import { interrupted } from "./errors.js";
 
-export { yieldToOtherConnections };
-
 export const YIELD_PERIOD_MS = 10;
+
+/** A command's work, YIELD_PERIOD_MS at a time. */
+export class WorkSlice {
+  private ends = Date.now() + YIELD_PERIOD_MS;
+
+  /** True once this slice has run its period. */
+  get over(): boolean {
+    return Date.now() >= this.ends;
+  }
+
+  /**
+   * Hands the thread to the other connections, then starts the next slice. A `killed`
+   * operation (killSessions) ends here with Interrupted, as on mongod.
+   */
+  async next(killed?: AbortSignal): Promise<void> {
+    await yieldToOtherConnections();
+    if (killed?.aborted) throw interrupted();
+    this.ends = Date.now() + YIELD_PERIOD_MS;
+  }
+}
 
 /**
  * Work that pauses at points where it may give the thread away (a scan between documents);
@@ -23,19 +41,12 @@ export function runToEnd<T>(steps: Steps<T>): T {
   }
 }
 
-/**
- * Runs `steps`, handing the thread to the other connections every YIELD_PERIOD_MS of work. A
- * `killed` operation (killSessions) ends at its next yield with Interrupted, as on mongod.
- */
+/** Runs `steps` in WorkSlices; a `killed` operation ends at its next yield. */
 export async function runYielding<T>(steps: Steps<T>, killed?: AbortSignal): Promise<T> {
-  let sliceEnds = Date.now() + YIELD_PERIOD_MS;
+  const slice = new WorkSlice();
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
-    if (Date.now() >= sliceEnds) {
-      await yieldToOtherConnections();
-      if (killed?.aborted) throw interrupted();
-      sliceEnds = Date.now() + YIELD_PERIOD_MS;
-    }
+    if (slice.over) await slice.next(killed);
   }
 }

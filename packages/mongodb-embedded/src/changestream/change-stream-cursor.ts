@@ -4,7 +4,7 @@
 // connections are answered while a cursor drains it (mongod yields its locks likewise).
 import type { Document, Timestamp } from "bson";
 import type { CursorBatch, NextBatchOptions, ServerCursor } from "../cursor.js";
-import { YIELD_PERIOD_MS, yieldToOtherConnections } from "../yield-period.js";
+import { WorkSlice } from "../yield-period.js";
 import { historyLost, type ChangeLog, type LoggedChange } from "./change-log.js";
 import {
   addPostImage,
@@ -131,12 +131,12 @@ export class ChangeStreamCursor implements ServerCursor {
       reachedEnd: false,
     };
     let bytes = 0;
+    const slice = new WorkSlice();
     for (;;) {
       this.assertHistoryRetained(result.position);
       // The record at the position itself comes back too: its invalidate may still be due.
       const records = this.deps.changeLog.recordsFrom(result.position, RECORDS_PER_SLICE + 1);
       const sliceStart = result.position;
-      const sliceEnds = Date.now() + YIELD_PERIOD_MS;
       let cutShort = false;
       for (const change of records) {
         for (const candidate of this.candidatesFor(change)) {
@@ -153,14 +153,14 @@ export class ChangeStreamCursor implements ServerCursor {
           if (result.documents.length >= limit) return result;
         }
         // Only once the position moved, so that the next slice starts further on.
-        if (Date.now() >= sliceEnds && comparePositions(result.position, sliceStart) > 0) {
+        if (slice.over && comparePositions(result.position, sliceStart) > 0) {
           cutShort = true;
           break;
         }
       }
       if (!cutShort && records.length <= RECORDS_PER_SLICE) return { ...result, reachedEnd: true };
       if (Date.now() >= deadline || options.signal.aborted) return result;
-      await yieldToOtherConnections();
+      await slice.next();
     }
   }
 

@@ -5,7 +5,7 @@
 // their locks: a ping or a lease renewal then waits for a slice of the command, not all of it.
 // Other connections may see the writes done so far, as on mongod; a transaction's stay its own
 // until it commits.
-import { YIELD_PERIOD_MS, yieldToOtherConnections } from "../yield-period.js";
+import { WorkSlice } from "../yield-period.js";
 
 export async function runStatements<T>(
   statements: readonly T[],
@@ -13,12 +13,9 @@ export async function runStatements<T>(
   run: (statement: T, index: number) => Promise<void>,
   failed: (index: number, error: unknown) => void,
 ): Promise<void> {
-  let sliceEnds = Date.now() + YIELD_PERIOD_MS;
+  const slice = new WorkSlice();
   for (const [index, statement] of statements.entries()) {
-    if (Date.now() >= sliceEnds) {
-      await yieldToOtherConnections();
-      sliceEnds = Date.now() + YIELD_PERIOD_MS;
-    }
+    if (slice.over) await slice.next();
     try {
       await run(statement, index);
     } catch (error) {

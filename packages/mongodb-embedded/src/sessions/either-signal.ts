@@ -2,7 +2,7 @@
 // (20, at least) keeps each signal it returns registered on its sources until they abort, even
 // after it is collected. On a connection that lives for hours, where every getMore would add
 // one, the registry grows without bound, and the connection's close then walks all of it on
-// the server's only thread (15 ms per 100,000; every client waits).
+// the server's only thread while every client waits.
 export interface EitherSignal {
   signal: AbortSignal;
   /** Detaches from both sources; call when the operation ends. */

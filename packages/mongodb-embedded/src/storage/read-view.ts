@@ -11,7 +11,7 @@ import { orderByIndex } from "./index-order.js";
 import { ID_INDEX_NAME, type StoredCollection } from "./stored-collection.js";
 import { runToEnd, runYielding, type Steps } from "../yield-period.js";
 
-/** A scan may pause for the other connections after this many documents (see querySteps). */
+/** A scan may pause for the other connections after every this many documents or keys (see querySteps). */
 const DOCUMENTS_PER_STEP = 64;
 
 export interface VisibleDocument {
@@ -115,10 +115,10 @@ export class ReadView {
       docsExamined: 0,
     };
     for (const key of this.keysToVisit(collection, lookup)) {
-      if (result.docsExamined % DOCUMENTS_PER_STEP === 0) yield;
       result.docsExamined += 1;
       const doc = this.get(collection, key);
       if (doc && matches(doc)) result.found.push({ key, doc });
+      if (result.docsExamined % DOCUMENTS_PER_STEP === 0) yield;
     }
     // Ordered after reading: the versions this reader sees decide the keys, not the index.
     if (lookup)
@@ -191,13 +191,13 @@ export class ReadView {
     enough: number,
     result: QueryResult,
   ): Steps<void> {
-    for (const key of keys) {
+    for (const [index, key] of keys.entries()) {
       if (result.found.length >= enough) return;
-      if (result.docsExamined % DOCUMENTS_PER_STEP === 0) yield;
       // The index holds the latest committed document, whatever this reader sees.
       if (collection.read(key)) result.keysExamined += 1;
       const doc = this.get(collection, key);
       if (doc) examine(result, key, doc, matches);
+      if ((index + 1) % DOCUMENTS_PER_STEP === 0) yield;
     }
   }
 
