@@ -3,12 +3,13 @@
 // rate, and how long after its write a trigger's correction becomes visible.
 import { on } from "node:events";
 import { Worker } from "node:worker_threads";
-import type { Db, MongoClient, Timestamp } from "mongodb";
+import type { Db, Document, MongoClient, Timestamp } from "mongodb";
 import type { TestSidecar } from "../test/integration/sidecar/harness.js";
 import { startClock } from "./measure.js";
 
 const PING_INTERVAL_MS = 10;
 const LEADER_SAMPLE_MS = 20;
+const WAKE_UP_INTERVAL_MS = 1;
 
 export function percentile(samples: readonly number[], fraction: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -27,17 +28,12 @@ export async function idlePingMs(client: MongoClient): Promise<number> {
   return percentile(samples, 0.5);
 }
 
-/**
- * Pings one after another (10 ms apart), from a worker thread (bench/ping-worker.mjs), until
- * stopped; returns every latency.
- */
-export async function samplePings(uri: string): Promise<{ stop(): Promise<number[]> }> {
-  const worker = new Worker(new URL("./ping-worker.mjs", import.meta.url), {
-    workerData: { uri, intervalMs: PING_INTERVAL_MS },
-  });
+/** A sampler running in a worker thread of its own (a plain-JavaScript script beside this file). */
+async function startSampler(script: string, workerData: unknown): Promise<{ stop(): Promise<number[]> }> {
+  const worker = new Worker(new URL(script, import.meta.url), { workerData });
   const messages = on(worker, "message");
   const next = async () => ((await messages.next()).value as unknown[])[0];
-  if ((await next()) !== "ready") throw new Error("bench: the ping worker did not start");
+  if ((await next()) !== "ready") throw new Error(`bench: the worker ${script} did not start`);
   return {
     async stop() {
       worker.postMessage("stop");
@@ -46,6 +42,22 @@ export async function samplePings(uri: string): Promise<{ stop(): Promise<number
       return samples;
     },
   };
+}
+
+/**
+ * Pings one after another (10 ms apart), from a worker thread (bench/ping-worker.mjs), until
+ * stopped; returns every latency.
+ */
+export function samplePings(uri: string): Promise<{ stop(): Promise<number[]> }> {
+  return startSampler("./ping-worker.mjs", { uri, intervalMs: PING_INTERVAL_MS });
+}
+
+/**
+ * How late an idle thread wakes up (bench/stall-worker.mjs): the machine's own stalls, in which
+ * every process waits for a core, whatever the sidecar does. Returns every lateness, in ms.
+ */
+export function sampleWakeUps(): Promise<{ stop(): Promise<number[]> }> {
+  return startSampler("./stall-worker.mjs", { intervalMs: WAKE_UP_INTERVAL_MS });
 }
 
 /** Counts the times `sidecar` stopped leading, by its status and by its logs. */
@@ -90,45 +102,78 @@ export async function rawDrain(
   return { events, ms: elapsed() };
 }
 
+/** What a timed trigger writes, and where and how its outcome is seen. */
+interface TriggerProbe {
+  /** The collection whose inserts are watched. */
+  watched: string;
+  /** The trigger's id, from an insert's document key in `watched`. */
+  idOf(documentKey: Document): number;
+  trigger(id: number): Promise<unknown>;
+}
+
 /**
  * Triggers `perSecond` corrections (one push into a full book each, in the order of
  * `bookIds`) and returns each one's latency, at its book's index: from sending the write to
  * seeing the overflow chunk the correction inserts; NaN for a correction not seen in time.
  */
-export async function liveLatencies(
+export function liveLatencies(db: Db, bookIds: readonly number[], perSecond: number): Promise<number[]> {
+  return triggerLatencies(db, bookIds, perSecond, {
+    // On the overflow collection alone: the server then builds no event of another collection
+    // for it, and the bench's observer weighs on the server as little as it can.
+    watched: "extra_sales",
+    idOf: (key) => (key._id as { book_id: number }).book_id,
+    trigger: (id) =>
+      db
+        .collection<{ _id: number }>("sales")
+        .updateOne({ _id: id }, { $push: { customers_purchased: "user50" } }),
+  });
+}
+
+/** The collection of bareLatencies' inserts. */
+export const BARE_TRIGGERS = "bare_triggers";
+
+/**
+ * The baseline of liveLatencies, in the same run: the same writer and observer at the same
+ * rate, with no correction between them; each write is an insert the observer sees itself.
+ */
+export function bareLatencies(db: Db, ids: readonly number[], perSecond: number): Promise<number[]> {
+  return triggerLatencies(db, ids, perSecond, {
+    watched: BARE_TRIGGERS,
+    idOf: (key) => key._id as number,
+    trigger: (id) => db.collection<{ _id: number }>(BARE_TRIGGERS).insertOne({ _id: id }),
+  });
+}
+
+/** Sends `probe`'s triggers at `perSecond` and returns each one's latency until seen, at its index (NaN: not seen). */
+async function triggerLatencies(
   db: Db,
-  bookIds: readonly number[],
+  ids: readonly number[],
   perSecond: number,
+  probe: TriggerProbe,
 ): Promise<number[]> {
   const sentAt = new Map<number, number>();
-  const indexOf = new Map(bookIds.map((id, i) => [id, i]));
-  const latencies = bookIds.map(() => Number.NaN);
+  const indexOf = new Map(ids.map((id, i) => [id, i]));
+  const latencies = ids.map(() => Number.NaN);
   let seenCount = 0;
-  // On the overflow collection alone: the server then builds no event of another collection
-  // for it, and the bench's observer weighs on the server as little as it can.
-  const observer = db
-    .collection("extra_sales")
-    .watch<{ _id: { book_id: number } }>([{ $match: { operationType: "insert" } }]);
+  const observer = db.collection(probe.watched).watch([{ $match: { operationType: "insert" } }]);
   const seen = (async () => {
     for await (const event of observer) {
-      const book = "documentKey" in event ? event.documentKey._id.book_id : -1;
-      const sent = sentAt.get(book);
-      const index = indexOf.get(book);
+      const id = "documentKey" in event ? probe.idOf(event.documentKey) : -1;
+      const sent = sentAt.get(id);
+      const index = indexOf.get(id);
       if (sent === undefined || index === undefined || !Number.isNaN(latencies[index])) continue;
       latencies[index] = performance.now() - sent;
-      if (++seenCount === bookIds.length) break;
+      if (++seenCount === ids.length) break;
     }
   })();
   await new Promise((resolve) => setTimeout(resolve, 200));
   const start = performance.now();
   await Promise.all(
-    bookIds.map(async (id, i) => {
+    ids.map(async (id, i) => {
       const due = start + (i * 1000) / perSecond;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
       sentAt.set(id, performance.now());
-      await db
-        .collection<{ _id: number }>("sales")
-        .updateOne({ _id: id }, { $push: { customers_purchased: "user50" } });
+      await probe.trigger(id);
     }),
   );
   await Promise.race([seen, new Promise((resolve) => setTimeout(resolve, 30_000))]);

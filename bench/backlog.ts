@@ -2,8 +2,10 @@
 // MONGODB_URI): a backlog written while no sidecar ran, drained by a bare change stream and by
 // the sidecar (no event needing a correction, then one in five), the server's ping latency
 // while the sidecar drains, lease losses, and (first, before any backlog is written) live
-// correction latency at 20 and 200 triggers per second, then at 200 per second with the image's
-// node flags and with Node's defaults in turns (latency, the sidecar's CPU and full collections).
+// correction latency at 20 and 200 triggers per second (beside a baseline: the same writer and
+// observer with no correction between them; how late an idle thread woke up meanwhile; the
+// embedded server's GC pauses), then at 200 per second with the image's node flags and with
+// Node's defaults in turns (latency, the sidecar's CPU and full collections).
 import { availableParallelism } from "node:os";
 import type { Db } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";
@@ -20,16 +22,18 @@ import {
   writeBacklog,
 } from "./backlog-load.js";
 import {
+  bareLatencies,
   idlePingMs,
   liveLatencies,
   percentile,
   rawDrain,
   samplePings,
+  sampleWakeUps,
   watchLeadership,
 } from "./backlog-probes.js";
 import { collectGarbage, startClock } from "./measure.js";
 import { ownCpuMs, processCpuMs } from "./process-cpu.js";
-import { startServerProcess } from "./server-process.js";
+import { startServerProcess, type GcPause, type ServerProcess } from "./server-process.js";
 import { imageNode } from "../test/ops/image-node.js";
 import { startSidecarProcess, type SidecarProcess } from "./sidecar-process.js";
 import { count, heading, ms, printTable } from "./report.js";
@@ -45,10 +49,12 @@ const CORRECT_EVERY = 5;
  */
 const LIVE_ROUNDS = [
   { rate: 200, seconds: 10, measured: false },
-  { rate: 20, seconds: 10, measured: true },
-  { rate: 200, seconds: 30, measured: true },
+  { rate: 20, seconds: 10, measured: true, baseline: true },
+  { rate: 200, seconds: 30, measured: true, baseline: true },
 ];
 const LIVE_WINDOW_SECONDS = 10;
+/** A stall worth counting: an idle thread's wake-up this late, or the server's GC pause this long. */
+const STALL_MS = 25;
 /**
  * The image's node flags against Node's defaults: a fresh sidecar process with each in turn,
  * this many turns, so that the machine's slow and quiet moments fall on both; each warmed up,
@@ -162,28 +168,53 @@ function drainRows(label: string, rounds: Drain[]): string[][] {
 
 interface LiveRound {
   latencies: number[];
+  /**
+   * With `baseline`: the latencies of the same writer and observer at the same rate with no
+   * correction between them (bareLatencies), measured just before, with the sidecar idle.
+   */
+  bare?: number[];
+  /** How late an idle thread woke up, each time, while the triggers ran (sampleWakeUps). */
+  wakeUps: number[];
+  /** The embedded server's collections while the triggers ran (none with MONGODB_URI). */
+  serverPauses: GcPause[];
   /** CPU time per trigger of each process, in ms (undefined where it cannot be read). */
   cpuPerTrigger: { sidecar?: number; server?: number; bench: number };
   /** The round's wall time, from the first trigger until the last correction was seen. */
   wallMs: number;
 }
 
+/** The sidecar measured, and the embedded server's process (none with MONGODB_URI). */
+interface LiveProcesses {
+  sidecar: SidecarProcess;
+  server?: ServerProcess;
+}
+
+interface RoundSpec {
+  rate: number;
+  seconds: number;
+  baseline?: boolean;
+}
+
 /** Trigger latencies at `rate` per second for `seconds`, from books inserted from `firstBook`. */
 async function liveRound(
   db: Db,
-  processes: { sidecar: SidecarProcess; serverPid?: number },
+  processes: LiveProcesses,
   firstBook: number,
-  { rate, seconds }: { rate: number; seconds: number },
+  { rate, seconds, baseline }: RoundSpec,
 ): Promise<LiveRound> {
-  const { sidecar, serverPid } = processes;
+  const { sidecar, server } = processes;
+  const serverPid = server?.pid;
   const books = await insertFullBooks(db, firstBook, rate * seconds);
   await sidecar.waitForCaughtUp(DRAIN_TIMEOUT_MS);
+  const bare = baseline ? await bareLatencies(db, books, rate) : undefined;
   collectGarbage();
   const cpuBefore = {
     sidecar: processCpuMs(sidecar.pid),
     server: processCpuMs(serverPid),
     bench: ownCpuMs(),
   };
+  const wakeUps = await sampleWakeUps();
+  const startedAt = performance.now();
   const elapsed = startClock();
   const latencies = await liveLatencies(db, books, rate);
   const wallMs = elapsed();
@@ -194,8 +225,10 @@ async function liveRound(
     server: perTrigger(cpuBefore.server, processCpuMs(serverPid)),
     bench: (ownCpuMs() - cpuBefore.bench) / books.length,
   };
+  const serverPauses = server?.gcPausesSince(startedAt) ?? [];
+  const round = { latencies, bare, wakeUps: await wakeUps.stop(), serverPauses, cpuPerTrigger, wallMs };
   await verifyCorrectedBooks(db, books);
-  return { latencies, cpuPerTrigger, wallMs };
+  return round;
 }
 
 /** p50 / p99 of the latencies seen, how many were, and the p99 of each LIVE_WINDOW_SECONDS. */
@@ -212,6 +245,48 @@ function latencyRow(latencies: readonly number[], rate: number, seconds: number)
   return [
     `live latency at ${rate} triggers/s over ${seconds} s: p50 / p99 (seen)`,
     `${ms(percentile(seen, 0.5))} / ${ms(percentile(seen, 0.99))} (${seen.length}/${latencies.length})${windowP99s}`,
+  ];
+}
+
+/** The round's baseline (bare write to observed) and the sidecar's p99 as a ratio to it. */
+function baselineRow({ latencies, bare }: LiveRound, rate: number): string[][] {
+  if (!bare) return [];
+  const p99 = (samples: readonly number[]) => percentile(samples.filter(Number.isFinite), 0.99);
+  const seen = bare.filter(Number.isFinite);
+  return [
+    [
+      `baseline at ${rate} triggers/s: the same writer and observer, no correction between (insert seen)`,
+      `p50 / p99 ${ms(percentile(seen, 0.5))} / ${ms(p99(bare))} (${seen.length}/${bare.length}); sidecar p99 / baseline p99 ${(p99(latencies) / p99(bare)).toFixed(2)}`,
+    ],
+  ];
+}
+
+/** The machine's stalls while the sidecar's triggers ran, as an idle thread saw them. */
+function wakeUpRow({ wakeUps }: LiveRound, rate: number): string[] {
+  const stalls = wakeUps.filter((lateness) => lateness > STALL_MS);
+  const stalled = stalls.reduce((sum, lateness) => sum + lateness, 0);
+  return [
+    `an idle thread's wake-up lateness during the ${rate}/s round: p99 / max; over ${STALL_MS} ms`,
+    `${ms(percentile(wakeUps, 0.99))} / ${ms(Math.max(0, ...wakeUps))}; ${stalls.length} times, ${ms(stalled)} in all`,
+  ];
+}
+
+/** How long the embedded server stood still for its own collections while the triggers ran. */
+function serverPauseRow(
+  { serverPauses }: LiveRound,
+  rate: number,
+  server: ServerProcess | undefined,
+): string[][] {
+  if (!server) return [];
+  const longest = (pauses: GcPause[]) => ms(Math.max(0, ...pauses.map((pause) => pause.ms)));
+  const major = serverPauses.filter((pause) => pause.major);
+  const minor = serverPauses.filter((pause) => !pause.major);
+  const over = serverPauses.filter((pause) => pause.ms > STALL_MS).length;
+  return [
+    [
+      `the embedded server's GC pauses during the ${rate}/s round: major (steps) / scavenges, longest; over ${STALL_MS} ms`,
+      `${major.length}, ${longest(major)} / ${minor.length}, ${longest(minor)}; ${over}`,
+    ],
   ];
 }
 
@@ -237,7 +312,7 @@ function cpuRow({ cpuPerTrigger, latencies, wallMs }: LiveRound, rate: number): 
  */
 async function measureLive(
   db: Db,
-  processes: { sidecar: SidecarProcess; serverPid?: number },
+  processes: LiveProcesses,
   firstBook: number,
 ): Promise<{ rows: string[][]; nextBook: number }> {
   await processes.sidecar.waitForCaughtUp(DRAIN_TIMEOUT_MS);
@@ -247,7 +322,13 @@ async function measureLive(
     const measured = await liveRound(db, processes, first, round);
     first += measured.latencies.length;
     if (!round.measured) continue;
-    rows.push(latencyRow(measured.latencies, round.rate, round.seconds), cpuRow(measured, round.rate));
+    rows.push(
+      latencyRow(measured.latencies, round.rate, round.seconds),
+      ...baselineRow(measured, round.rate),
+      wakeUpRow(measured, round.rate),
+      ...serverPauseRow(measured, round.rate, processes.server),
+      cpuRow(measured, round.rate),
+    );
   }
   return { rows, nextBook: first };
 }
@@ -265,7 +346,7 @@ interface FlagVariant {
 async function compareImageFlags(
   db: Db,
   uri: string,
-  serverPid: number | undefined,
+  server: ServerProcess | undefined,
   firstBook: number,
 ): Promise<string[][]> {
   const imageFlags = imageNode().flags;
@@ -282,7 +363,7 @@ async function compareImageFlags(
         await sidecar.waitForCaughtUp(DRAIN_TIMEOUT_MS);
         for (const round of FLAG_ROUNDS) {
           const collectionsBefore = await sidecar.fullCollections();
-          const measured = await liveRound(db, { sidecar, serverPid }, first, round);
+          const measured = await liveRound(db, { sidecar, server }, first, round);
           first += measured.latencies.length;
           if (!round.measured) continue;
           variant.fullCollections.push((await sidecar.fullCollections()) - collectionsBefore);
@@ -376,11 +457,11 @@ async function run(): Promise<string[]> {
     const first = await startSidecarProcess(mongo.uri, { database: db.databaseName, ...SIDECAR_SETTINGS });
     let live: { rows: string[][]; nextBook: number };
     try {
-      live = await measureLive(db, { sidecar: first, serverPid: server?.pid }, books.next);
+      live = await measureLive(db, { sidecar: first, server }, books.next);
     } finally {
       await first.stop();
     }
-    const flags = await compareImageFlags(db, mongo.uri, server?.pid, live.nextBook);
+    const flags = await compareImageFlags(db, mongo.uri, server, live.nextBook);
     const idle = await idlePingMs(mongo.client);
     console.log(`${server ? "embedded server, own process" : "MONGODB_URI"}; idle ping ${ms(idle)}`);
 

@@ -1,36 +1,79 @@
 // The embedded server in a process of its own, as mongod runs beside a real sidecar: its CPU,
 // heap and garbage collections are then not the measured process's. Started through the
-// package's command line, which prints the connection string once it listens.
+// package's command line, which prints the connection string once it listens; node's
+// --trace-gc lines beside it tell when it paused for its own collections, which a mongod
+// (no JavaScript heap) would not.
 import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
+import { EventEmitter, once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { createInterface } from "node:readline";
+import { createInterface, type Interface } from "node:readline";
 
 const CLI = fileURLToPath(new URL("../packages/mongodb-embedded/src/cli.ts", import.meta.url));
 const START_TIMEOUT_MS = 30_000;
+
+/** One collection of the server's heap, as --trace-gc printed it. */
+export interface GcPause {
+  /** When its line arrived (performance.now() of the bench). */
+  at: number;
+  major: boolean;
+  /** The time the server's thread stood still, in ms. */
+  ms: number;
+}
 
 export interface ServerProcess {
   uri: string;
   /** Its process id, for its CPU time. */
   pid: number | undefined;
+  /** Its collections since `since` (performance.now()). */
+  gcPausesSince(since: number): GcPause[];
   stop(): Promise<void>;
+}
+
+// "[pid:0x…]  1234 ms: Mark-Compact 97.2 (102.1) -> 85.1 (101.3) MB, 45.21 / 0.00 ms  (…"
+const GC_LINE = /: (Scavenge|Minor Mark-Sweep|Mark-Compact|Mark-Sweep)\b[^,]*, ([\d.]+) \/ [\d.]+ ms/;
+// "… (+ 12.3 ms in 45 steps since start of marking, biggest step 1.2 ms, …"
+const BIGGEST_STEP = /biggest step ([\d.]+) ms/;
+
+/**
+ * The pauses of one --trace-gc line: a collection's own, and for a major one its longest step
+ * of incremental marking (which the line sums up), as that also held the thread.
+ */
+function gcPauses(line: string): GcPause[] {
+  const match = GC_LINE.exec(line);
+  if (!match) return [];
+  const at = performance.now();
+  const major = !match[1]!.startsWith("Scavenge");
+  const pauses = [{ at, major, ms: Number(match[2]) }];
+  const step = BIGGEST_STEP.exec(line);
+  if (major && step) pauses.push({ at, major, ms: Number(step[1]) });
+  return pauses;
 }
 
 export async function startServerProcess(): Promise<ServerProcess> {
   // As 8.0, like the tests' server: a correction's writes then go in one bulkWrite.
-  const args = ["--conditions=source", "--import", "tsx", CLI, "--port", "0", "--server-version", "8.0"];
-  const child = spawn(process.execPath, args, {
+  const args = ["--trace-gc", "--conditions=source", "--import", "tsx", CLI];
+  const child = spawn(process.execPath, [...args, "--port", "0", "--server-version", "8.0"], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   // A bench that dies must not leave its server running.
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
-  const uri = await firstLine(child);
+  const lines = createInterface({ input: child.stdout! });
+  const pauses: GcPause[] = [];
+  const output = new EventEmitter();
+  lines.on("line", (line) => {
+    const gc = gcPauses(line);
+    if (gc.length > 0) pauses.push(...gc);
+    else output.emit("address", line);
+  });
+  const uri = await address(child, output, lines);
   return {
     uri,
     pid: child.pid,
+    gcPausesSince: (since) => pauses.filter((pause) => pause.at >= since),
     async stop() {
       process.off("exit", killOnExit);
+      lines.close();
       if (child.exitCode !== null) return;
       const exited = once(child, "exit");
       child.kill("SIGTERM");
@@ -40,8 +83,7 @@ export async function startServerProcess(): Promise<ServerProcess> {
 }
 
 /** The connection string the command line prints, or an error naming why the server did not start. */
-async function firstLine(child: ChildProcess): Promise<string> {
-  const lines = createInterface({ input: child.stdout! });
+async function address(child: ChildProcess, output: EventEmitter, lines: Interface): Promise<string> {
   const controller = new AbortController();
   const timer = setTimeout(
     () => controller.abort(new Error(`the embedded server printed no address in ${START_TIMEOUT_MS} ms`)),
@@ -51,15 +93,15 @@ async function firstLine(child: ChildProcess): Promise<string> {
   const exited = once(child, "exit", { signal }).then(([code]) => {
     throw new Error(`the embedded server's process exited with code ${String(code)} before listening`);
   });
-  const line = once(lines, "line", { signal }).then(([text]) => String(text));
+  const printed = once(output, "address", { signal }).then(([text]) => String(text));
   try {
-    return await Promise.race([line, exited]);
+    return await Promise.race([printed, exited]);
   } catch (error) {
+    lines.close();
     child.kill("SIGKILL");
     throw error;
   } finally {
     clearTimeout(timer);
     controller.abort();
-    lines.close();
   }
 }
