@@ -9,7 +9,7 @@ import { startClock } from "./measure.js";
 
 const PING_INTERVAL_MS = 10;
 const LEADER_SAMPLE_MS = 20;
-const WAKE_UP_INTERVAL_MS = 1;
+const WAKE_UP_INTERVAL_MS = 10;
 
 export function percentile(samples: readonly number[], fraction: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -28,12 +28,16 @@ export async function idlePingMs(client: MongoClient): Promise<number> {
   return percentile(samples, 0.5);
 }
 
-/** A sampler running in a worker thread of its own (a plain-JavaScript script beside this file). */
-async function startSampler(script: string, workerData: unknown): Promise<{ stop(): Promise<number[]> }> {
-  const worker = new Worker(new URL(script, import.meta.url), { workerData });
+/** A sampler of bench/sampler-worker.mjs, in a worker thread of its own. */
+async function startSampler(workerData: {
+  kind: "ping" | "wake-up";
+  uri?: string;
+  intervalMs: number;
+}): Promise<{ stop(): Promise<number[]> }> {
+  const worker = new Worker(new URL("./sampler-worker.mjs", import.meta.url), { workerData });
   const messages = on(worker, "message");
   const next = async () => ((await messages.next()).value as unknown[])[0];
-  if ((await next()) !== "ready") throw new Error(`bench: the worker ${script} did not start`);
+  if ((await next()) !== "ready") throw new Error(`bench: the ${workerData.kind} sampler did not start`);
   return {
     async stop() {
       worker.postMessage("stop");
@@ -45,19 +49,20 @@ async function startSampler(script: string, workerData: unknown): Promise<{ stop
 }
 
 /**
- * Pings one after another (10 ms apart), from a worker thread (bench/ping-worker.mjs), until
- * stopped; returns every latency.
+ * Pings one after another (10 ms apart), from a worker thread, until stopped; returns every
+ * latency.
  */
 export function samplePings(uri: string): Promise<{ stop(): Promise<number[]> }> {
-  return startSampler("./ping-worker.mjs", { uri, intervalMs: PING_INTERVAL_MS });
+  return startSampler({ kind: "ping", uri, intervalMs: PING_INTERVAL_MS });
 }
 
 /**
- * How late an idle thread wakes up (bench/stall-worker.mjs): the machine's own stalls, in which
- * every process waits for a core, whatever the sidecar does. Returns every lateness, in ms.
+ * How late an idle thread wakes up, from a worker thread, until stopped: the machine's own
+ * stalls, in which every process waits for a core, whatever the sidecar does. Returns every
+ * lateness, in ms.
  */
 export function sampleWakeUps(): Promise<{ stop(): Promise<number[]> }> {
-  return startSampler("./stall-worker.mjs", { intervalMs: WAKE_UP_INTERVAL_MS });
+  return startSampler({ kind: "wake-up", intervalMs: WAKE_UP_INTERVAL_MS });
 }
 
 /** Counts the times `sidecar` stopped leading, by its status and by its logs. */
