@@ -135,7 +135,7 @@ export function liveLatencies(db: Db, bookIds: readonly number[], perSecond: num
 }
 
 /** The collection of bareLatencies' inserts. */
-export const BARE_TRIGGERS = "bare_triggers";
+const BARE_TRIGGERS = "bare_triggers";
 
 /**
  * The baseline of liveLatencies, in the same run: the same writer and observer at the same

@@ -49,8 +49,8 @@ const CORRECT_EVERY = 5;
  */
 const LIVE_ROUNDS = [
   { rate: 200, seconds: 10, measured: false },
-  { rate: 20, seconds: 10, measured: true, baseline: true },
-  { rate: 200, seconds: 30, measured: true, baseline: true },
+  { rate: 20, seconds: 10, measured: true, explained: true },
+  { rate: 200, seconds: 30, measured: true, explained: true },
 ];
 const LIVE_WINDOW_SECONDS = 10;
 /** A stall worth counting: an idle thread's wake-up this late, or the server's GC pause this long. */
@@ -168,19 +168,24 @@ function drainRows(label: string, rounds: Drain[]): string[][] {
 
 interface LiveRound {
   latencies: number[];
-  /**
-   * With `baseline`: the latencies of the same writer and observer at the same rate with no
-   * correction between them (bareLatencies), measured just before, with the sidecar idle.
-   */
-  bare?: number[];
-  /** How late an idle thread woke up, each time, while the triggers ran (sampleWakeUps). */
-  wakeUps: number[];
-  /** The embedded server's collections while the triggers ran (none with MONGODB_URI). */
-  serverPauses: GcPause[];
+  /** What a round `explained` is measured beside, to tell the sidecar's part of its latencies. */
+  context?: RoundContext;
   /** CPU time per trigger of each process, in ms (undefined where it cannot be read). */
   cpuPerTrigger: { sidecar?: number; server?: number; bench: number };
   /** The round's wall time, from the first trigger until the last correction was seen. */
   wallMs: number;
+}
+
+interface RoundContext {
+  /**
+   * The latencies of the same writer and observer at the same rate with no correction between
+   * them (bareLatencies), measured just before, with the sidecar idle.
+   */
+  bare: number[];
+  /** How late an idle thread woke up, each time, while the triggers ran (sampleWakeUps). */
+  wakeUps: number[];
+  /** The embedded server's collections while the triggers ran (none with MONGODB_URI). */
+  serverPauses: GcPause[];
 }
 
 /** The sidecar measured, and the embedded server's process (none with MONGODB_URI). */
@@ -192,7 +197,8 @@ interface LiveProcesses {
 interface RoundSpec {
   rate: number;
   seconds: number;
-  baseline?: boolean;
+  /** Measured beside a baseline and the stall probes (RoundContext). */
+  explained?: boolean;
 }
 
 /** Trigger latencies at `rate` per second for `seconds`, from books inserted from `firstBook`. */
@@ -200,21 +206,19 @@ async function liveRound(
   db: Db,
   processes: LiveProcesses,
   firstBook: number,
-  { rate, seconds, baseline }: RoundSpec,
+  { rate, seconds, explained }: RoundSpec,
 ): Promise<LiveRound> {
   const { sidecar, server } = processes;
   const serverPid = server?.pid;
   const books = await insertFullBooks(db, firstBook, rate * seconds);
   await sidecar.waitForCaughtUp(DRAIN_TIMEOUT_MS);
-  const bare = baseline ? await bareLatencies(db, books, rate) : undefined;
+  const context = explained ? await beginContext(db, books, rate, server) : undefined;
   collectGarbage();
   const cpuBefore = {
     sidecar: processCpuMs(sidecar.pid),
     server: processCpuMs(serverPid),
     bench: ownCpuMs(),
   };
-  const wakeUps = await sampleWakeUps();
-  const startedAt = performance.now();
   const elapsed = startClock();
   const latencies = await liveLatencies(db, books, rate);
   const wallMs = elapsed();
@@ -225,10 +229,31 @@ async function liveRound(
     server: perTrigger(cpuBefore.server, processCpuMs(serverPid)),
     bench: (ownCpuMs() - cpuBefore.bench) / books.length,
   };
-  const serverPauses = server?.gcPausesSince(startedAt) ?? [];
-  const round = { latencies, bare, wakeUps: await wakeUps.stop(), serverPauses, cpuPerTrigger, wallMs };
+  const round = { latencies, context: await context?.end(), cpuPerTrigger, wallMs };
   await verifyCorrectedBooks(db, books);
   return round;
+}
+
+/**
+ * An `explained` round's context: its baseline, measured now, then the stall probes, running
+ * until end().
+ */
+async function beginContext(
+  db: Db,
+  books: readonly number[],
+  rate: number,
+  server: ServerProcess | undefined,
+): Promise<{ end(): Promise<RoundContext> }> {
+  const bare = await bareLatencies(db, books, rate);
+  const wakeUps = await sampleWakeUps();
+  const startedAt = performance.now();
+  return {
+    end: async () => ({
+      bare,
+      wakeUps: await wakeUps.stop(),
+      serverPauses: server?.gcPausesSince(startedAt) ?? [],
+    }),
+  };
 }
 
 /** p50 / p99 of the latencies seen, how many were, and the p99 of each LIVE_WINDOW_SECONDS. */
@@ -248,45 +273,46 @@ function latencyRow(latencies: readonly number[], rate: number, seconds: number)
   ];
 }
 
-/** The round's baseline (bare write to observed) and the sidecar's p99 as a ratio to it. */
-function baselineRow({ latencies, bare }: LiveRound, rate: number): string[][] {
-  if (!bare) return [];
+/**
+ * The rows of an `explained` round's context: its baseline (bare write to observed) with the
+ * sidecar's p99 as a ratio to it, the machine's stalls an idle thread saw, and the embedded
+ * server's own GC pauses.
+ */
+function contextRows(
+  { latencies, context }: LiveRound,
+  rate: number,
+  server: ServerProcess | undefined,
+): string[][] {
+  if (!context) return [];
+  const { bare, wakeUps, serverPauses } = context;
   const p99 = (samples: readonly number[]) => percentile(samples.filter(Number.isFinite), 0.99);
   const seen = bare.filter(Number.isFinite);
-  return [
+  const stalls = wakeUps.filter((lateness) => lateness > STALL_MS);
+  const stalled = stalls.reduce((sum, lateness) => sum + lateness, 0);
+  const rows = [
     [
       `baseline at ${rate} triggers/s: the same writer and observer, no correction between (insert seen)`,
       `p50 / p99 ${ms(percentile(seen, 0.5))} / ${ms(p99(bare))} (${seen.length}/${bare.length}); sidecar p99 / baseline p99 ${(p99(latencies) / p99(bare)).toFixed(2)}`,
     ],
+    [
+      `an idle thread's wake-up lateness during the ${rate}/s round: p99 / max; over ${STALL_MS} ms`,
+      `${ms(percentile(wakeUps, 0.99))} / ${ms(Math.max(0, ...wakeUps))}; ${stalls.length} times, ${ms(stalled)} in all`,
+    ],
   ];
-}
-
-/** The machine's stalls while the sidecar's triggers ran, as an idle thread saw them. */
-function wakeUpRow({ wakeUps }: LiveRound, rate: number): string[] {
-  const stalls = wakeUps.filter((lateness) => lateness > STALL_MS);
-  const stalled = stalls.reduce((sum, lateness) => sum + lateness, 0);
-  return [
-    `an idle thread's wake-up lateness during the ${rate}/s round: p99 / max; over ${STALL_MS} ms`,
-    `${ms(percentile(wakeUps, 0.99))} / ${ms(Math.max(0, ...wakeUps))}; ${stalls.length} times, ${ms(stalled)} in all`,
-  ];
+  if (server) rows.push(serverPauseRow(serverPauses, rate));
+  return rows;
 }
 
 /** How long the embedded server stood still for its own collections while the triggers ran. */
-function serverPauseRow(
-  { serverPauses }: LiveRound,
-  rate: number,
-  server: ServerProcess | undefined,
-): string[][] {
-  if (!server) return [];
-  const longest = (pauses: GcPause[]) => ms(Math.max(0, ...pauses.map((pause) => pause.ms)));
-  const major = serverPauses.filter((pause) => pause.major);
-  const minor = serverPauses.filter((pause) => !pause.major);
-  const over = serverPauses.filter((pause) => pause.ms > STALL_MS).length;
+function serverPauseRow(pauses: readonly GcPause[], rate: number): string[] {
+  const described = (major: boolean) => {
+    const these = pauses.filter((pause) => pause.major === major);
+    return `${these.length}, longest ${ms(Math.max(0, ...these.map((pause) => pause.ms)))}`;
+  };
+  const over = pauses.filter((pause) => pause.ms > STALL_MS).length;
   return [
-    [
-      `the embedded server's GC pauses during the ${rate}/s round: major (steps) / scavenges, longest; over ${STALL_MS} ms`,
-      `${major.length}, ${longest(major)} / ${minor.length}, ${longest(minor)}; ${over}`,
-    ],
+    `the embedded server's collections during the ${rate}/s round: major / scavenges, how many, longest stall; over ${STALL_MS} ms`,
+    `${described(true)} / ${described(false)}; ${over}`,
   ];
 }
 
@@ -324,9 +350,7 @@ async function measureLive(
     if (!round.measured) continue;
     rows.push(
       latencyRow(measured.latencies, round.rate, round.seconds),
-      ...baselineRow(measured, round.rate),
-      wakeUpRow(measured, round.rate),
-      ...serverPauseRow(measured, round.rate, processes.server),
+      ...contextRows(measured, round.rate, processes.server),
       cpuRow(measured, round.rate),
     );
   }

@@ -16,7 +16,10 @@ export interface GcPause {
   /** When its line arrived (performance.now() of the bench). */
   at: number;
   major: boolean;
-  /** The time the server's thread stood still, in ms. */
+  /**
+   * The longest the server's thread stood still for it, in ms: its pause, or for a major one
+   * its longest step of incremental marking, if that was longer (the line sums the steps up).
+   */
   ms: number;
 }
 
@@ -34,25 +37,33 @@ const GC_LINE = /: (Scavenge|Minor Mark-Sweep|Mark-Compact|Mark-Sweep)\b[^,]*, (
 // "… (+ 12.3 ms in 45 steps since start of marking, biggest step 1.2 ms, …"
 const BIGGEST_STEP = /biggest step ([\d.]+) ms/;
 
-/**
- * The pauses of one --trace-gc line: a collection's own, and for a major one its longest step
- * of incremental marking (which the line sums up), as that also held the thread.
- */
-function gcPauses(line: string): GcPause[] {
+/** The collection a --trace-gc line reports, if it reports one. */
+function gcPause(line: string): GcPause | undefined {
   const match = GC_LINE.exec(line);
-  if (!match) return [];
-  const at = performance.now();
-  const major = !match[1]!.startsWith("Scavenge");
-  const pauses = [{ at, major, ms: Number(match[2]) }];
-  const step = BIGGEST_STEP.exec(line);
-  if (major && step) pauses.push({ at, major, ms: Number(step[1]) });
-  return pauses;
+  if (!match) return undefined;
+  const collector = match[1]!;
+  const step = Number(BIGGEST_STEP.exec(line)?.[1] ?? 0);
+  return {
+    at: performance.now(),
+    major: collector === "Mark-Compact" || collector === "Mark-Sweep",
+    ms: Math.max(Number(match[2]), step),
+  };
 }
 
 export async function startServerProcess(): Promise<ServerProcess> {
   // As 8.0, like the tests' server: a correction's writes then go in one bulkWrite.
-  const args = ["--trace-gc", "--conditions=source", "--import", "tsx", CLI];
-  const child = spawn(process.execPath, [...args, "--port", "0", "--server-version", "8.0"], {
+  const args = [
+    "--trace-gc",
+    "--conditions=source",
+    "--import",
+    "tsx",
+    CLI,
+    "--port",
+    "0",
+    "--server-version",
+    "8.0",
+  ];
+  const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "inherit"],
   });
   // A bench that dies must not leave its server running.
@@ -62,8 +73,8 @@ export async function startServerProcess(): Promise<ServerProcess> {
   const pauses: GcPause[] = [];
   const output = new EventEmitter();
   lines.on("line", (line) => {
-    const gc = gcPauses(line);
-    if (gc.length > 0) pauses.push(...gc);
+    const pause = gcPause(line);
+    if (pause) pauses.push(pause);
     else output.emit("address", line);
   });
   const uri = await address(child, output, lines);

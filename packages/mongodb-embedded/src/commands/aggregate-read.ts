@@ -37,7 +37,7 @@ export async function executeAggregateRead(
   const options = readOptions(request);
   const view = server.scope(request.transaction).view;
   const query = collection && (await view.queryYielding(collection, { ...read, ...options }, request.killed));
-  const docs = arrangedDocuments(query, read, options);
+  const docs = query ? arrangedDocuments(query, read, options) : [];
   return { read: { ...read, skip: 0 }, query, docs, rest };
 }
 
@@ -66,12 +66,7 @@ function readCollection(
 }
 
 /** The documents a read found, sorted (unless an index gave the order) and limited. */
-function arrangedDocuments(
-  query: QueryResult | undefined,
-  read: ForeignRead,
-  options: ReadOptions,
-): Document[] {
-  if (!query) return [];
+function arrangedDocuments(query: QueryResult, read: ForeignRead, options: ReadOptions): Document[] {
   let docs = query.found.map((v) => v.doc);
   if (read.sort && !query.sorted) docs = sortDocuments(docs, read.sort, options.strings);
   if (read.limit > 0) docs = docs.slice(0, read.limit);
