@@ -1,6 +1,7 @@
 // Everything the command handlers share: the address we answer for, the cluster clock, the
 // data, open cursors, sessions, the change log and fail points. One per running server.
 import { ChangeLog } from "./changestream/change-log.js";
+import { CommandCounts } from "./commands/command-counts.js";
 import { CursorRegistry } from "./commands/cursor-registry.js";
 import { FailPoints } from "./commands/fail-points.js";
 import { LockTable } from "./sessions/lock-table.js";
@@ -41,6 +42,8 @@ export class ServerState {
   readonly sessions: SessionRegistry;
   readonly cursors = new CursorRegistry();
   readonly failPoints = new FailPoints();
+  /** serverStatus metrics.commands. */
+  readonly commandCounts = new CommandCounts();
   /** The parameters setParameter may change. */
   readonly parameters: { cursorTimeoutMillis: number; featureCompatibilityVersion: ServerVersion };
   private readonly reaper: NodeJS.Timeout;

@@ -39,6 +39,7 @@ export async function dispatchCommand(
   } catch (error) {
     reply = errorReply(error, labels);
   }
+  server.commandCounts.record(name, isKnown(name, server), reply.ok !== 1);
   return stampClusterTime(reply, server);
 }
 
@@ -47,7 +48,7 @@ async function runCommand(
   server: ServerState,
   labels: LabelContext,
 ): Promise<Document> {
-  const handler = knowsCommand(server.version, request.name) ? COMMANDS.get(request.name) : undefined;
+  const handler = isKnown(request.name, server) ? COMMANDS.get(request.name) : undefined;
   if (!handler) {
     if (request.name === "") throw new ServerError(ErrorCode.BadValue, "BadValue", "empty command document");
     throw new ServerError(ErrorCode.CommandNotFound, "CommandNotFound", `no such command: '${request.name}'`);
@@ -72,6 +73,10 @@ async function runCommand(
   } finally {
     operation?.end();
   }
+}
+
+function isKnown(name: string, server: ServerState): boolean {
+  return knowsCommand(server.version, name) && COMMANDS.has(name);
 }
 
 /** The commands that kill sessions are not among the operations they kill. */

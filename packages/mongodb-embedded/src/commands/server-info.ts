@@ -121,6 +121,7 @@ export const serverStatus: CommandHandler = (_request, server) => ({
   localTime: new Date(),
   connections: { current: new Int32(server.openConnections()) },
   storageEngine: { name: "inMemory", supportsCommittedReads: true },
+  metrics: { commands: server.commandCounts.toDocument() },
   ok: 1,
 });
 

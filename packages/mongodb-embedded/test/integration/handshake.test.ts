@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MongoServerError } from "mongodb";
+import { MongoServerError, type Document } from "mongodb";
 import { startTestMongo, type TestMongo } from "../support/mongo.js";
 
 let mongo: TestMongo;
@@ -52,4 +52,21 @@ void test("a second client connects alongside the first", async () => {
   const other = await mongo.newClient({ appName: "second" });
   const reply = await other.db("admin").command({ ping: 1 });
   assert.equal(reply.ok, 1);
+});
+
+void test("serverStatus counts each command's runs and failures, and unknown commands together", async () => {
+  const admin = mongo.client.db("admin");
+  const db = mongo.client.db("handshake_counts");
+  const commands = async () => (await admin.command({ serverStatus: 1 })).metrics.commands;
+  await db.collection("c").insertOne({ _id: 1 });
+  const before = await commands();
+  await db.command({ find: "c", filter: {} });
+  await db.command({ find: "c", filter: {} });
+  await assert.rejects(db.command({ find: "c", filter: { $noSuchOperator: 1 } }));
+  await assert.rejects(admin.command({ noSuchCommandHere: 1 }));
+  const after = await commands();
+  const count = (counts: Document, field: "total" | "failed") => Number(counts.find?.[field] ?? 0);
+  assert.equal(count(after, "total") - count(before, "total"), 3);
+  assert.equal(count(after, "failed") - count(before, "failed"), 1);
+  assert.equal(Number(after["<UNKNOWN>"]) - Number(before["<UNKNOWN>"]), 1);
 });
