@@ -87,6 +87,40 @@ export function watchLeadership(sidecar: TestSidecar): { stop(): number } {
   };
 }
 
+/** Commands run per trigger, by command name (serverStatus metrics.commands). */
+export type CommandsPerTrigger = Map<string, number>;
+
+/** How many times the server has run each command so far, by name. */
+async function commandTotals(db: Db): Promise<Map<string, number>> {
+  const { metrics } = await db.client.db("admin").command({ serverStatus: 1 });
+  const commands = (metrics as { commands?: Record<string, unknown> } | undefined)?.commands ?? {};
+  return new Map(
+    Object.entries(commands).flatMap(([name, counts]) => {
+      const total = (counts as { total?: unknown } | undefined)?.total;
+      return total === undefined ? [] : [[name, Number(total)]];
+    }),
+  );
+}
+
+/**
+ * Runs `work`, which sends `triggers` triggers, and counts the commands the server ran
+ * meanwhile, per trigger: the round trips a trigger cost, whatever the clock says. Other
+ * clients' commands (a real replica set's own) count too, hence per trigger, not exact.
+ */
+export async function countingCommands<T>(
+  db: Db,
+  triggers: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; commands: CommandsPerTrigger }> {
+  const before = await commandTotals(db);
+  const result = await work();
+  const after = await commandTotals(db);
+  const commands = new Map(
+    [...after].map(([name, total]) => [name, (total - (before.get(name) ?? 0)) / triggers] as const),
+  );
+  return { result, commands };
+}
+
 /** Events a bare change stream (no pipeline, no lookup) reads from `from` up to the sentinel's. */
 export async function rawDrain(
   db: Db,

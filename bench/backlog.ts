@@ -1,9 +1,10 @@
 // The sidecar under load, against one server (the embedded one in a process of its own, or
 // MONGODB_URI): a backlog written while no sidecar ran, drained by a bare change stream and by
 // the sidecar (no event needing a correction, then one in five), the server's ping latency
-// while the sidecar drains, lease losses, and (first, before any backlog is written) live
-// correction latency at 20 and 200 triggers per second (beside a baseline: the same writer and
-// observer with no correction between them; how late an idle thread woke up meanwhile; the
+// and the embedded server's GC pauses while the sidecar drains, lease losses, and (first,
+// before any backlog is written) live correction latency at 20 and 200 triggers per second
+// (beside a baseline: the same writer and observer with no correction between them; the
+// server's commands per trigger in both; how late an idle thread woke up meanwhile; the
 // embedded server's GC pauses), then at 200 per second with the image's node flags and with
 // Node's defaults in turns (latency, the sidecar's CPU and full collections).
 import { availableParallelism } from "node:os";
@@ -23,6 +24,7 @@ import {
 } from "./backlog-load.js";
 import {
   bareLatencies,
+  countingCommands,
   idlePingMs,
   liveLatencies,
   percentile,
@@ -30,6 +32,7 @@ import {
   samplePings,
   sampleWakeUps,
   watchLeadership,
+  type CommandsPerTrigger,
 } from "./backlog-probes.js";
 import { collectGarbage, startClock } from "./measure.js";
 import { ownCpuMs, processCpuMs } from "./process-cpu.js";
@@ -53,6 +56,8 @@ const LIVE_ROUNDS = [
   { rate: 200, seconds: 30, measured: true, explained: true },
 ];
 const LIVE_WINDOW_SECONDS = 10;
+/** The server's commands listed by name in the rows: those run at least once in 20 triggers. */
+const NOTED_COMMAND_RATE = 0.05;
 /** A stall worth counting: an idle thread's wake-up this late, or the server's GC pause this long. */
 const STALL_MS = 25;
 /**
@@ -80,12 +85,21 @@ interface Drain {
   sidecarMs: number | undefined;
   pings: number[];
   leaseLosses: number;
+  /** The embedded server's collections while the sidecar drained (none with MONGODB_URI). */
+  serverPauses: GcPause[];
+}
+
+/** Where the backlogs are written and drained. */
+interface DrainTarget {
+  mongo: TestMongo;
+  db: Db;
+  /** The embedded server's process (none with MONGODB_URI). */
+  server?: ServerProcess;
 }
 
 /** Writes a backlog while no sidecar runs, drains it bare, then with a fresh sidecar. */
 async function drainBacklog(
-  mongo: TestMongo,
-  db: Db,
+  { mongo, db, server }: DrainTarget,
   events: number,
   correcting: readonly number[],
   sentinel: number,
@@ -100,6 +114,7 @@ async function drainBacklog(
   const raw = await rawDrain(db, from, sentinel);
   collectGarbage();
   const pings = await samplePings(mongo.uri);
+  const startedAt = performance.now();
   const elapsed = startClock();
   const sidecar = await startSidecar(mongo, config(db), { waitForStreaming: false, productionLogs: true });
   const leadership = watchLeadership(sidecar);
@@ -123,6 +138,7 @@ async function drainBacklog(
     sidecarMs,
     pings: await pings.stop(),
     leaseLosses: leadership.stop(),
+    serverPauses: server?.gcPausesSince(startedAt) ?? [],
   };
   return { drain, sidecar };
 }
@@ -141,7 +157,7 @@ function rates(drain: Drain): { raw: number; sidecar: number } {
 const ratioOf = (drain: Drain) => rates(drain).sidecar / rates(drain).raw;
 
 /** The rows of one kind of drain: its median round in full, every round's ratio, pings and lease losses of all. */
-function drainRows(label: string, rounds: Drain[]): string[][] {
+function drainRows(label: string, rounds: Drain[], server: ServerProcess | undefined): string[][] {
   const sorted = [...rounds].sort((a, b) => ratioOf(a) - ratioOf(b));
   const median = sorted[Math.floor(sorted.length / 2)]!;
   const { raw, sidecar } = rates(median);
@@ -163,11 +179,21 @@ function drainRows(label: string, rounds: Drain[]): string[][] {
       `${ms(percentile(pings, 0.5))} / ${ms(percentile(pings, 0.99))} / ${ms(Math.max(...pings))} (${pings.length})`,
     ],
     [`${label}: lease losses`, count(rounds.reduce((sum, drain) => sum + drain.leaseLosses, 0))],
+    ...(server
+      ? [
+          serverPauseRow(
+            rounds.flatMap((drain) => drain.serverPauses),
+            `while the sidecar drained (${label})`,
+          ),
+        ]
+      : []),
   ];
 }
 
 interface LiveRound {
   latencies: number[];
+  /** The server's commands per trigger while the triggers ran. */
+  commands: CommandsPerTrigger;
   /** What a round `explained` is measured beside, to tell the sidecar's part of its latencies. */
   context?: RoundContext;
   /** CPU time per trigger of each process, in ms (undefined where it cannot be read). */
@@ -182,6 +208,8 @@ interface RoundContext {
    * them (bareLatencies), measured just before, with the sidecar idle.
    */
   bare: number[];
+  /** The server's commands per trigger while the baseline ran. */
+  bareCommands: CommandsPerTrigger;
   /** How late an idle thread woke up, each time, while the triggers ran (sampleWakeUps). */
   wakeUps: number[];
   /** The embedded server's collections while the triggers ran (none with MONGODB_URI). */
@@ -220,7 +248,9 @@ async function liveRound(
     bench: ownCpuMs(),
   };
   const elapsed = startClock();
-  const latencies = await liveLatencies(db, books, rate);
+  const { result: latencies, commands } = await countingCommands(db, books.length, () =>
+    liveLatencies(db, books, rate),
+  );
   const wallMs = elapsed();
   const perTrigger = (before: number | undefined, after: number | undefined) =>
     before === undefined || after === undefined ? undefined : (after - before) / books.length;
@@ -229,7 +259,7 @@ async function liveRound(
     server: perTrigger(cpuBefore.server, processCpuMs(serverPid)),
     bench: (ownCpuMs() - cpuBefore.bench) / books.length,
   };
-  const round = { latencies, context: await context?.end(), cpuPerTrigger, wallMs };
+  const round = { latencies, commands, context: await context?.end(), cpuPerTrigger, wallMs };
   await verifyCorrectedBooks(db, books);
   return round;
 }
@@ -244,12 +274,15 @@ async function beginContext(
   rate: number,
   server: ServerProcess | undefined,
 ): Promise<{ end(): Promise<RoundContext> }> {
-  const bare = await bareLatencies(db, books, rate);
+  const { result: bare, commands: bareCommands } = await countingCommands(db, books.length, () =>
+    bareLatencies(db, books, rate),
+  );
   const wakeUps = await sampleWakeUps();
   const startedAt = performance.now();
   return {
     end: async () => ({
       bare,
+      bareCommands,
       wakeUps: await wakeUps.stop(),
       serverPauses: server?.gcPausesSince(startedAt) ?? [],
     }),
@@ -275,16 +308,16 @@ function latencyRow(latencies: readonly number[], rate: number, seconds: number)
 
 /**
  * The rows of an `explained` round's context: its baseline (bare write to observed) with the
- * sidecar's p99 as a ratio to it, the machine's stalls an idle thread saw, and the embedded
- * server's own GC pauses.
+ * sidecar's p99 as a ratio to it, the server's commands per trigger in both, the machine's
+ * stalls an idle thread saw, and the embedded server's own GC pauses.
  */
 function contextRows(
-  { latencies, context }: LiveRound,
+  { latencies, commands, context }: LiveRound,
   rate: number,
   server: ServerProcess | undefined,
 ): string[][] {
   if (!context) return [];
-  const { bare, wakeUps, serverPauses } = context;
+  const { bare, bareCommands, wakeUps, serverPauses } = context;
   const p99 = (samples: readonly number[]) => percentile(samples.filter(Number.isFinite), 0.99);
   const seen = bare.filter(Number.isFinite);
   const stalls = wakeUps.filter((lateness) => lateness > STALL_MS);
@@ -295,23 +328,37 @@ function contextRows(
       `p50 / p99 ${ms(percentile(seen, 0.5))} / ${ms(p99(bare))} (${seen.length}/${bare.length}); sidecar p99 / baseline p99 ${(p99(latencies) / p99(bare)).toFixed(2)}`,
     ],
     [
+      `the server's commands per trigger at ${rate}/s: the sidecar's round / baseline (those run once in ${1 / NOTED_COMMAND_RATE} triggers or more)`,
+      `${commandMix(commands)} / ${commandMix(bareCommands)}`,
+    ],
+    [
       `an idle thread's wake-up lateness during the ${rate}/s round: p99 / max; over ${STALL_MS} ms`,
       `${ms(percentile(wakeUps, 0.99))} / ${ms(Math.max(0, ...wakeUps))}; ${stalls.length} times, ${ms(stalled)} in all`,
     ],
   ];
-  if (server) rows.push(serverPauseRow(serverPauses, rate));
+  if (server) rows.push(serverPauseRow(serverPauses, `during the ${rate}/s round`));
   return rows;
 }
 
+/** All the commands per trigger, then each that ran often enough to tell, most frequent first. */
+function commandMix(commands: CommandsPerTrigger): string {
+  const all = [...commands.values()].reduce((sum, perTrigger) => sum + perTrigger, 0);
+  const noted = [...commands]
+    .filter(([, perTrigger]) => perTrigger >= NOTED_COMMAND_RATE)
+    .sort(([, a], [, b]) => b - a)
+    .map(([name, perTrigger]) => `${name} ${perTrigger.toFixed(2)}`);
+  return `${all.toFixed(2)} (${noted.join(", ")})`;
+}
+
 /** How long the embedded server stood still for its own collections while the triggers ran. */
-function serverPauseRow(pauses: readonly GcPause[], rate: number): string[] {
+function serverPauseRow(pauses: readonly GcPause[], during: string): string[] {
   const described = (major: boolean) => {
     const these = pauses.filter((pause) => pause.major === major);
     return `${these.length}, longest ${ms(Math.max(0, ...these.map((pause) => pause.ms)))}`;
   };
   const over = pauses.filter((pause) => pause.ms > STALL_MS).length;
   return [
-    `the embedded server's collections during the ${rate}/s round: major / scavenges, how many, longest stall; over ${STALL_MS} ms`,
+    `the embedded server's collections ${during}: major / scavenges, how many, longest stall; over ${STALL_MS} ms`,
     `${described(true)} / ${described(false)}; ${over}`,
   ];
 }
@@ -447,8 +494,7 @@ async function insertBooks(db: Db): Promise<BookPlan> {
  * and its set of small books); the sidecar of the last is left running, the others stopped.
  */
 async function drainRounds(
-  mongo: TestMongo,
-  db: Db,
+  target: DrainTarget,
   events: number,
   books: { correcting?: number[][]; sentinels: number[]; firstDrain: number },
 ): Promise<{ rounds: Drain[]; sidecar: TestSidecar }> {
@@ -457,9 +503,9 @@ async function drainRounds(
     const correcting = books.correcting?.[round] ?? [];
     const index = books.firstDrain + round;
     const sentinel = books.sentinels[index]!;
-    const { drain, sidecar } = await drainBacklog(mongo, db, events, correcting, sentinel, index);
+    const { drain, sidecar } = await drainBacklog(target, events, correcting, sentinel, index);
     rounds.push(drain);
-    if (drain.sidecarMs !== undefined) await verifyCorrectedBooks(db, [...correcting, sentinel]);
+    if (drain.sidecarMs !== undefined) await verifyCorrectedBooks(target.db, [...correcting, sentinel]);
     if (round === ROUNDS - 1 || drain.sidecarMs === undefined) return { rounds, sidecar };
     await sidecar.stop();
   }
@@ -489,17 +535,18 @@ async function run(): Promise<string[]> {
     const idle = await idlePingMs(mongo.client);
     console.log(`${server ? "embedded server, own process" : "MONGODB_URI"}; idle ping ${ms(idle)}`);
 
-    const plain = await drainRounds(mongo, db, PLAIN_EVENTS, { sentinels: books.sentinels, firstDrain: 0 });
+    const target = { mongo, db, server };
+    const plain = await drainRounds(target, PLAIN_EVENTS, { sentinels: books.sentinels, firstDrain: 0 });
     await plain.sidecar.stop();
-    const fixing = await drainRounds(mongo, db, CORRECTING_EVENTS, {
+    const fixing = await drainRounds(target, CORRECTING_EVENTS, {
       correcting: books.correcting,
       sentinels: books.sentinels,
       firstDrain: ROUNDS,
     });
     sidecars.push(fixing.sidecar);
     const rows = [
-      ...drainRows("no correction", plain.rounds),
-      ...drainRows("1 in 5 corrects", fixing.rounds),
+      ...drainRows("no correction", plain.rounds, server),
+      ...drainRows("1 in 5 corrects", fixing.rounds, server),
     ];
     if (fixing.rounds.every((drain) => drain.sidecarMs !== undefined))
       console.log(`verified: every backlog book holds user00..user50 in order`);
