@@ -58,7 +58,7 @@ void test("serverStatus counts each command's runs and failures, and unknown com
   const admin = mongo.client.db("admin");
   const db = mongo.client.db("handshake_counts");
   const commands = async () => (await admin.command({ serverStatus: 1 })).metrics.commands;
-  await db.collection("c").insertOne({ _id: 1 });
+  await db.collection<{ _id: number }>("c").insertOne({ _id: 1 });
   const before = await commands();
   await db.command({ find: "c", filter: {} });
   await db.command({ find: "c", filter: {} });
