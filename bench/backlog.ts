@@ -358,9 +358,17 @@ function serverPauseRow(pauses: readonly GcPause[], during: string): string[] {
   };
   const over = pauses.filter((pause) => pause.ms > STALL_MS).length;
   return [
-    `the embedded server's collections ${during}: major / scavenges, how many, longest stall; over ${STALL_MS} ms`,
-    `${described(true)} / ${described(false)}; ${over}`,
+    `the embedded server's collections ${during}: major / scavenges, how many, longest stall; over ${STALL_MS} ms; the longest major marking`,
+    `${described(true)} / ${described(false)}; ${over}; ${longestMarking(pauses)}`,
   ];
+}
+
+/** The major collection marked over the longest stretch: how long, and its steps' share. */
+function longestMarking(pauses: readonly GcPause[]): string {
+  const markings = pauses.flatMap((pause) => (pause.marking ? [pause.marking] : []));
+  if (markings.length === 0) return "none";
+  const longest = markings.reduce((a, b) => (b.wallMs > a.wallMs ? b : a));
+  return `${ms(longest.wallMs)}, ${ms(longest.steps)} of it in steps on the server's thread`;
 }
 
 /**

@@ -21,6 +21,12 @@ export interface GcPause {
    * its longest step of incremental marking, if that was longer (the line sums the steps up).
    */
   ms: number;
+  /**
+   * For a major one marked incrementally: how long from the start of its marking to its end,
+   * in ms, a stretch in which the server's thread took marking steps between its commands
+   * (`steps` ms of them in all) while marking threads took cores beside it.
+   */
+  marking?: { wallMs: number; steps: number };
 }
 
 export interface ServerProcess {
@@ -34,8 +40,10 @@ export interface ServerProcess {
 
 // "[pid:0x…]  1234 ms: Mark-Compact 97.2 (102.1) -> 85.1 (101.3) MB, 45.21 / 0.00 ms  (…"
 const GC_LINE = /: (Scavenge|Minor Mark-Sweep|Mark-Compact|Mark-Sweep)\b[^,]*, ([\d.]+) \/ [\d.]+ ms/;
-// "… (+ 12.3 ms in 45 steps since start of marking, biggest step 1.2 ms, …"
+// "… (+ 12.3 ms in 45 steps since start of marking, biggest step 1.2 ms, walltime since start of marking 93 ms)"
 const BIGGEST_STEP = /biggest step ([\d.]+) ms/;
+const MARKING =
+  /\+ ([\d.]+) ms in \d+ steps since start of marking.*walltime since start of marking ([\d.]+) ms/;
 
 /** The collection a --trace-gc line reports, if it reports one. */
 function gcPause(line: string): GcPause | undefined {
@@ -43,11 +51,14 @@ function gcPause(line: string): GcPause | undefined {
   if (!match) return undefined;
   const collector = match[1]!;
   const step = Number(BIGGEST_STEP.exec(line)?.[1] ?? 0);
-  return {
+  const marking = MARKING.exec(line);
+  const pause: GcPause = {
     at: performance.now(),
     major: collector === "Mark-Compact" || collector === "Mark-Sweep",
     ms: Math.max(Number(match[2]), step),
   };
+  if (marking) pause.marking = { steps: Number(marking[1]), wallMs: Number(marking[2]) };
+  return pause;
 }
 
 export async function startServerProcess(): Promise<ServerProcess> {
