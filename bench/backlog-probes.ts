@@ -5,16 +5,11 @@ import { on } from "node:events";
 import { Worker } from "node:worker_threads";
 import type { Db, Document, MongoClient, Timestamp } from "mongodb";
 import type { TestSidecar } from "../test/integration/sidecar/harness.js";
-import { startClock } from "./measure.js";
+import { percentile, startClock } from "./measure.js";
 
 const PING_INTERVAL_MS = 10;
 const LEADER_SAMPLE_MS = 20;
 const WAKE_UP_INTERVAL_MS = 10;
-
-export function percentile(samples: readonly number[], fraction: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
-}
 
 async function timedPing(client: MongoClient): Promise<number> {
   const elapsed = startClock();

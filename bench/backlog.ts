@@ -27,14 +27,13 @@ import {
   countingCommands,
   idlePingMs,
   liveLatencies,
-  percentile,
   rawDrain,
   samplePings,
   sampleWakeUps,
   watchLeadership,
   type CommandsPerTrigger,
 } from "./backlog-probes.js";
-import { collectGarbage, startClock } from "./measure.js";
+import { collectGarbage, percentile, startClock } from "./measure.js";
 import { ownCpuMs, processCpuMs } from "./process-cpu.js";
 import { startServerProcess, type GcPause, type ServerProcess } from "./server-process.js";
 import { imageNode } from "../test/ops/image-node.js";

@@ -15,7 +15,9 @@ function elapsedMs(since: bigint): number {
   return Number(process.hrtime.bigint() - since) / 1e6;
 }
 
-function percentile(sorted: readonly number[], fraction: number): number {
+/** The sample below which `fraction` of them lie (nearest rank); 0 for none. */
+export function percentile(samples: readonly number[], fraction: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
 }
 
@@ -29,7 +31,6 @@ export async function timeEachAsync(calls: number, fn: (call: number) => Promise
     samples.push(elapsedMs(before));
   }
   const totalMs = elapsedMs(start);
-  samples.sort((a, b) => a - b);
   return {
     calls,
     totalMs,
@@ -107,14 +108,13 @@ async function sampleCalls(calls: number, fn: () => Promise<unknown>): Promise<n
 }
 
 function timingOf(samples: number[]): Timing {
-  const sorted = [...samples].sort((x, y) => x - y);
   const totalMs = samples.reduce((sum, sample) => sum + sample, 0);
   return {
     calls: samples.length,
     totalMs,
     meanMs: totalMs / samples.length,
-    p50Ms: percentile(sorted, 0.5),
-    p99Ms: percentile(sorted, 0.99),
+    p50Ms: percentile(samples, 0.5),
+    p99Ms: percentile(samples, 0.99),
   };
 }
 
