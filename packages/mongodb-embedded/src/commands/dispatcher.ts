@@ -56,23 +56,18 @@ async function runCommand(
   if (!COLLATING_COMMANDS.has(request.name)) {
     assertSimpleCollation(request.body.collation, `${request.name}.collation`);
   }
-  const operation = killableOperation(request, server);
-  request.killed = operation?.signal;
-  try {
-    const failure =
-      request.name === "configureFailPoint"
-        ? undefined
-        : server.failPoints.trigger(request.name, request.connection.appName);
-    if (failure) {
-      const early = await applyFailure(failure, request, labels);
-      if (early) return early;
-    }
-    const reply = await runInSession(request, server, async () => handler(request, server));
-    if (failure?.writeConcernError) return withWriteConcernError(reply, failure, labels);
-    return reply;
-  } finally {
-    operation?.end();
+  request.killed = killSignal(request, server);
+  const failure =
+    request.name === "configureFailPoint"
+      ? undefined
+      : server.failPoints.trigger(request.name, request.connection.appName);
+  if (failure) {
+    const early = await applyFailure(failure, request, labels);
+    if (early) return early;
   }
+  const reply = await runInSession(request, server, async () => handler(request, server));
+  if (failure?.writeConcernError) return withWriteConcernError(reply, failure, labels);
+  return reply;
 }
 
 function isKnown(name: string, server: ServerState): boolean {
@@ -82,10 +77,11 @@ function isKnown(name: string, server: ServerState): boolean {
 /** The commands that kill sessions are not among the operations they kill. */
 const SESSION_KILLERS = new Set(["killSessions", "killAllSessions"]);
 
-function killableOperation(request: CommandRequest, server: ServerState) {
+/** What interrupts the command when killSessions names its session; none without a session. */
+function killSignal(request: CommandRequest, server: ServerState): AbortSignal | undefined {
   const lsid = request.body.lsid as Document | undefined;
   if (!lsid || SESSION_KILLERS.has(request.name)) return undefined;
-  return server.sessions.beginOperation(lsid);
+  return server.sessions.operationSignal(lsid);
 }
 
 /** failCommand's blockConnection: a sleep that killSessions interrupts, as on mongod. */

@@ -16,8 +16,13 @@ interface SessionEntry {
   lastUse: Date;
   /** Cursors opened in this session: killSessions closes them. */
   cursors: Set<bigint>;
-  /** Operations running in this session: killSessions interrupts them. */
-  operations: Set<AbortController>;
+  /**
+   * Aborted by killSessions, which interrupts every operation running in the session: one for
+   * all of them, made by the first to begin after the last kill (most commands carry a
+   * session, and a controller each would be garbage at every command), then replaced, so that
+   * the operations begun after a kill run on.
+   */
+  killSwitch: AbortController | undefined;
 }
 
 /** A session as $listLocalSessions sees it. */
@@ -162,7 +167,8 @@ export class SessionRegistry {
     const cursors: bigint[] = [];
     for (const entry of entries) {
       if (entry.transaction) this.abort(entry.transaction, reason);
-      for (const operation of entry.operations) operation.abort(reason);
+      entry.killSwitch?.abort(reason);
+      entry.killSwitch = undefined;
       cursors.push(...entry.cursors);
       entry.cursors.clear();
     }
@@ -170,14 +176,13 @@ export class SessionRegistry {
   }
 
   /**
-   * Registers an operation running in the session; its signal aborts when killSessions names
-   * the session, as mongod kills the operations of a killed session. Call `end` when it ends.
+   * The signal of an operation beginning in the session: it aborts when killSessions names the
+   * session, as mongod kills the operations of a killed session.
    */
-  beginOperation(lsid: Document): { signal: AbortSignal; end: () => void } {
-    const operations = this.entry(lsid).operations;
-    const controller = new AbortController();
-    operations.add(controller);
-    return { signal: controller.signal, end: () => operations.delete(controller) };
+  operationSignal(lsid: Document): AbortSignal {
+    const entry = this.entry(lsid);
+    entry.killSwitch ??= new AbortController();
+    return entry.killSwitch.signal;
   }
 
   abortAll(): void {
@@ -216,7 +221,7 @@ export class SessionRegistry {
         retryReply: undefined,
         lastUse: new Date(),
         cursors: new Set(),
-        operations: new Set(),
+        killSwitch: undefined,
       };
       this.sessions.set(key, entry);
     }

@@ -50,3 +50,18 @@ void describe("SessionRegistry use tracking", () => {
     assert.deepEqual(sessions.list(), []);
   });
 });
+
+void describe("SessionRegistry operation signals", () => {
+  void it("killSessions aborts its sessions' running operations, and the operations begun after run on", () => {
+    const sessions = registry();
+    const running = [sessions.operationSignal(lsid(1)), sessions.operationSignal(lsid(1))];
+    const otherSession = sessions.operationSignal(lsid(2));
+    sessions.kill([lsid(1)], "killed by a test");
+    assert.deepEqual(
+      running.map((signal) => signal.aborted),
+      [true, true],
+    );
+    assert.equal(otherSession.aborted, false);
+    assert.equal(sessions.operationSignal(lsid(1)).aborted, false);
+  });
+});
