@@ -229,7 +229,17 @@ export class SessionRegistry {
   }
 }
 
+// The last lsid document keyed, and its key: a command names its session four or five times
+// (its use, its kill switch, its transaction, its retryable write), each time with the same
+// document, and each key made anew would be a string of garbage. Never changed once parsed.
+let lastKeyed: { lsid: Document; key: string } | undefined;
+
 function sessionKey(lsid: Document): string {
+  if (lastKeyed?.lsid !== lsid) lastKeyed = { lsid, key: keyOf(lsid) };
+  return lastKeyed.key;
+}
+
+function keyOf(lsid: Document): string {
   const id = lsid.id as { buffer?: Uint8Array; toHexString?: () => string } | undefined;
   if (id?.toHexString) return id.toHexString();
   if (id?.buffer) return Buffer.from(id.buffer).toString("hex");
