@@ -7,7 +7,7 @@ import { ServerError, ErrorCode, interrupted } from "../errors.js";
 import type { ServerState } from "../server-state.js";
 import { knowsCommand } from "../server-version.js";
 import { ArrayCursor } from "./array-cursor.js";
-import type { CommandRequest, ConnectionInfo } from "./command-context.js";
+import type { CommandHandler, CommandRequest, ConnectionInfo } from "./command-context.js";
 import { assertSimpleCollation, bigintValue } from "./command-args.js";
 import { codeNameOf } from "./code-names.js";
 import { COMMANDS } from "./command-table.js";
@@ -33,22 +33,24 @@ export async function dispatchCommand(
     body,
     changeStream: isChangeStreamCommand(request, server),
   };
+  const handler = knowsCommand(server.version, name) ? COMMANDS.get(name) : undefined;
   let reply: Document;
   try {
-    reply = await runCommand(request, server, labels);
+    reply = await runCommand(request, handler, server, labels);
   } catch (error) {
     reply = errorReply(error, labels);
   }
-  server.commandCounts.record(name, isKnown(name, server), reply.ok !== 1);
+  server.commandCounts.record(name, handler !== undefined, reply.ok !== 1);
   return stampClusterTime(reply, server);
 }
 
+/** Runs `handler`, the command's own (none for a command this server's version lacks). */
 async function runCommand(
   request: CommandRequest,
+  handler: CommandHandler | undefined,
   server: ServerState,
   labels: LabelContext,
 ): Promise<Document> {
-  const handler = isKnown(request.name, server) ? COMMANDS.get(request.name) : undefined;
   if (!handler) {
     if (request.name === "") throw new ServerError(ErrorCode.BadValue, "BadValue", "empty command document");
     throw new ServerError(ErrorCode.CommandNotFound, "CommandNotFound", `no such command: '${request.name}'`);
@@ -68,10 +70,6 @@ async function runCommand(
   const reply = await runInSession(request, server, async () => handler(request, server));
   if (failure?.writeConcernError) return withWriteConcernError(reply, failure, labels);
   return reply;
-}
-
-function isKnown(name: string, server: ServerState): boolean {
-  return knowsCommand(server.version, name) && COMMANDS.has(name);
 }
 
 /** The commands that kill sessions are not among the operations they kill. */

@@ -39,6 +39,12 @@ export const SESSION_IDLE_LIMIT_MS = 30 * 60_000;
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, SessionEntry>();
+  /**
+   * The last lsid document keyed, and its key: a command names its session four or five times
+   * (its use, its kill switch, its transaction, its retryable write), each time with the same
+   * document, which is never changed once parsed; a key made anew each time would be garbage.
+   */
+  private lastKeyed: { lsid: Document; key: string } | undefined;
 
   constructor(
     private readonly catalog: Catalog,
@@ -131,7 +137,7 @@ export class SessionRegistry {
 
   endSessions(lsids: Document[]): void {
     for (const lsid of lsids) {
-      const key = sessionKey(lsid);
+      const key = this.sessionKey(lsid);
       const entry = this.sessions.get(key);
       if (entry?.transaction) this.abort(entry.transaction, "session ended");
       this.sessions.delete(key);
@@ -163,7 +169,7 @@ export class SessionRegistry {
     const entries =
       lsids === undefined
         ? [...this.sessions.values()]
-        : lsids.flatMap((lsid) => this.sessions.get(sessionKey(lsid)) ?? []);
+        : lsids.flatMap((lsid) => this.sessions.get(this.sessionKey(lsid)) ?? []);
     const cursors: bigint[] = [];
     for (const entry of entries) {
       if (entry.transaction) this.abort(entry.transaction, reason);
@@ -210,8 +216,13 @@ export class SessionRegistry {
     transaction.finish(state);
   }
 
+  private sessionKey(lsid: Document): string {
+    if (this.lastKeyed?.lsid !== lsid) this.lastKeyed = { lsid, key: keyOf(lsid) };
+    return this.lastKeyed.key;
+  }
+
   private entry(lsid: Document): SessionEntry {
-    const key = sessionKey(lsid);
+    const key = this.sessionKey(lsid);
     let entry = this.sessions.get(key);
     if (!entry) {
       entry = {
@@ -227,16 +238,6 @@ export class SessionRegistry {
     }
     return entry;
   }
-}
-
-// The last lsid document keyed, and its key: a command names its session four or five times
-// (its use, its kill switch, its transaction, its retryable write), each time with the same
-// document, and each key made anew would be a string of garbage. Never changed once parsed.
-let lastKeyed: { lsid: Document; key: string } | undefined;
-
-function sessionKey(lsid: Document): string {
-  if (lastKeyed?.lsid !== lsid) lastKeyed = { lsid, key: keyOf(lsid) };
-  return lastKeyed.key;
 }
 
 function keyOf(lsid: Document): string {
