@@ -7,7 +7,7 @@ import { loadConfig } from "../config/load.js";
 import { describeRules } from "../config/describe.js";
 import type { Config } from "../config/schema.js";
 import { ConfigError, toError, UsageError } from "../errors.js";
-import { createLogger, logDestination, type Logger } from "../ops/logger.js";
+import { createLogger, logDestination, type LogDestination, type Logger } from "../ops/logger.js";
 import { helpText, parseCliArgs, type CliArgs } from "./args.js";
 import { demoCommand } from "./commands/demo.js";
 import { devServerCommand } from "./commands/dev-server.js";
@@ -52,18 +52,27 @@ function checkDeploymentChoice(config: Config, args: CliArgs): void {
   }
 }
 
-async function commandLogger(config: Config, args: CliArgs): Promise<Logger> {
+/** Where the command's log lines go. */
+async function commandLogDestination(config: Config, args: CliArgs): Promise<LogDestination> {
   // `sweep` and `migrate` print their report on stdout; their log lines (progress among them)
   // go to stderr.
   const fd = args.command === "sweep" || args.command === "migrate" ? 2 : 1;
-  const format = args.pretty ? "pretty" : config.logFormat;
-  return createLogger({ level: config.logLevel, destination: await logDestination(format, fd) });
+  return logDestination(args.pretty ? "pretty" : config.logFormat, fd);
 }
 
 async function runParsedCommand(args: CliArgs): Promise<number> {
   const config = loadConfig({ file: args.configFile, env: process.env });
   checkDeploymentChoice(config, args);
-  const logger = await commandLogger(config, args);
+  const destination = await commandLogDestination(config, args);
+  try {
+    return await runCommand(args, config, createLogger({ level: config.logLevel, destination }));
+  } finally {
+    // Every line the command logged is out before a failure's line on stderr.
+    destination.flushSync?.();
+  }
+}
+
+function runCommand(args: CliArgs, config: Config, logger: Logger): Promise<number> | number {
   switch (args.command) {
     case "check-config":
       process.stdout.write(`${describeRules(config)}\n`);

@@ -1,7 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { openSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Writable } from "node:stream";
-import { createLogger } from "../../../src/ops/logger.js";
+import { promisify } from "node:util";
+import { waitUntil } from "../../../src/cli/wait-until.js";
+import { batchedDestination, createLogger } from "../../../src/ops/logger.js";
 
 function capturingLogger() {
   const lines: string[] = [];
@@ -27,4 +34,41 @@ void test("a connection string logged as a uri field is censored", () => {
   const { logger, lines } = capturingLogger();
   logger.info({ uri: "mongodb://admin:s3cret@db.example.com/shop" }, "connecting");
   assert.doesNotMatch(lines[0] ?? "", /s3cret/);
+});
+
+void test("a batched JSON line reaches its file while the process runs, though far less than a batch waits", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "batched-log-"));
+  try {
+    const file = join(dir, "sidecar.log");
+    const logger = createLogger({ destination: batchedDestination(openSync(file, "a")) });
+    logger.info({ collection: "sales" }, "corrected document");
+    await waitUntil(async () => (await readFile(file, "utf8")).includes('"msg":"corrected document"'), {
+      timeoutMs: 5_000,
+      intervalMs: 10,
+      description: "the line in the file",
+    });
+  } finally {
+    await rm(dir, { recursive: true });
+  }
+});
+
+void test("batched JSON lines still waiting when the process exits are written", async () => {
+  const code = [
+    'import { batchedDestination, createLogger } from "./src/ops/logger.ts";',
+    "const logger = createLogger({ destination: batchedDestination(1) });",
+    'logger.info("first"); logger.info("last before exit");',
+  ].join("\n");
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    "--conditions=source",
+    "--import",
+    "tsx",
+    "--input-type=module",
+    "--eval",
+    code,
+  ]);
+  const messages = stdout
+    .trim()
+    .split("\n")
+    .map((line) => (JSON.parse(line) as { msg: string }).msg);
+  assert.deepEqual(messages, ["first", "last before exit"]);
 });
