@@ -27,7 +27,7 @@ export interface EventConsumerOptions {
   rules: readonly PatternRule[];
   /** How many targets may be queued or correcting at once (different documents). */
   inFlight: number;
-  tokens: TokenStore;
+  tokens: Pick<TokenStore, "persistResumeToken">;
   metrics: Metrics;
   logger: Logger;
   /** Corrects one target, retrying as it sees fit; rejects only when the event must stay unfinished. */
@@ -70,6 +70,8 @@ class EventConsumer {
   private failure: unknown;
   private lastPersistedToken: string | undefined;
   private lastPersistAt = 0;
+  /** The position's write in flight, if any: one at a time, so positions are stored in order. */
+  private persisting: Promise<void> | undefined;
   /** The cluster time of the newest event read: covered by the stream's own token once nothing is in flight. */
   private newestSeconds: number | undefined;
 
@@ -95,13 +97,14 @@ class EventConsumer {
           // An empty batch: the server has nothing newer for us, so nothing lags behind.
           this.options.onCaughtUp(this.queue.pending === 0);
         }
-        await this.persistPosition(false);
+        this.persistWhenDue();
       }
     } finally {
       // Finish what is in flight before giving the position up: stopping must not leave a
       // committed correction behind an unpersisted token, nor a token ahead of a correction.
       await this.queue.idle();
-      await this.persistPosition(true);
+      await this.persisting;
+      await this.persistPosition();
     }
     if (this.failure !== undefined) throw this.failure;
   }
@@ -148,9 +151,26 @@ class EventConsumer {
     return this.tracker.safeToken;
   }
 
-  private async persistPosition(force: boolean): Promise<void> {
+  /**
+   * Persists the position once per interval, beside the reading: the next events are read and
+   * corrected while the write is in flight. Awaited, it held every event behind a round trip
+   * to the token store each second (and behind the copy ledger's prune each minute).
+   */
+  private persistWhenDue(): void {
+    if (this.persisting || Date.now() - this.lastPersistAt < this.options.persistIntervalMs) return;
+    this.persisting = this.persistPosition().then(
+      () => {
+        this.persisting = undefined;
+      },
+      (error: unknown) => {
+        this.persisting = undefined;
+        this.failure ??= error;
+      },
+    );
+  }
+
+  private async persistPosition(): Promise<void> {
     const now = Date.now();
-    if (!force && now - this.lastPersistAt < this.options.persistIntervalMs) return;
     const position = this.safePosition();
     const printed = position && BSON.EJSON.stringify(position.token, { relaxed: false });
     if (!position || printed === this.lastPersistedToken) return;

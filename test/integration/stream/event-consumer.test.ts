@@ -1,0 +1,96 @@
+// The event consumer on a real change stream: events keep being read and corrected while the
+// position's write is in flight, and stopping waits for that write before storing the last
+// position. Corrections and the token store are the consumer's own seams; the stream is the
+// driver's.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Document } from "mongodb";
+import { waitUntil } from "../../../src/cli/wait-until.js";
+import { createMetrics } from "../../../src/ops/metrics.js";
+import { createLogger } from "../../../src/ops/logger.js";
+import { currentClusterTime } from "../../../src/stream/cluster-time.js";
+import { consumeEvents } from "../../../src/stream/event-consumer.js";
+import type { ProjectedChangeEvent } from "../../../src/stream/targets.js";
+import { buildWatchPipeline, watchOptions } from "../../../src/stream/watch-pipeline.js";
+import { testConfig } from "../sidecar/harness.js";
+import { useTestDatabase } from "../../support/mongo.js";
+
+const fixture = useTestDatabase("event_consumer");
+
+/** A book with 51 purchasers: its insert event needs a correction (the outlier threshold is 50). */
+const overfullBook = (id: number) => ({
+  _id: id,
+  customers_purchased: Array.from({ length: 51 }, (_, i) => `user${i}`),
+});
+
+/** A promise and the function that settles it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+void test("events are read and corrected while the position's write is in flight, which a stop waits for", async () => {
+  const { db } = fixture;
+  const { rules } = testConfig(db.databaseName);
+  // From now, however late the consumer's first getMore opens the stream.
+  const stream = db.watch<Document, ProjectedChangeEvent>(buildWatchPipeline(rules), {
+    ...watchOptions(rules),
+    startAtOperationTime: await currentClusterTime(db),
+    maxAwaitTimeMS: 100,
+  });
+  const corrected: unknown[] = [];
+  const persisted: Document[] = [];
+  let writesStarted = 0;
+  const firstWrite = gate();
+  let stopped = false;
+  const consuming = consumeEvents({
+    stream,
+    rules,
+    inFlight: 8,
+    tokens: {
+      async persistResumeToken(token) {
+        writesStarted += 1;
+        if (writesStarted === 1) await firstWrite.opened;
+        persisted.push(token);
+      },
+    },
+    metrics: createMetrics(),
+    logger: createLogger({ level: "silent" }),
+    correct: (target) => {
+      corrected.push(target.id);
+      return Promise.resolve({ outcome: "none" });
+    },
+    isOwnWrite: () => false,
+    shouldContinue: () => !stopped,
+    onCaughtUp: () => {},
+    onEventProcessed: () => {},
+    onNamespaceEvent: () => Promise.resolve(),
+    persistIntervalMs: 0,
+  });
+  try {
+    await db.collection<{ _id: number }>("sales").insertOne(overfullBook(1));
+    await waitUntil(() => corrected.length === 1, { timeoutMs: 10_000, description: "book 1 corrected" });
+    await waitUntil(() => writesStarted === 1, {
+      timeoutMs: 10_000,
+      description: "the position's first write",
+    });
+    await db.collection<{ _id: number }>("sales").insertOne(overfullBook(2));
+    await waitUntil(() => corrected.length === 2, {
+      timeoutMs: 10_000,
+      description: "book 2 corrected while the first position's write waits",
+    });
+    assert.deepEqual(corrected, [1, 2]);
+    assert.equal(persisted.length, 0, "the first position's write is still waiting");
+    assert.equal(writesStarted, 1, "no second write while the first is in flight");
+  } finally {
+    stopped = true;
+    firstWrite.open();
+    await consuming;
+    await stream.close();
+  }
+  assert.ok(
+    persisted.length >= 2,
+    `the waiting write and the stop's own, in that order (${persisted.length})`,
+  );
+});
