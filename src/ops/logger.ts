@@ -61,10 +61,12 @@ export type LogDestination = pino.DestinationStream & { flushSync?(): void };
 export function batchedDestination(fd: number): LogDestination {
   const lines = pino.destination({ dest: fd, minLength: LOG_BATCH_BYTES, sync: true });
   let flushTimer: NodeJS.Timeout | undefined;
+  // SonicBoom's flush writes synchronously in sync mode; its flushSync is not used, as it also
+  // fsyncs a file and retries a broken pipe for ever.
   const flushSync = () => {
     clearTimeout(flushTimer);
     flushTimer = undefined;
-    lines.flushSync();
+    lines.flush();
   };
   process.once("exit", flushSync);
   return {
