@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { openSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -71,4 +71,27 @@ void test("batched JSON lines still waiting when the process exits are written",
     .split("\n")
     .map((line) => (JSON.parse(line) as { msg: string }).msg);
   assert.deepEqual(messages, ["first", "last before exit"]);
+});
+
+void test("a batched destination whose reader went away stops logging, and its process still exits", async () => {
+  const code = [
+    'import { batchedDestination, createLogger } from "./src/ops/logger.ts";',
+    "const logger = createLogger({ destination: batchedDestination(1) });",
+    'const timer = setInterval(() => logger.info("still here"), 10);',
+    "setTimeout(() => clearInterval(timer), 500);",
+  ].join("\n");
+  const child = spawn(
+    process.execPath,
+    ["--conditions=source", "--import", "tsx", "--input-type=module", "--eval", code],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  child.stdout.destroy(); // its writes now fail with EPIPE
+  try {
+    await waitUntil(() => child.exitCode !== null, { timeoutMs: 15_000, description: "the process to exit" });
+    assert.equal(child.exitCode, 0);
+  } finally {
+    child.kill("SIGKILL");
+  }
 });
