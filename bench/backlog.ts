@@ -1,8 +1,9 @@
 // The sidecar under load, against one server (the embedded one in a process of its own, or
 // MONGODB_URI): a backlog written while no sidecar ran, drained by a bare change stream and by
-// the sidecar (no event needing a correction, then one in five), the server's ping latency
-// and the embedded server's GC pauses while the sidecar drains, lease losses, and (first,
-// before any backlog is written) live correction latency at 20 and 200 triggers per second
+// the sidecar (no event needing a correction, then one in five), the server's ping latency,
+// how late an idle thread woke up (the machine's stalls) and the embedded server's GC pauses
+// while the sidecar drains, lease losses, and (first, before any backlog is written) live
+// correction latency at 20 and 200 triggers per second
 // (beside a baseline: the same writer and observer with no correction between them; the
 // server's commands per trigger in both; how late an idle thread woke up meanwhile; the
 // embedded server's GC pauses), then at 200 per second with the image's node flags and with
@@ -83,6 +84,8 @@ interface Drain {
   startupMs: number;
   sidecarMs: number | undefined;
   pings: number[];
+  /** How late an idle thread woke up, each time, while the sidecar drained (sampleWakeUps). */
+  wakeUps: number[];
   leaseLosses: number;
   /** The embedded server's collections while the sidecar drained (none with MONGODB_URI). */
   serverPauses: GcPause[];
@@ -113,6 +116,7 @@ async function drainBacklog(
   const raw = await rawDrain(db, from, sentinel);
   collectGarbage();
   const pings = await samplePings(mongo.uri);
+  const wakeUps = await sampleWakeUps();
   const startedAt = performance.now();
   const elapsed = startClock();
   const sidecar = await startSidecar(mongo, config(db), { waitForStreaming: false, productionLogs: true });
@@ -136,6 +140,7 @@ async function drainBacklog(
     startupMs,
     sidecarMs,
     pings: await pings.stop(),
+    wakeUps: await wakeUps.stop(),
     leaseLosses: leadership.stop(),
     serverPauses: server?.gcPausesSince(startedAt) ?? [],
   };
@@ -154,6 +159,16 @@ function rates(drain: Drain): { raw: number; sidecar: number } {
 }
 
 const ratioOf = (drain: Drain) => rates(drain).sidecar / rates(drain).raw;
+
+/** How late an idle thread woke up `during` something: the machine's own stalls then. */
+function wakeUpRow(wakeUps: readonly number[], during: string): string[] {
+  const stalls = wakeUps.filter((lateness) => lateness > STALL_MS);
+  const stalled = stalls.reduce((sum, lateness) => sum + lateness, 0);
+  return [
+    `an idle thread's wake-up lateness ${during}: p99 / max; over ${STALL_MS} ms`,
+    `${ms(percentile(wakeUps, 0.99))} / ${ms(Math.max(0, ...wakeUps))}; ${stalls.length} times, ${ms(stalled)} in all`,
+  ];
+}
 
 /** The rows of one kind of drain: its median round in full, every round's ratio, pings and lease losses of all. */
 function drainRows(label: string, rounds: Drain[], server: ServerProcess | undefined): string[][] {
@@ -177,6 +192,10 @@ function drainRows(label: string, rounds: Drain[], server: ServerProcess | undef
       `${label}: ping p50 / p99 / max`,
       `${ms(percentile(pings, 0.5))} / ${ms(percentile(pings, 0.99))} / ${ms(Math.max(...pings))} (${pings.length})`,
     ],
+    wakeUpRow(
+      rounds.flatMap((drain) => drain.wakeUps),
+      `while the sidecar drained (${label})`,
+    ),
     [`${label}: lease losses`, count(rounds.reduce((sum, drain) => sum + drain.leaseLosses, 0))],
     ...(server
       ? [
@@ -319,8 +338,6 @@ function contextRows(
   const { bare, bareCommands, wakeUps, serverPauses } = context;
   const p99 = (samples: readonly number[]) => percentile(samples.filter(Number.isFinite), 0.99);
   const seen = bare.filter(Number.isFinite);
-  const stalls = wakeUps.filter((lateness) => lateness > STALL_MS);
-  const stalled = stalls.reduce((sum, lateness) => sum + lateness, 0);
   const rows = [
     [
       `baseline at ${rate} triggers/s: the same writer and observer, no correction between (insert seen)`,
@@ -330,10 +347,7 @@ function contextRows(
       `the server's commands per trigger at ${rate}/s: the sidecar's round / baseline (those run once in ${1 / NOTED_COMMAND_RATE} triggers or more)`,
       `${commandMix(commands)} / ${commandMix(bareCommands)}`,
     ],
-    [
-      `an idle thread's wake-up lateness during the ${rate}/s round: p99 / max; over ${STALL_MS} ms`,
-      `${ms(percentile(wakeUps, 0.99))} / ${ms(Math.max(0, ...wakeUps))}; ${stalls.length} times, ${ms(stalled)} in all`,
-    ],
+    wakeUpRow(wakeUps, `during the ${rate}/s round`),
   ];
   if (server) rows.push(serverPauseRow(serverPauses, `during the ${rate}/s round`));
   return rows;
