@@ -68,8 +68,7 @@ export async function startServerProcess(): Promise<ServerProcess> {
     // A young generation of 4 MiB semi-spaces (the sidecar's image sets the same): a scavenge,
     // a pause mongod does not have, then copies at most that much. With V8's default (up to
     // 16 MiB on this heap), ad-hoc live rounds at 200/s saw a third as many scavenges, each
-    // about twice as long (p90 near 7 ms against 3 ms), and the drain with corrections some
-    // over 75 ms.
+    // about twice as long, and ad-hoc drains with corrections more pings over 100 ms.
     "--max-semi-space-size=4",
     "--conditions=source",
     "--import",

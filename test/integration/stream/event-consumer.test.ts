@@ -4,6 +4,7 @@
 // driver's.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Document } from "mongodb";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
@@ -13,22 +14,19 @@ import { consumeEvents } from "../../../src/stream/event-consumer.js";
 import type { ProjectedChangeEvent } from "../../../src/stream/targets.js";
 import { buildWatchPipeline, watchOptions } from "../../../src/stream/watch-pipeline.js";
 import { testConfig } from "../sidecar/harness.js";
+import { deferred } from "../../support/deferred.js";
 import { useTestDatabase } from "../../support/mongo.js";
 
 const fixture = useTestDatabase("event_consumer");
+
+/** Longer than the stream's getMore wait (100 ms): the consumer has seen the stop by then. */
+const STOP_NOTICED_MS = 500;
 
 /** A book with 51 purchasers: its insert event needs a correction (the outlier threshold is 50). */
 const overfullBook = (id: number) => ({
   _id: id,
   customers_purchased: Array.from({ length: 51 }, (_, i) => `user${i}`),
 });
-
-/** A promise and the function that settles it. */
-function gate(): { opened: Promise<void>; open: () => void } {
-  let open = () => {};
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { opened, open };
-}
 
 void test("events are read and corrected while the position's write is in flight, which a stop waits for", async () => {
   const { db } = fixture;
@@ -42,7 +40,8 @@ void test("events are read and corrected while the position's write is in flight
   const corrected: unknown[] = [];
   const persisted: Document[] = [];
   let writesStarted = 0;
-  const firstWrite = gate();
+  const firstWrite = deferred();
+  let newestToken: unknown;
   let stopped = false;
   const consuming = consumeEvents({
     stream,
@@ -51,7 +50,7 @@ void test("events are read and corrected while the position's write is in flight
     tokens: {
       async persistResumeToken(token) {
         writesStarted += 1;
-        if (writesStarted === 1) await firstWrite.opened;
+        if (writesStarted === 1) await firstWrite.promise;
         persisted.push(token);
       },
     },
@@ -83,14 +82,19 @@ void test("events are read and corrected while the position's write is in flight
     assert.deepEqual(corrected, [1, 2]);
     assert.equal(persisted.length, 0, "the first position's write is still waiting");
     assert.equal(writesStarted, 1, "no second write while the first is in flight");
+    stopped = true;
+    await delay(STOP_NOTICED_MS);
+    assert.equal(writesStarted, 1, "the stop's own write waits for the one in flight");
   } finally {
     stopped = true;
-    firstWrite.open();
+    firstWrite.resolve();
     await consuming;
+    newestToken = stream.resumeToken;
     await stream.close();
   }
   assert.ok(
     persisted.length >= 2,
     `the waiting write and the stop's own, in that order (${persisted.length})`,
   );
+  assert.deepEqual(persisted.at(-1), newestToken, "the newest position is stored last");
 });
