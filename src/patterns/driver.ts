@@ -38,6 +38,12 @@ export interface CorrectionTarget<R extends PatternRule = PatternRule> {
    * without first reading to see whether anything is due.
    */
   due?: boolean;
+  /**
+   * What the event showed of the document, for the driver's planFromEvent (the entries an
+   * update appended, say). Dropped when a later event of the same key joins the correction,
+   * as it then tells only part of what happened.
+   */
+  shown?: Document;
 }
 
 /** Where a driver's plan reads and what it may write besides the rules' collections. */
@@ -63,6 +69,8 @@ export interface ProjectedChangeEvent {
   /** Present on the events of a multi-document transaction: its session and number. */
   lsid?: Document;
   txnNumber?: unknown;
+  /** An update's updatedFields entries of array positions ("<field>.<index>") of the fields drivers ask for (positionFields). */
+  positionsSet?: { k: string; v: unknown }[];
 }
 
 /** One write to a watched collection, as a change event reports it. */
@@ -76,6 +84,8 @@ export interface WatchedWrite {
   fullDocument?: Document;
   /** The projected pre-image (only the fields preImageFields named), when the server had one. */
   fullDocumentBeforeChange?: Document;
+  /** An update's entries set by array position, by "<field>.<index>" (positionFields). */
+  positionsSet?: ReadonlyMap<string, unknown>;
 }
 
 export interface IndexWanted {
@@ -166,6 +176,11 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
   /** Fields of `fullDocument` the driver's targetsOf needs after the events are projected down. */
   projectedFields(rule: R): string[];
   /**
+   * Array fields whose entries an update set by position ("<field>.<index>" in updatedFields,
+   * as a `$push` reports them) targetsOf needs: kept in the projected event (positionsSet).
+   */
+  positionFields?(rule: R): string[];
+  /**
    * Fields of `fullDocumentBeforeChange` targetsOf needs (of deletes its eventFilters let
    * through). Any at all makes the stream ask for `fullDocumentBeforeChange: "whenAvailable"`;
    * the pre-image is projected down to these on the server, as post-images are.
@@ -183,6 +198,13 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
    * that several may share one transaction (src/stream/correction-batch.ts). Absent means no.
    */
   independentTargets?(rule: R, role: string): boolean;
+  /**
+   * Plans from what the event showed of the target (`shown`) alone, without reading, where
+   * that is enough; undefined otherwise. Such a plan is a guess: its writes' guards and its
+   * `absent` documents must fail, in the transaction, wherever the documents are not as it
+   * assumed, and the correction then plans again from a read.
+   */
+  planFromEvent?(rule: R, target: CorrectionTarget<R>): Plan | undefined;
   /** Reads the target's state (inside the correction's transaction when given a session) and plans. */
   plan(db: Db, target: CorrectionTarget<R>, context: PlanContext): Promise<Plan>;
   /**

@@ -23,9 +23,18 @@ export type CorrectionKind = "moved" | "split" | "trimmed" | "repaired" | "copie
  */
 export type SkipKind = "skipped_bad_document" | "skipped_no_pre_image";
 
+/**
+ * Documents a plan made without reading assumes do not exist (PatternDriver.planFromEvent):
+ * checked in the transaction before its writes, which are undone if one does.
+ */
+export interface Absent {
+  collection: string;
+  filter: Document;
+}
+
 export type Plan =
   /** The document already has the pattern's shape. */
   | { outcome: "none" }
-  | { outcome: "writes"; kind: CorrectionKind; writes: Write[]; elementsMoved: number }
+  | { outcome: "writes"; kind: CorrectionKind; writes: Write[]; elementsMoved: number; absent?: Absent[] }
   /** The document cannot be planned for (wrong types, missing dates): log, count, leave it. */
   | { outcome: "skip"; reason: string; kind?: SkipKind };

@@ -16,7 +16,19 @@ import {
   type ErrorDescription,
 } from "mongodb";
 import { StalePlanError } from "../errors.js";
-import type { Write } from "../patterns/plan.js";
+import type { Absent, Write } from "../patterns/plan.js";
+
+/** A plan's `absent` documents, looked for in the transaction: one found makes the plan stale. */
+export async function checkAbsent(db: Db, absent: readonly Absent[], session: ClientSession): Promise<void> {
+  for (const { collection, filter } of absent) {
+    const found = await db.collection(collection).findOne(filter, { session, projection: { _id: 1 } });
+    if (found)
+      throw new StalePlanError(`a document the plan assumed absent exists in ${collection}`, {
+        collection,
+        filter,
+      });
+  }
+}
 
 export async function applyWrites(db: Db, writes: readonly Write[], session: ClientSession): Promise<void> {
   for (const [collection, group] of byCollection(writes))

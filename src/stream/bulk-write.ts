@@ -16,7 +16,7 @@ import {
   type MongoClient,
 } from "mongodb";
 import { StalePlanError } from "../errors.js";
-import type { Write } from "../patterns/plan.js";
+import type { Absent, Write } from "../patterns/plan.js";
 
 const WIRE_VERSION_8_0 = 25;
 /**
@@ -66,17 +66,19 @@ export interface FencedWrites {
   fence: Extract<Write, { op: "updateOne" }>;
   /** What a fence that matched nothing means (a lost lease). */
   onFenceUnmatched: () => Error;
+  /** Documents the plans assume do not exist (Plan's `absent`), looked for before the writes. */
+  absent?: readonly Absent[];
   writes: readonly Write[];
 }
 
-/** The fence and the writes, in one ordered bulkWrite (the driver splits one too large). */
+/** The fence, the absent documents' probes and the writes, in one ordered bulkWrite (the driver splits one too large). */
 export async function bulkWriteFenced(
   client: MongoClient,
   db: Db,
-  { fence, onFenceUnmatched, writes }: FencedWrites,
+  { fence, onFenceUnmatched, absent = [], writes }: FencedWrites,
   session: ClientSession,
 ): Promise<void> {
-  const models = [fence, ...writes].map((write) => modelOf(db, write));
+  const models = [fence, ...absent.map(probeOf), ...writes].map((write) => modelOf(db, write));
   let result: ClientBulkWriteResult;
   try {
     result = await client.bulkWrite(models, { session, ordered: true, verboseResults: true });
@@ -84,14 +86,34 @@ export async function bulkWriteFenced(
     throw unwrapped(error);
   }
   if (!matchedItsDocument(result, 0)) throw onFenceUnmatched();
+  const found = absent.findIndex((_, i) => matchedItsDocument(result, i + 1));
+  if (found >= 0) {
+    const { collection, filter } = absent[found]!;
+    throw new StalePlanError(`a document the plan assumed absent exists in ${collection}`, {
+      collection,
+      filter,
+    });
+  }
+  const firstWrite = 1 + absent.length;
   const stale = writes.findIndex(
-    (write, i) => write.op !== "insertOne" && !matchedItsDocument(result, i + 1),
+    (write, i) => write.op !== "insertOne" && !matchedItsDocument(result, i + firstWrite),
   );
   if (stale >= 0) {
     const { collection, filter } = writes[stale] as Exclude<Write, { op: "insertOne" }>;
     throw new StalePlanError(`a guarded write on ${collection} matched no document`, { collection, filter });
   }
 }
+
+/**
+ * An update that matches what `absent` says does not exist and changes nothing there
+ * (`$setOnInsert` without an upsert): bulkWrite has no read, but its count of matched
+ * documents answers the question in the transaction's snapshot, in the same command.
+ */
+function probeOf({ collection, filter }: Absent): Write {
+  return { op: "updateOne", collection, filter, update: { $setOnInsert: { [PROBE_FIELD]: true } } };
+}
+
+const PROBE_FIELD = "__patternSidecarProbe";
 
 function modelOf(db: Db, write: Write): AnyClientBulkWriteModel<Document> {
   const namespace = `${db.databaseName}.${write.collection}` as const;

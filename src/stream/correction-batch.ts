@@ -109,7 +109,13 @@ async function correctTogether(context: CorrectionContext, targets: CorrectionTa
   const plans = await runTransaction(
     correctionSessions(context),
     { maxAttempts: 1, context: { batch: targets.length } },
-    (session) => planAndWrite(context, targets, session),
+    (session) =>
+      planAndWrite(
+        context,
+        targets,
+        session,
+        targets.map((target) => context.eventPlans?.guess(target)),
+      ),
   );
   const durationMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
   recordSharedOutcomes(context, targets, plans, durationMs);

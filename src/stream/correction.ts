@@ -8,17 +8,18 @@
 // document again. A document the rule cannot plan for, or that the server refuses to write,
 // is logged, counted and left as it is.
 import type { ClientSession, Db, MongoClient } from "mongodb";
-import { BadDocumentError, classify, toError, WritePathChangedError } from "../errors.js";
+import { BadDocumentError, classify, StalePlanError, toError, WritePathChangedError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { PatternRule, PlanContext } from "../patterns/driver.js";
-import type { Plan, SkipKind, Write } from "../patterns/plan.js";
-import { applyWrites } from "./apply.js";
+import type { Absent, Plan, SkipKind, Write } from "../patterns/plan.js";
+import { applyWrites, checkAbsent } from "./apply.js";
 import { bulkWriteFenced, isBulkWriteRefused, stopUsingBulkWrite, supportsBulkWrite } from "./bulk-write.js";
 import type { WriterLease } from "./lease.js";
 import { driverOf } from "../patterns/registry.js";
 import type { OwnWrites } from "./own-writes.js";
 import { targetLabels, type CorrectionTarget } from "./targets.js";
+import type { EventPlans } from "./event-plans.js";
 import type { SessionPool } from "./session-pool.js";
 import type { Slots } from "./slots.js";
 import { ownSession, runTransaction, type SessionSource } from "./transaction.js";
@@ -38,6 +39,8 @@ export interface CorrectionContext {
   ownWrites: OwnWrites;
   /** How many corrections run at once (config `concurrency`); unbounded when absent. */
   slots?: Pick<Slots, "run">;
+  /** Where plans from change events come from (event-plans.ts); every correction reads when absent. */
+  eventPlans?: EventPlans;
 }
 
 /**
@@ -68,12 +71,15 @@ export async function correctInSlot(context: CorrectionContext, target: Correcti
 async function correctInTransaction(context: CorrectionContext, target: CorrectionTarget): Promise<Plan> {
   const labels = targetLabels(target);
   const startedAt = process.hrtime.bigint();
+  // A plan from the event alone is the first attempt's, an attempt of its own: when it does
+  // not hold, the next one reads.
+  let guess = context.eventPlans?.guess(target);
   let plan: Plan;
   try {
     plan = await runTransaction(
       correctionSessions(context),
       {
-        maxAttempts: context.maxTransactionAttempts,
+        maxAttempts: context.maxTransactionAttempts + (guess ? 1 : 0),
         context: { ...labels, key: target.id },
         onRetry: () => context.metrics.transactionRetries.inc(labels),
         onAbortFailed: (err) => {
@@ -81,7 +87,11 @@ async function correctInTransaction(context: CorrectionContext, target: Correcti
           context.logger.warn({ err, ...labels, key: target.id }, "could not abort a failed correction");
         },
       },
-      async (session) => (await planAndWrite(context, [target], session))[0]!,
+      async (session) => {
+        const guesses = [guess];
+        guess = undefined;
+        return (await planAndWrite(context, [target], session, guesses))[0]!;
+      },
     );
   } catch (thrown) {
     if (classify(thrown) !== "bad_document") throw thrown;
@@ -99,34 +109,54 @@ export function correctionSessions(context: CorrectionContext): SessionSource {
 
 /**
  * The body of a correction's transaction, for one target or several that share it: plan
- * each target from reads in this transaction, then check the lease and write every plan's
- * writes. The lease is checked in the transaction's snapshot, as the reads were, so its
- * place among them does not matter; a transaction that writes nothing needs no check.
+ * each target from reads in this transaction (or take its guess, at the same index), then
+ * check the lease and write every plan's writes. The lease is checked in the transaction's
+ * snapshot, as the reads were, so its place among them does not matter; a transaction that
+ * writes nothing needs no check.
  */
 export async function planAndWrite(
   context: CorrectionContext,
   targets: readonly CorrectionTarget[],
   session: ClientSession,
+  guesses: readonly (Plan | undefined)[] = [],
 ): Promise<Plan[]> {
   context.ownWrites.remember(session);
-  const plans = await planTargets(context.db, targets, {
+  const unguessed = targets.filter((_, i) => guesses[i] === undefined);
+  const read = await planTargets(context.db, unguessed, {
     session,
     stateCollection: context.stateCollection,
   });
-  const writes = plans.flatMap((plan) => (plan.outcome === "writes" ? plan.writes : []));
-  if (writes.length > 0) await writeFenced(context, writes, session);
+  let nextRead = 0;
+  const plans = targets.map((_, i) => guesses[i] ?? read[nextRead++]!);
+  const writing = plans.filter((plan) => plan.outcome === "writes");
+  if (writing.length > 0) {
+    const writes = writing.flatMap((plan) => plan.writes);
+    const absent = writing.flatMap((plan) => plan.absent ?? []);
+    const guessed = unguessed.length < targets.length;
+    await writeFenced(context, { writes, absent }, session).catch((error: unknown) => {
+      throw guessed && classify(error) === "bad_document" ? guessRefused(error) : error;
+    });
+  }
   return plans;
+}
+
+/**
+ * A write of a guess the server refused (a chunk's _id already taken, say) tells nothing of
+ * the document yet: the transaction is redone from a read, which plans what is really there.
+ */
+function guessRefused(error: unknown): StalePlanError {
+  return new StalePlanError("the server refused a plan made from the change event", {}, { cause: error });
 }
 
 /** The lease's fence and the writes: in one command where the server takes bulkWrite (8.0). */
 async function writeFenced(
   context: CorrectionContext,
-  writes: Write[],
+  { writes, absent }: { writes: Write[]; absent: Absent[] },
   session: ClientSession,
 ): Promise<void> {
   const { client, db, lease } = context;
   if (await supportsBulkWrite(client)) {
-    const fenced = { fence: lease.fencingWrite(), onFenceUnmatched: () => lease.takenOver(), writes };
+    const fenced = { fence: lease.fencingWrite(), onFenceUnmatched: () => lease.takenOver(), absent, writes };
     try {
       return await bulkWriteFenced(client, db, fenced, session);
     } catch (error) {
@@ -134,6 +164,7 @@ async function writeFenced(
     }
   }
   await lease.fence(session);
+  await checkAbsent(db, absent, session);
   await applyWrites(db, writes, session);
 }
 
@@ -220,6 +251,7 @@ export function recordOutcome(
   durationMs: number,
 ): void {
   countOutcome(context, target, plan, durationMs);
+  context.eventPlans?.noteOutcome(target, plan);
   if (plan.outcome === "writes")
     context.logger.info({ ...correctionFields(target, plan), durationMs }, "corrected document");
 }
@@ -235,7 +267,10 @@ export function recordSharedOutcomes(
   plans: readonly Plan[],
   durationMs: number,
 ): void {
-  targets.forEach((target, i) => countOutcome(context, target, plans[i]!, durationMs));
+  targets.forEach((target, i) => {
+    countOutcome(context, target, plans[i]!, durationMs);
+    context.eventPlans?.noteOutcome(target, plans[i]!);
+  });
   const corrections = targets.flatMap((target, i) => {
     const plan = plans[i]!;
     return plan.outcome === "writes" ? [correctionFields(target, plan)] : [];

@@ -135,12 +135,15 @@ class EventConsumer {
 
   /**
    * A target with a detail (a delete to propagate) carries what no later correction can read
-   * again: it neither joins a waiting correction of its key nor is joined by a later one.
+   * again: it neither joins a waiting correction of its key nor is joined by a later one. A
+   * joined target loses what its event showed (`shown`): it no longer tells the whole story.
    */
   private enqueue(target: CorrectionTarget): Promise<Plan> {
-    const correct = () => this.options.correct(target);
+    let current = target;
+    const correct = () => this.options.correct(current);
     const key = targetKey(target);
-    return target.detail === undefined ? this.queue.runOrJoin(key, correct) : this.queue.run(key, correct);
+    if (target.detail !== undefined) return this.queue.run(key, correct);
+    return this.queue.runOrJoin(key, correct, () => (current = withoutShown(target)));
   }
 
   /** The newest position that covers only committed work: the stream's own when nothing is in flight. */
@@ -185,4 +188,8 @@ class EventConsumer {
     }
     if (position.seconds !== undefined) await this.options.onPositionPersisted?.(position.seconds);
   }
+}
+
+function withoutShown({ shown: _, ...target }: CorrectionTarget): CorrectionTarget {
+  return target;
 }

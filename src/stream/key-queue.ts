@@ -16,8 +16,11 @@ export class KeyedTaskQueue {
   /** Keys whose next task may start, in the order they became ready. */
   private readonly readyKeys: string[] = [];
   private readonly busyKeys = new Set<string>();
-  /** Per key, a task queued by runOrJoin that has not started, and its outcome. */
-  private readonly joinableByKey = new Map<string, { task: Task; outcome: Promise<unknown> }>();
+  /** Per key, a task queued by runOrJoin that has not started, its outcome, and who to tell of a join. */
+  private readonly joinableByKey = new Map<
+    string,
+    { task: Task; outcome: Promise<unknown>; onJoined: (() => void) | undefined }
+  >();
   private running = 0;
   private size = 0;
   private sizeWatchers: { limit: number; resolve: () => void }[] = [];
@@ -35,26 +38,34 @@ export class KeyedTaskQueue {
 
   /** Queues `task` behind every earlier task of `key`; settles with the task's outcome. */
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    return this.enqueue(key, task, false);
+    return this.enqueue(key, task);
   }
 
   /**
    * Like run, but while a task of `key` queued by runOrJoin waits to start, settles with that
    * task's outcome instead of queuing `task`: for tasks that each redo all the work of their key.
+   * The waiting task's `onJoined` is called each time another joins it.
    */
-  runOrJoin<T>(key: string, task: () => Promise<T>): Promise<T> {
+  runOrJoin<T>(key: string, task: () => Promise<T>, onJoined?: () => void): Promise<T> {
     const waiting = this.joinableByKey.get(key);
-    if (waiting) return waiting.outcome as Promise<T>;
-    return this.enqueue(key, task, true);
+    if (waiting) {
+      waiting.onJoined?.();
+      return waiting.outcome as Promise<T>;
+    }
+    return this.enqueue(key, task, { onJoined });
   }
 
-  private enqueue<T>(key: string, task: () => Promise<T>, joinable: boolean): Promise<T> {
+  private enqueue<T>(
+    key: string,
+    task: () => Promise<T>,
+    joinable?: { onJoined: (() => void) | undefined },
+  ): Promise<T> {
     let wrapped!: Task;
     const outcome = new Promise<T>((resolve, reject) => {
       wrapped = () => task().then(resolve, reject);
     });
     // Registered before anything starts: a task that starts at once must not stay joinable.
-    if (joinable) this.joinableByKey.set(key, { task: wrapped, outcome });
+    if (joinable) this.joinableByKey.set(key, { task: wrapped, outcome, onJoined: joinable.onJoined });
     const waiting = this.waitingByKey.get(key);
     if (waiting) waiting.push(wrapped);
     else {

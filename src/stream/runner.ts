@@ -17,6 +17,7 @@ import { CorrectionBatcher, SHARED_TRANSACTION_MAX } from "./correction-batch.js
 import { consumeEvents } from "./event-consumer.js";
 import { newHolderId, WriterLease } from "./lease.js";
 import { LeaseKeeper } from "./lease-keeper.js";
+import { EventPlans } from "./event-plans.js";
 import { OwnWrites } from "./own-writes.js";
 import { retryParkedTargets, type ParkedRetryContext } from "./parked-retry.js";
 import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "./parked-targets.js";
@@ -102,6 +103,7 @@ export class Runner {
       sessions: this.sessions,
       maxTransactionAttempts: config.maxTransactionAttempts,
       ownWrites: new OwnWrites(),
+      eventPlans: new EventPlans(),
       slots: new Slots(config.concurrency),
     };
     this.correction = {

@@ -46,6 +46,7 @@ export function targetsForEvent(
     id,
     fullDocument: event.fullDocument,
     fullDocumentBeforeChange: event.fullDocumentBeforeChange ?? undefined,
+    positionsSet: event.positionsSet && new Map(event.positionsSet.map(({ k, v }) => [k, v])),
   };
   // The event passed the $or of every rule's filters: it shows what one rule's filter says
   // only when no other rule watches the collection.

@@ -13,6 +13,7 @@
 // still arrives, without one), projected down the same way.
 import type { ChangeStreamOptions, Document } from "mongodb";
 import type { PatternRule } from "../patterns/driver.js";
+import { positionsSetIn } from "../patterns/common/update-filters.js";
 import { driverOf } from "../patterns/registry.js";
 
 /**
@@ -41,6 +42,15 @@ function preImageFieldsOf(rule: PatternRule): string[] {
  */
 export const NAMESPACE_EVENTS = ["drop", "rename", "dropDatabase", "invalidate"];
 
+/** An update's entries set by array position in the fields drivers ask for (positionFields). */
+function positionsSet(rules: readonly PatternRule[]): Document {
+  const fields = [...new Set(rules.flatMap((rule) => driverOf(rule).positionFields?.(rule) ?? []))];
+  if (fields.length === 0) return {};
+  return {
+    positionsSet: { $cond: [{ $eq: ["$operationType", "update"] }, positionsSetIn(fields), "$$REMOVE"] },
+  };
+}
+
 export function buildWatchPipeline(rules: readonly PatternRule[]): Document[] {
   const namespaceEvents = { operationType: { $in: NAMESPACE_EVENTS } };
   return [
@@ -55,6 +65,7 @@ export function buildWatchPipeline(rules: readonly PatternRule[]): Document[] {
         lsid: 1,
         txnNumber: 1,
         ...projectedFields(rules),
+        ...positionsSet(rules),
       },
     },
   ];

@@ -36,14 +36,13 @@ export function wholeValueSet(field: string): Document {
 
 /** The array index "field.7" or "field.7.x" names, as an expression over `key`; -1 for other keys. */
 function indexIn(key: string, field: string): Document {
-  const parts = { $split: [key, "."] };
-  return {
-    $cond: [
-      { $eq: [{ $arrayElemAt: [parts, 0] }, field] },
-      { $convert: { input: { $arrayElemAt: [parts, 1] }, to: "long", onError: -1, onNull: -1 } },
-      -1,
-    ],
-  };
+  return { $cond: [{ $eq: [{ $arrayElemAt: [{ $split: [key, "."] }, 0] }, field] }, positionIn(key), -1] };
+}
+
+/** The number "a.7" or "a.7.x" has second, as an expression over `key`; negative for "a", "a.b", "a.-1". */
+function positionIn(key: string): Document {
+  const second = { $arrayElemAt: [{ $split: [key, "."] }, 1] };
+  return { $convert: { input: second, to: "long", onError: -1, onNull: -1 } };
 }
 
 /** The highest array index of `field` the update set ("field.7", "field.7.x"), or -1. */
@@ -65,6 +64,27 @@ export function arraySetPast(field: string, limit: number, orNotArray: boolean):
     $cond: [{ $eq: ["$$this.k", field] }, wholeBreaks, { $gte: [indexIn("$$this.k", field), limit] }],
   };
   return { $anyElementTrue: [{ $map: { input: UPDATED, in: entryBreaks } }] };
+}
+
+/**
+ * The updatedFields entries ({k, v}) that set an entry of one of the arrays `fields` by its
+ * position, "<field>.<index>": one for each entry a `$push` appended. For the projected event
+ * (positionsSet), no larger than the updateDescription it comes from.
+ */
+export function positionsSetIn(fields: readonly string[]): Document {
+  const parts = { $split: ["$$this.k", "."] };
+  return {
+    $filter: {
+      input: UPDATED,
+      cond: {
+        $and: [
+          { $eq: [{ $size: parts }, 2] },
+          { $in: [{ $arrayElemAt: [parts, 0] }, { $literal: fields }] },
+          { $gte: [positionIn("$$this.k"), 0] },
+        ],
+      },
+    },
+  };
 }
 
 /** Top-level fields an update named in updatedFields, removedFields or truncatedArrays. */

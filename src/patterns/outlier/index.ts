@@ -12,7 +12,8 @@ import {
   outlierEventNeedsCorrection,
   outlierNeedsCorrection,
 } from "./filters.js";
-import { planOutlierMove, planOverflowChunkSplit } from "./planner.js";
+import { appendedPastThreshold } from "./appended.js";
+import { planAppendedMove, planOutlierMove, planOverflowChunkSplit } from "./planner.js";
 import { readOutlierStates, readOverflowChunkState } from "./reader.js";
 import { outlierRuleSchema, type OutlierRule } from "./rule.js";
 
@@ -46,8 +47,14 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
 
   projectedFields: () => [],
 
-  targetsOf(rule, { collection, id }) {
-    if (collection === rule.collection) return [{ rule, role: SOURCE, collection, id }];
+  positionFields: (rule) => [rule.arrayField],
+
+  targetsOf(rule, { collection, id, positionsSet }) {
+    if (collection === rule.collection) {
+      const appended = appendedPastThreshold(rule, positionsSet);
+      const target = { rule, role: SOURCE, collection, id };
+      return [appended ? { ...target, shown: { appended } } : target];
+    }
     if (collection === rule.overflowCollection) return [{ rule, role: CHUNK, collection, id }];
     return [];
   },
@@ -59,6 +66,12 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
   // A source's correction reads and writes that source and its own chunks only; two chunks
   // of one source share the chunks after them.
   independentTargets: (_rule, role) => role === SOURCE,
+
+  // A push onto a full source: no read, provided no chunk of it exists yet (planAppendedMove).
+  planFromEvent(rule, { role, id, shown }) {
+    const appended: unknown = shown?.appended;
+    return role === SOURCE && Array.isArray(appended) ? planAppendedMove(rule, id, appended) : undefined;
+  },
 
   async plan(db, target, { session }) {
     const { rule, id } = target;

@@ -60,13 +60,17 @@ function sourceExcess(rule: OutlierRule, source: Document | null): SourceExcess 
     return { reason: `${rule.arrayField} is ${describeValue(entries)}, expected an array` };
   }
   if (entries.length <= rule.threshold) return { extras: [], trim: [] };
-  const trim: Write = {
+  return { extras: entries.slice(rule.threshold), trim: [trimSource(rule, source._id, entries.length)] };
+}
+
+/** Keeps the source's first `threshold` entries and sets its flag; guarded by its exact size. */
+function trimSource(rule: OutlierRule, sourceId: unknown, size: number, guard: Document = {}): Write {
+  return {
     op: "updateOne",
     collection: rule.collection,
-    filter: { _id: source._id, [rule.arrayField]: { $size: entries.length } },
+    filter: { _id: sourceId, [rule.arrayField]: { $size: size }, ...guard },
     update: { ...keepFirst(rule.arrayField, rule.threshold), $set: { [rule.flagField]: true } },
   };
-  return { extras: entries.slice(rule.threshold), trim: [trim] };
 }
 
 export function planOutlierMove(rule: OutlierRule, state: OutlierState): Plan {
@@ -78,7 +82,29 @@ export function planOutlierMove(rule: OutlierRule, state: OutlierState): Plan {
   return moved([...excess.trim, ...placement.writes], excess.extras.length);
 }
 
-function moved(writes: Write[], elementsMoved: number): Plan {
+/**
+ * The move of `appended`, the entries an update event showed set at the threshold's position
+ * and on (a push past the threshold), planned without reading: what planOutlierMove plans for
+ * a source holding exactly threshold + appended entries and no overflow chunk. It holds only
+ * if the source still ends with those very entries and no chunk of it exists; the trim's
+ * guard and `absent` check both in the transaction, which is otherwise undone and planned
+ * again from a read.
+ */
+export function planAppendedMove(rule: OutlierRule, sourceId: unknown, appended: readonly unknown[]): Plan {
+  const extras = [...appended];
+  // Behind $isArray: $slice of anything else fails the whole write.
+  const entries = { $cond: [{ $isArray: `$${rule.arrayField}` }, `$${rule.arrayField}`, []] };
+  const sameExtras = {
+    $expr: { $eq: [{ $slice: [entries, rule.threshold, extras.length] }, { $literal: extras }] },
+  };
+  const trim = trimSource(rule, sourceId, rule.threshold + extras.length, sameExtras);
+  return {
+    ...moved([trim, ...chunksFrom(rule, sourceId, 0, extras)], extras.length),
+    absent: [{ collection: rule.overflowCollection, filter: { [rule.referenceField]: sourceId } }],
+  };
+}
+
+function moved(writes: Write[], elementsMoved: number): Extract<Plan, { outcome: "writes" }> {
   return { outcome: "writes", kind: "moved", writes, elementsMoved };
 }
 

@@ -95,6 +95,34 @@ void test("a task queued while another of its key waits to start shares that tas
   assert.deepEqual(ran, ["first", "second"]);
 });
 
+void test("a waiting task is told each time another joins it, and a started one is not", async () => {
+  const queue = new KeyedTaskQueue(4);
+  const running = deferred();
+  const joins: string[] = [];
+  const first = queue.runOrJoin(
+    "doc1",
+    () => running.promise,
+    () => joins.push("first"),
+  );
+  const waiting = queue.runOrJoin(
+    "doc1",
+    async () => undefined,
+    () => joins.push("waiting"),
+  );
+  const joined = [1, 2].map(() =>
+    queue.runOrJoin(
+      "doc1",
+      async () => undefined,
+      () => joins.push("joiner"),
+    ),
+  );
+  assert.deepEqual(joins, ["waiting", "waiting"]);
+  running.resolve();
+  await Promise.all([first, waiting, ...joined]);
+  await queue.runOrJoin("doc1", async () => undefined);
+  assert.deepEqual(joins, ["waiting", "waiting"], "a task that has run is joined by no one");
+});
+
 void test("a task of a key whose only task has started queues behind it instead of joining", async () => {
   const queue = new KeyedTaskQueue(4);
   const running = deferred();
