@@ -42,13 +42,10 @@ function preImageFieldsOf(rule: PatternRule): string[] {
  */
 export const NAMESPACE_EVENTS = ["drop", "rename", "dropDatabase", "invalidate"];
 
-/** An update's entries set by array position in the fields drivers ask for (positionFields). */
+/** An update's entries set by array position in the fields drivers ask for (positionFields); empty for other events. */
 function positionsSet(rules: readonly PatternRule[]): Document {
   const fields = [...new Set(rules.flatMap((rule) => driverOf(rule).positionFields?.(rule) ?? []))];
-  if (fields.length === 0) return {};
-  return {
-    positionsSet: { $cond: [{ $eq: ["$operationType", "update"] }, positionsSetIn(fields), "$$REMOVE"] },
-  };
+  return fields.length === 0 ? {} : { positionsSet: positionsSetIn(fields) };
 }
 
 export function buildWatchPipeline(rules: readonly PatternRule[]): Document[] {

@@ -45,18 +45,27 @@ function reusableOptions(
 
 type DocumentTest = (doc: Document) => boolean;
 
+type DocumentValue = (doc: Document) => unknown;
+
+/** The `$expr` of a filter: whether compileExpression's value is true. */
+export function compileExprPredicate(expression: unknown, variables?: Document): DocumentTest {
+  const value = compileExpression(expression, variables);
+  return (doc) => isExpressionTrue(value(doc));
+}
+
 /**
  * The native evaluator when it covers the expression; mingo for the whole expression when it
- * does not, or for one document the native evaluator declines (a date or decimal in $add).
+ * does not, or for one document the native evaluator declines (a date or decimal in $add),
+ * whose value then holds JS numbers where the document held Int32, Long or Double.
  */
-export function compileExprPredicate(expression: unknown, variables?: Document): DocumentTest {
-  let mingo: DocumentTest | undefined;
-  const viaMingo: DocumentTest = (doc) => (mingo ??= compileMingoPredicate(expression, variables))(doc);
+export function compileExpression(expression: unknown, variables?: Document): DocumentValue {
+  let mingo: DocumentValue | undefined;
+  const viaMingo: DocumentValue = (doc) => (mingo ??= compileMingoExpression(expression, variables))(doc);
   const native = compileNativeExpression(expression, variables ?? {});
   if (native === undefined) return viaMingo;
   return (doc) => {
     try {
-      return isExpressionTrue(native(doc));
+      return native(doc);
     } catch (error) {
       if (error instanceof NativeUnsupported) return viaMingo(doc);
       throw error;
@@ -64,8 +73,14 @@ export function compileExprPredicate(expression: unknown, variables?: Document):
   };
 }
 
-/** mingo's evaluation, compiled once: the numeric view of each document, reusable options. */
+/** mingo's evaluation of a `$expr`, compiled once (compileMingoExpression). */
 export function compileMingoPredicate(expression: unknown, variables?: Document): DocumentTest {
+  const value = compileMingoExpression(expression, variables);
+  return (doc) => isExpressionTrue(value(doc));
+}
+
+/** mingo's evaluation, compiled once: the numeric view of each document, reusable options. */
+function compileMingoExpression(expression: unknown, variables?: Document): DocumentValue {
   const expr = toMingoValue(expression);
   const options = {
     context: EXPRESSION_CONTEXT,
@@ -76,7 +91,7 @@ export function compileMingoPredicate(expression: unknown, variables?: Document)
   return (doc) => {
     const root = toSharedMingoValue(doc);
     reusable.update({ root });
-    return isExpressionTrue(withMingoErrors(() => evalExpr(root, expr, reusable)));
+    return withMingoErrors(() => evalExpr(root, expr, reusable));
   };
 }
 

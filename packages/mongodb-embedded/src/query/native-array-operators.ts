@@ -68,6 +68,52 @@ const $first: OperatorCompiler = (argument, compiler) => {
   return (frame) => elementAt("$first", array(frame), 0, 1);
 };
 
+/** $slice's numeric operand as a 32-bit integer, else mongod's error: not numeric, or not representable. */
+function sliceOperand(value: unknown, which: "Second" | "Third"): number {
+  const [notNumeric, notInt32] = which === "Second" ? [28725, 28726] : [28727, 28728];
+  const numeric = which === "Second" ? "must be a numeric value, but is" : "must be numeric, but is";
+  if (!isNumeric(value))
+    throw expressionError(
+      notNumeric,
+      `${which} argument to $slice ${numeric} of type: ${expressionTypeName(value)}`,
+    );
+  const number = toNumber(value);
+  if (!Number.isInteger(number) || number < -(2 ** 31) || number >= 2 ** 31)
+    throw expressionError(
+      notInt32,
+      `${which} argument to $slice can't be represented as a 32-bit integer: ${formatDouble(number)}`,
+    );
+  return number;
+}
+
+/**
+ * $slice: [array, n] takes the first n entries (the last -n when negative); [array, position,
+ * n] takes n (> 0) from position (from the end when negative). Null for a nullish array,
+ * position or n; out-of-range positions clamp, as in mongod.
+ */
+const $slice: OperatorCompiler = (argument, compiler) => {
+  const [array, second, third] = compileOperands("$slice", argument, compiler, { min: 2, max: 3 });
+  return (frame) => {
+    const value = array!(frame);
+    const secondValue = second!(frame);
+    if (isNullish(value) || isNullish(secondValue)) return null;
+    const elements = arrayOrFail(
+      value,
+      28724,
+      (type) => `First argument to $slice must be an array, but is of type: ${type}`,
+    );
+    const first = sliceOperand(secondValue, "Second");
+    if (!third)
+      return first >= 0 ? elements.slice(0, first) : elements.slice(Math.max(0, elements.length + first));
+    const start = first >= 0 ? Math.min(elements.length, first) : Math.max(0, elements.length + first);
+    const countValue = third(frame);
+    if (isNullish(countValue)) return null;
+    const count = sliceOperand(countValue, "Third");
+    if (count <= 0) throw expressionError(28729, `Third argument to $slice must be positive: ${count}`);
+    return elements.slice(start, start + count);
+  };
+};
+
 /** Null as soon as an operand is nullish (before later operands are checked), as in mongod. */
 const $concatArrays: OperatorCompiler = (argument, compiler) => {
   const parts = compileOperands("$concatArrays", argument, compiler);
@@ -204,6 +250,7 @@ export const NATIVE_ARRAY_OPERATORS: Readonly<Record<string, OperatorCompiler>> 
   $size,
   $arrayElemAt,
   $first,
+  $slice,
   $concatArrays,
   $in,
   $anyElementTrue,

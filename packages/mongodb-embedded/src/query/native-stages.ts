@@ -4,7 +4,10 @@
 // keep every BSON type untouched.
 import type { Document } from "bson";
 import { isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
-import { compileFieldProjection } from "./field-projection.js";
+import { deepCopy } from "./document-copy.js";
+import { compileExpression } from "./expression.js";
+import { compileFieldProjection, parseProjection } from "./field-projection.js";
+import { compileNativeExpression } from "./native-expression.js";
 import { compileFilter, type FilterOptions } from "./filter.js";
 import { queryError } from "./query-error.js";
 import { sortDocuments } from "./sort.js";
@@ -37,13 +40,64 @@ const NATIVE_STAGES: Record<string, NativeStage> = {
 };
 
 /** A stage that runs natively only for some arguments: undefined leaves it to mingo. */
-const NATIVE_FOR_SOME: Record<string, (argument: unknown) => ((docs: Document[]) => Document[]) | undefined> =
-  {
-    $project: (spec) => {
-      const project = isPlainDocument(spec) ? compileFieldProjection(spec) : undefined;
-      return project && ((docs) => docs.map(project));
-    },
+const NATIVE_FOR_SOME: Record<
+  string,
+  (argument: unknown, options: FilterOptions) => ((docs: Document[]) => Document[]) | undefined
+> = {
+  $project: (spec, options) => {
+    if (!isPlainDocument(spec)) return undefined;
+    const project = compileFieldProjection(spec) ?? compileComputedProjection(spec, options);
+    return project && ((docs) => docs.map(project));
+  },
+};
+
+/** The fields an inclusion keeps beside computed ones (`_id` alone by default); undefined for an exclusion. */
+function includedFields(fields: Document): ((doc: Document) => Document) | undefined {
+  if (!Object.keys(fields).some((name) => name !== "_id")) {
+    const withoutId = fields._id === 0 || fields._id === false;
+    return (doc) => (withoutId || doc._id === undefined ? {} : { _id: doc._id });
+  }
+  return parseProjection(fields, undefined).mode === "inclusion" ? compileFieldProjection(fields) : undefined;
+}
+
+/** An operator expression (`{$op: ...}`) or a field path, as a $project field's value. */
+function isComputedField(spec: unknown): boolean {
+  if (typeof spec === "string") return spec.startsWith("$");
+  if (!isPlainDocument(spec)) return false;
+  const keys = Object.keys(spec);
+  return keys.length === 1 && keys[0]!.startsWith("$");
+}
+
+/**
+ * An inclusion $project with computed top-level fields whose expressions the native evaluator
+ * covers: the included fields as compileFieldProjection keeps them, then each computed field
+ * in the order given, left out where its value is missing, as mongod does. Any other shape
+ * (dotted or `_id` computed fields, exclusions, a collation) stays with mingo.
+ */
+function compileComputedProjection(spec: Document, options: FilterOptions) {
+  const entries = Object.entries(spec);
+  const computed = entries.filter(([, value]) => isComputedField(value));
+  const fields = Object.fromEntries(entries.filter(([, value]) => !isComputedField(value)));
+  const nativeOnly = computed.every(
+    ([name, value]) =>
+      name !== "_id" && !name.includes(".") && compileNativeExpression(value, options.variables ?? {}),
+  );
+  if (computed.length === 0 || !nativeOnly || options.strings) return undefined;
+  const included = includedFields(fields);
+  if (!included || computed.some(([name]) => name in fields)) return undefined;
+  const values = computed.map(
+    ([name, value]) => [name, compileExpression(value, options.variables)] as const,
+  );
+  return (doc: Document): Document => {
+    const result = included(doc);
+    for (const [name, value] of values) {
+      const computedValue = value(doc);
+      // A copy: a field path's value is the stored document's own.
+      if (computedValue !== undefined) result[name] = deepCopy(computedValue);
+    }
+    return result;
   };
+}
 
 /** The leading $match, $sort and $limit of a pipeline (each optional, in that order), which a
  * collection read answers as a find would (through an index when one fits), and the rest. */
@@ -89,7 +143,7 @@ export function compileLeadingNativeStages(stages: Document[], options: FilterOp
     const native = Object.hasOwn(NATIVE_STAGES, name)
       ? NATIVE_STAGES[name](stage[name], options)
       : Object.hasOwn(NATIVE_FOR_SOME, name)
-        ? NATIVE_FOR_SOME[name](stage[name])
+        ? NATIVE_FOR_SOME[name](stage[name], options)
         : undefined;
     if (native === undefined) break;
     compiled.push(native);

@@ -125,6 +125,11 @@ const { boolean: booleanExpression } = fc.letrec<{ number: unknown; array: unkno
         $filter: { input, cond: { $gt: ["$$this", bound] } },
       })),
       fc.tuple(tie("array"), tie("array")).map((operands) => ({ $concatArrays: operands })),
+      fc
+        .tuple(tie("array"), fc.integer({ min: -4, max: 4 }), fc.option(fc.integer({ min: 1, max: 3 })))
+        .map(([array, first, count]) => ({
+          $slice: count === null ? [array, first] : [array, first, count],
+        })),
     ),
     boolean: fc.oneof(
       { depthSize: "small", withCrossShrink: true },

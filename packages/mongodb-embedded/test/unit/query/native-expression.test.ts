@@ -141,6 +141,58 @@ void describe("native expressions: arrays", () => {
     assert.equal(evaluate({ $arrayElemAt: ["$a", null] }, doc), null);
   });
 
+  void it("$slice takes from the front, from the back, and from a position, clamping as mongod does", () => {
+    const doc = { a: [1, 2, 3, 4] };
+    assert.deepEqual(evaluate({ $slice: ["$a", 2] }, doc), [1, 2]);
+    assert.deepEqual(evaluate({ $slice: ["$a", -3] }, doc), [2, 3, 4]);
+    assert.deepEqual(evaluate({ $slice: ["$a", -9] }, doc), [1, 2, 3, 4]);
+    assert.deepEqual(evaluate({ $slice: ["$a", 9] }, doc), [1, 2, 3, 4]);
+    assert.deepEqual(evaluate({ $slice: ["$a", 0] }, doc), []);
+    assert.deepEqual(evaluate({ $slice: ["$a", 1, 2] }, doc), [2, 3]);
+    assert.deepEqual(evaluate({ $slice: ["$a", -2, 9] }, doc), [3, 4]);
+    assert.deepEqual(evaluate({ $slice: ["$a", -9, 1] }, doc), [1]);
+    assert.deepEqual(evaluate({ $slice: ["$a", 4, 1] }, doc), []);
+    assert.deepEqual(evaluate({ $slice: ["$a", Long.fromNumber(1), new Double(1)] }, doc), [2]);
+    assert.equal(evaluate({ $slice: ["$absent", 1] }), null);
+    assert.equal(evaluate({ $slice: ["$a", null, 1] }, doc), null);
+    assert.equal(evaluate({ $slice: ["$a", 1, "$absent"] }, doc), null);
+  });
+
+  void it("$slice refuses a non-array, non-numbers, non-integers and a count that is not positive", () => {
+    const doc = { a: [1], s: "x" };
+    assertFails(
+      { $slice: ["$s", 1] },
+      doc,
+      28724,
+      "First argument to $slice must be an array, but is of type: string",
+    );
+    assertFails(
+      { $slice: ["$a", "1"] },
+      doc,
+      28725,
+      "Second argument to $slice must be a numeric value, but is of type: string",
+    );
+    assertFails(
+      { $slice: ["$a", new Double(0.5)] },
+      doc,
+      28726,
+      "Second argument to $slice can't be represented as a 32-bit integer: 0.5",
+    );
+    assertFails(
+      { $slice: ["$a", 0, "1"] },
+      doc,
+      28727,
+      "Third argument to $slice must be numeric, but is of type: string",
+    );
+    assertFails(
+      { $slice: ["$a", 0, new Double(1.5)] },
+      doc,
+      28728,
+      "Third argument to $slice can't be represented as a 32-bit integer: 1.5",
+    );
+    assertFails({ $slice: ["$a", 0, 0] }, doc, 28729, "Third argument to $slice must be positive: 0");
+  });
+
   void it("$arrayElemAt refuses a non-array, a non-number and a non-integral index", () => {
     const doc = { a: [1], s: "x" };
     assertFails(

@@ -48,6 +48,19 @@ void describe("runPipeline", () => {
     assert.equal(docs[0]!.a.c, 1);
   });
 
+  void it("computes the native evaluator's expressions in $project: after the included fields, a missing value left out", () => {
+    const docs = [{ n: new Int32(2), _id: 7, list: [{ b: new Int32(1) }, 3], z: 1 }];
+    const stage = { $project: { first: { $arrayElemAt: ["$list", 0] }, n: 1, gone: "$missing" } };
+    const [projected] = runPipeline(docs, [stage], noCollections);
+    assert.deepEqual(projected, { _id: 7, n: new Int32(2), first: { b: new Int32(1) } });
+    assert.deepEqual(Object.keys(projected!), ["_id", "n", "first"]);
+    (projected!.first as { b: unknown }).b = 0;
+    assert.deepEqual(docs[0]!.list[0], { b: new Int32(1) }, "the input is left as it was");
+    assert.deepEqual(runPipeline(docs, [{ $project: { _id: 0, size: { $size: "$list" } } }], noCollections), [
+      { size: 2 },
+    ]);
+  });
+
   void it("refuses a $project mixing inclusion and exclusion, and leaves expressions to the aggregation engine", () => {
     assert.throws(
       () => run([{ $project: { title: 1, year: 0 } }]),
