@@ -3,10 +3,11 @@
 // commit.
 // Most events need nothing (a document already fixed, a push that another correction
 // covered), and those then cost a read or two, not a transaction; a target whose event
-// showed it broken skips that first read. The event that caused it
-// is never trusted for planning: by the time we act, the applications may have changed the
-// document again. A document the rule cannot plan for, or that the server refuses to write,
-// is logged, counted and left as it is.
+// showed it broken skips that first read. The event that caused it is trusted for planning
+// only as a guess (planFromEvent, event-plans.ts) that the transaction's writes check: by
+// the time we act, the applications may have changed the document again, and a guess that
+// no longer holds is undone and planned again from a read. A document the rule cannot plan
+// for, or that the server refuses to write, is logged, counted and left as it is.
 import type { ClientSession, Db, MongoClient } from "mongodb";
 import { BadDocumentError, classify, StalePlanError, toError, WritePathChangedError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
