@@ -26,7 +26,7 @@ export function buildChangeEvent(change: LoggedChange, options: ChangeStreamOpti
     wallTime: change.wallTime,
   };
   if (record.operationType === "insert" || record.operationType === "replace") {
-    event.fullDocument = requireImage(record, "postImage");
+    event.fullDocument = requireField(record, "postImage");
   }
   event.ns = record.coll === undefined ? { db: record.db } : { db: record.db, coll: record.coll };
   if (record.to) event.to = { db: record.to.db, coll: record.to.coll };
@@ -35,7 +35,7 @@ export function buildChangeEvent(change: LoggedChange, options: ChangeStreamOpti
     event.operationDescription = { to: event.to as Document };
   }
   if (record.operationType === "update") {
-    const description = describeUpdate(requireImage(record, "preImage"), requireImage(record, "postImage"), {
+    const description = describeUpdate(requireField(record, "update"), {
       showExpandedEvents: options.showExpandedEvents,
     });
     if (isEmptyUpdate(description)) return null;
@@ -97,11 +97,14 @@ export function addPostImage(
   Object.assign(event, { _id, operationType, clusterTime, wallTime, fullDocument: postImage }, rest);
 }
 
-function requireImage(record: ChangeRecord, image: "preImage" | "postImage"): Document {
-  const value = record[image];
+function requireField<K extends "postImage" | "update">(
+  record: ChangeRecord,
+  field: K,
+): NonNullable<ChangeRecord[K]> {
+  const value = record[field];
   if (!value) {
     throw new Error(
-      `change record for ${record.operationType} on ${record.db}.${record.coll ?? ""} has no ${image} (contract: always present)`,
+      `change record for ${record.operationType} on ${record.db}.${record.coll ?? ""} has no ${field} (contract: always present)`,
     );
   }
   return value;

@@ -24,9 +24,6 @@ class DiffCollector {
   readonly ambiguous: Document = {};
   readonly path: PathPart[] = [];
 
-  /** Only expanded events list the ambiguous paths. */
-  constructor(private readonly disambiguates: boolean) {}
-
   updated(value: unknown): void {
     this.description.updatedFields[this.dotted()] = value;
   }
@@ -43,23 +40,43 @@ class DiffCollector {
   private dotted(): string {
     const path = this.path;
     const dotted = path.join(".");
-    if (!this.disambiguates) return dotted;
     const hasNumericPart = path.some((part, i) => i > 0 && (typeof part === "number" || /^\d+$/.test(part)));
     if (hasNumericPart) this.ambiguous[dotted] = path.slice();
     return dotted;
   }
 }
 
+/**
+ * An update's delta, diffed once when the write happens, as mongod writes its oplog entry:
+ * the change log then keeps this rather than both images of every updated document.
+ */
+export interface RecordedUpdate {
+  description: UpdateDescription;
+  /** The paths an expanded event lists in disambiguatedPaths. */
+  ambiguous: Document;
+}
+
+export function recordUpdate(preImage: Document, postImage: Document): RecordedUpdate {
+  const collector = new DiffCollector();
+  diffDocuments(preImage, postImage, collector);
+  return { description: collector.description, ambiguous: collector.ambiguous };
+}
+
+/** The updateDescription of one event: containers of its own, as a stream's pipeline may reshape them. */
 export function describeUpdate(
-  preImage: Document,
-  postImage: Document,
+  { description, ambiguous }: RecordedUpdate,
   options: { showExpandedEvents: boolean },
 ): UpdateDescription {
-  const collector = new DiffCollector(options.showExpandedEvents);
-  diffDocuments(preImage, postImage, collector);
-  const description = collector.description;
-  if (options.showExpandedEvents) description.disambiguatedPaths = collector.ambiguous;
-  return description;
+  const described: UpdateDescription = {
+    updatedFields: { ...description.updatedFields },
+    removedFields: [...description.removedFields],
+    truncatedArrays: description.truncatedArrays.map((truncated) => ({ ...truncated })),
+  };
+  if (options.showExpandedEvents)
+    described.disambiguatedPaths = Object.fromEntries(
+      Object.entries(ambiguous).map(([path, parts]) => [path, [...(parts as PathPart[])]]),
+    );
+  return described;
 }
 
 /** True when the update changed nothing: mongod writes no oplog entry, so there is no event. */

@@ -3,6 +3,7 @@
 // locked against other transactions, and checked against the transaction's snapshot.
 import type { Document } from "bson";
 import type { ChangeOperation, ChangeRecord } from "../changestream/change-record.js";
+import { recordUpdate } from "../changestream/update-description.js";
 import { ServerError, ErrorCode, interrupted } from "../errors.js";
 import type { Catalog } from "../storage/catalog.js";
 import { assertUnique } from "../storage/document-limits.js";
@@ -92,15 +93,19 @@ export class OperationScope {
     operationType: ChangeOperation,
   ): ChangeRecord {
     const id = (after ?? before)?._id;
+    const withImages = imagesRecorded(collection);
     const record: ChangeRecord = {
       operationType,
       db: collection.db,
       coll: collection.name,
       documentKey: { _id: id },
-      imagesRecorded: imagesRecorded(collection),
+      imagesRecorded: withImages,
     };
-    if (after) record.postImage = after;
-    if (before) record.preImage = before;
+    // Images only where an event may carry them: kept in the change log, each would hold a
+    // version of its document for as long as the log holds the change.
+    if (operationType === "update" && before && after) record.update = recordUpdate(before, after);
+    if (after && (operationType !== "update" || withImages)) record.postImage = after;
+    if (before && withImages) record.preImage = before;
     if (this.transaction) {
       record.lsid = this.transaction.lsid;
       record.txnNumber = this.transaction.txnNumber;

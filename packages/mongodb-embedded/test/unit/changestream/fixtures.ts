@@ -7,6 +7,7 @@ import {
   type ChangeRecord,
   type ChangeStreamRequest,
 } from "../../../src/changestream/index.js";
+import { recordUpdate } from "../../../src/changestream/update-description.js";
 import type { CursorBatch, ServerCursor } from "../../../src/cursor.js";
 
 export function insertRecord(
@@ -40,6 +41,7 @@ export function updateRecord(
     documentKey: { _id: after._id },
     preImage: before,
     postImage: after,
+    update: recordUpdate(before, after),
     imagesRecorded: false,
     ...extra,
   };

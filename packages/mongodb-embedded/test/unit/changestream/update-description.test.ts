@@ -4,10 +4,16 @@ import { Double, Int32, type Document } from "bson";
 import fc from "fast-check";
 import {
   bsonEqual,
-  describeUpdate,
+  describeUpdate as describeRecorded,
   isEmptyUpdate,
+  recordUpdate,
   type UpdateDescription,
 } from "../../../src/changestream/update-description.js";
+
+/** The description an event of the update from `before` to `after` carries, recorded when written. */
+function describeUpdate(before: Document, after: Document, options: { showExpandedEvents: boolean }) {
+  return describeRecorded(recordUpdate(before, after), options);
+}
 
 const plain = { showExpandedEvents: false };
 const fifty = Array.from({ length: 50 }, (_, i) => `c${i}`);
@@ -147,4 +153,18 @@ void test("appending to an array that is shared element by element reports only 
 void test("a number that became minus zero is updated, even in an array", () => {
   const description = describeUpdate({ _id: 1, n: 0, arr: [0] }, { _id: 1, n: -0, arr: [-0] }, plain);
   assert.deepEqual(Object.keys(description.updatedFields), ["n", "arr.0"]);
+});
+
+void test("each event gets a description of its own: reshaping one leaves the recorded update as it was", () => {
+  const recorded = recordUpdate({ _id: 1, a: [1, 2, 3], b: 1 }, { _id: 1, a: [1], b: 2 });
+  const first = describeRecorded(recorded, { showExpandedEvents: true });
+  first.updatedFields.b = "changed";
+  first.truncatedArrays[0]!.newSize = 99;
+  (first.disambiguatedPaths as Document)["x"] = 1;
+  assert.deepEqual(describeRecorded(recorded, { showExpandedEvents: true }), {
+    updatedFields: { b: 2 },
+    removedFields: [],
+    truncatedArrays: [{ field: "a", newSize: 1 }],
+    disambiguatedPaths: {},
+  });
 });
