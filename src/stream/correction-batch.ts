@@ -103,19 +103,18 @@ function batchable(target: CorrectionTarget): boolean {
   );
 }
 
-/** One transaction for all `targets`; one attempt, as a failure falls back to single corrections. */
+/**
+ * One transaction for all `targets`; one attempt, as a failure falls back to single corrections.
+ * Planned from reads, never from events (event-plans.ts): one read serves the whole batch, and
+ * a guess that failed would undo every correction in it (after a restart, every book already
+ * corrected once would).
+ */
 async function correctTogether(context: CorrectionContext, targets: CorrectionTarget[]): Promise<Plan[]> {
   const startedAt = process.hrtime.bigint();
   const plans = await runTransaction(
     correctionSessions(context),
     { maxAttempts: 1, context: { batch: targets.length } },
-    (session) =>
-      planAndWrite(
-        context,
-        targets,
-        session,
-        targets.map((target) => context.eventPlans?.guess(target)),
-      ),
+    (session) => planAndWrite(context, targets, session),
   );
   const durationMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
   recordSharedOutcomes(context, targets, plans, durationMs);

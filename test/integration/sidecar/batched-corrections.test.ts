@@ -38,27 +38,45 @@ async function start(db: Db, concurrency = 8): Promise<TestSidecar> {
   return sidecar;
 }
 
-/** BOOKS books at the threshold, each pushed one purchaser past it while no sidecar ran. */
-async function writeBacklog(label: string): Promise<Db> {
+/**
+ * BOOKS books at the threshold, each pushed one purchaser past it while no sidecar ran; with
+ * `earlierExtra`, each already holds that one extra in its chunk 0, as a correction left it.
+ */
+async function writeBacklog(label: string, earlierExtra?: string): Promise<Db> {
   const db = fixture.mongo.client.db(uniqueDatabaseName(label));
   const first = await start(db);
   await waitUntil(() => first.runner.status().caughtUp, { description: "the first sidecar to stream" });
   await first.stop();
   for (let id = 0; id < BOOKS; id++) await insertBook(db, id, 50);
+  if (earlierExtra !== undefined) {
+    await db.collection("sales").updateMany({}, { $set: { has_extras: true } });
+    await db.collection("extra_sales").insertMany(
+      Array.from({ length: BOOKS }, (_, id) => ({
+        _id: { book_id: id, seq: 0 } as never,
+        book_id: id,
+        seq: 0,
+        customers_purchased_extra: [earlierExtra],
+      })),
+    );
+  }
   const sales = db.collection<{ _id: number; customers_purchased: string[] }>("sales");
   for (let id = 0; id < BOOKS; id++)
     await sales.updateOne({ _id: id }, { $push: { customers_purchased: "user50" } });
   return db;
 }
 
-async function assertEveryBookWhole(db: Db): Promise<void> {
+async function assertEveryBookWhole(db: Db, earlierExtras: string[] = []): Promise<void> {
   await waitUntil(
     async () =>
       (await db.collection("sales").countDocuments({ "customers_purchased.50": { $exists: true } })) === 0,
     { timeoutMs: 15_000, description: "every book corrected" },
   );
   for (let id = 0; id < BOOKS; id++)
-    assert.deepEqual(await allPurchasers(db, id), users(0, 51), `book ${id}`);
+    assert.deepEqual(
+      await allPurchasers(db, id),
+      [...users(0, 50), ...earlierExtras, "user50"],
+      `book ${id}`,
+    );
 }
 
 function batchSizes(sidecar: TestSidecar): number[] {
@@ -84,6 +102,24 @@ void test("books corrected in shared transactions keep every purchaser once, in 
 
 void test("with one slot, the books waiting for it share its transactions", () =>
   assertCorrectedInSharedTransactions("batched_one_slot", 1));
+
+// A lone push's correction may be planned from its event, assuming no chunk exists yet; a
+// shared transaction reads instead, or every restart's backlog of books corrected before
+// would undo its batches.
+void test("after a restart, pushes onto books corrected before still share transactions", async () => {
+  const db = await writeBacklog("batched_after_restart", "earlier");
+  const sidecar = await start(db);
+  await assertEveryBookWhole(db, ["earlier"]);
+  assert.ok(
+    batchSizes(sidecar).some((size) => size > 1),
+    `no shared transaction: ${batchSizes(sidecar).join()}`,
+  );
+  assert.equal(
+    sidecar.logs.filter((line) => line.msg === "shared correction failed; correcting one by one").length,
+    0,
+  );
+  await db.dropDatabase();
+});
 
 void test("a shared transaction the server fails is undone and each of its books is corrected alone", async () => {
   const db = await writeBacklog("batched_fallback");
