@@ -1,13 +1,10 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { LeaseLostError } from "../../../src/errors.js";
-import { createLogger } from "../../../src/ops/logger.js";
-import { createMetrics } from "../../../src/ops/metrics.js";
 import { correctTarget } from "../../../src/stream/correction.js";
-import { OwnWrites } from "../../../src/stream/own-writes.js";
 import { LEASE_ID, WriterLease } from "../../../src/stream/lease.js";
 import { useTestDatabase, type TestDatabase } from "../../support/mongo.js";
-import { insertBook, testConfig } from "./harness.js";
+import { correctionContext, insertBook, testConfig } from "./harness.js";
 import type { OutlierRule } from "../../../src/patterns/outlier/rule.js";
 
 const setUp = async ({ db }: TestDatabase) => {
@@ -27,16 +24,7 @@ async function assertTakenOverLeaderCannotCommit({ db, mongo }: TestDatabase): P
     .collection("state")
     .updateOne({ _id: LEASE_ID as never }, { $set: { holder: "new-leader" }, $inc: { term: 1 } });
 
-  const context = {
-    client: mongo.client,
-    db,
-    stateCollection: "pattern_sidecar_state",
-    lease,
-    metrics: createMetrics(),
-    logger: createLogger({ level: "silent" }),
-    maxTransactionAttempts: 3,
-    ownWrites: new OwnWrites(),
-  };
+  const context = correctionContext(mongo.client, db, lease);
   await assert.rejects(
     correctTarget(context, { role: "outlier-source", rule, collection: "sales", id: 1 }),
     LeaseLostError,

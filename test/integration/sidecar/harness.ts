@@ -1,11 +1,14 @@
 // Starts sidecar runners against the test deployment (test/support/mongo.ts), with logs
 // captured as parsed JSON lines and metrics readable as numbers.
 import { randomBytes } from "node:crypto";
-import type { Db, Document } from "mongodb";
+import type { Db, Document, MongoClient } from "mongodb";
 import { pino } from "pino";
 import { configSchema, type Config } from "../../../src/config/schema.js";
 import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics, type Metrics } from "../../../src/ops/metrics.js";
+import type { CorrectionContext } from "../../../src/stream/correction.js";
+import type { WriterLease } from "../../../src/stream/lease.js";
+import { OwnWrites } from "../../../src/stream/own-writes.js";
 import { Runner } from "../../../src/stream/runner.js";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { useTestDatabase, type ServerVersion, type TestMongo } from "../../support/mongo.js";
@@ -252,4 +255,24 @@ export function useSidecarOnFreshDatabase(
     },
   });
   return fixture;
+}
+
+/** What a leader corrects with, for calling correctTarget directly: logs silenced, 3 attempts. */
+export function correctionContext(
+  client: MongoClient,
+  db: Db,
+  lease: WriterLease,
+  extra: Partial<CorrectionContext> = {},
+): CorrectionContext {
+  return {
+    client,
+    db,
+    stateCollection: "pattern_sidecar_state",
+    lease,
+    metrics: createMetrics(),
+    logger: createLogger({ level: "silent" }),
+    maxTransactionAttempts: 3,
+    ownWrites: new OwnWrites(),
+    ...extra,
+  };
 }

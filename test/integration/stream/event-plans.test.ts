@@ -4,22 +4,19 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Db, Document, MongoClient } from "mongodb";
-import { createLogger } from "../../../src/ops/logger.js";
-import { createMetrics } from "../../../src/ops/metrics.js";
 import { driverOf } from "../../../src/patterns/registry.js";
 import type { OutlierRule } from "../../../src/patterns/outlier/rule.js";
 import { supportsBulkWrite } from "../../../src/stream/bulk-write.js";
 import { correctTarget, type CorrectionContext } from "../../../src/stream/correction.js";
 import { EventPlans } from "../../../src/stream/event-plans.js";
 import { WriterLease } from "../../../src/stream/lease.js";
-import { OwnWrites } from "../../../src/stream/own-writes.js";
 import {
   targetsForEvent,
   type CorrectionTarget,
   type ProjectedChangeEvent,
 } from "../../../src/stream/targets.js";
 import { buildWatchPipeline, watchOptions } from "../../../src/stream/watch-pipeline.js";
-import { allPurchasers, insertBook, testConfig, users } from "../sidecar/harness.js";
+import { allPurchasers, correctionContext, insertBook, testConfig, users } from "../sidecar/harness.js";
 import { useTestDatabase } from "../../support/mongo.js";
 
 let monitored: MongoClient;
@@ -41,7 +38,7 @@ const rule = () => config().rules.find((r): r is OutlierRule => r.pattern === "o
 const leases = new Map<MongoClient, WriterLease>();
 
 /** A leader's context, each with EventPlans of its own (none has corrected a book yet). */
-async function correctionContext(client: MongoClient, db: Db): Promise<CorrectionContext> {
+async function leaderContext(client: MongoClient, db: Db): Promise<CorrectionContext> {
   let lease = leases.get(client);
   if (!lease) {
     lease = new WriterLease(db, "state", "event-plans", 30);
@@ -49,17 +46,7 @@ async function correctionContext(client: MongoClient, db: Db): Promise<Correctio
     await supportsBulkWrite(client); // asked once per client: not one of a correction's commands
     leases.set(client, lease);
   }
-  return {
-    client,
-    db,
-    stateCollection: "pattern_sidecar_state",
-    lease,
-    metrics: createMetrics(),
-    logger: createLogger({ level: "silent" }),
-    maxTransactionAttempts: 3,
-    ownWrites: new OwnWrites(),
-    eventPlans: new EventPlans(),
-  };
+  return correctionContext(client, db, lease, { eventPlans: new EventPlans() });
 }
 
 /** The source target of `bookId` as the stream's event of one push of `pushed` onto it yields. */
@@ -80,7 +67,7 @@ async function pushSeen(bookId: number, pushed: string, db = fixture.db): Promis
 
 /** Corrects `target`; returns the commands the correction sent and the transactions it retried. */
 async function correct(target: CorrectionTarget): Promise<{ sent: string[]; retries: number }> {
-  const context = await correctionContext(monitored, monitored.db(fixture.db.databaseName));
+  const context = await leaderContext(monitored, monitored.db(fixture.db.databaseName));
   commands.length = 0;
   await correctTarget(context, target);
   const retries = (await context.metrics.transactionRetries.get()).values.reduce((n, v) => n + v.value, 0);
@@ -155,7 +142,7 @@ void describe("on MongoDB 7.0 (no bulkWrite)", () => {
       await db.collection(index.collection).createIndex(index.keys, index.options ?? {});
     await insertBook(db, 4, 50);
     await db.collection("extra_sales").insertOne({ book_id: 4, customers_purchased_extra: ["seed"] });
-    const context = await correctionContext(mongo.client, db);
+    const context = await leaderContext(mongo.client, db);
     await correctTarget(context, await pushSeen(4, "user50", db));
     assert.deepEqual(await allPurchasers(db, 4), [...users(0, 50), "user50", "seed"]);
     assert.equal(await db.collection("extra_sales").countDocuments(), 1);
