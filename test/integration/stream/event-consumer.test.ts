@@ -1,6 +1,7 @@
 // The event consumer on a real change stream: events keep being read and corrected while the
 // position's write is in flight, and stopping waits for that write before storing the last
-// position. Corrections and the token store are the consumer's own seams; the stream is the
+// position; a correction another event of its book joins runs without what its own event
+// showed. Corrections and the token store are the consumer's own seams; the stream is the
 // driver's.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -97,4 +98,77 @@ void test("events are read and corrected while the position's write is in flight
     `the waiting write and the stop's own, in that order (${persisted.length})`,
   );
   assert.deepEqual(persisted.at(-1), newestToken, "the newest position is stored last");
+});
+
+void test("a correction a later event of its book joined runs without what the first event showed", async () => {
+  const { db } = fixture;
+  const { rules } = testConfig(db.databaseName);
+  const sales = db.collection<{ _id: number; customers_purchased: string[] }>("sales");
+  for (const id of [11, 12, 13]) await sales.insertOne({ ...overfullBook(id), customers_purchased: [] });
+  for (const id of [11, 12, 13])
+    await sales.updateOne(
+      { _id: id },
+      { $push: { customers_purchased: { $each: overfullBook(id).customers_purchased.slice(0, 50) } } },
+    );
+  const stream = db.watch<Document, ProjectedChangeEvent>(buildWatchPipeline(rules), {
+    ...watchOptions(rules),
+    startAtOperationTime: await currentClusterTime(db),
+    maxAwaitTimeMS: 100,
+  });
+  const metrics = createMetrics();
+  const received = new Map<unknown, Document | undefined>();
+  const firstHeld = deferred();
+  let stopped = false;
+  const consuming = consumeEvents({
+    stream,
+    rules,
+    inFlight: 1, // book 11's correction holds the only slot while the others queue
+    tokens: { persistResumeToken: () => Promise.resolve() },
+    metrics,
+    logger: createLogger({ level: "silent" }),
+    correct: async (target) => {
+      received.set(target.id, target.shown);
+      if (target.id === 11) await firstHeld.promise;
+      return { outcome: "none" };
+    },
+    isOwnWrite: () => false,
+    shouldContinue: () => !stopped,
+    onCaughtUp: () => {},
+    onEventProcessed: () => {},
+    onNamespaceEvent: () => Promise.resolve(),
+    persistIntervalMs: 0,
+  });
+  const eventsReceived = async () =>
+    (await metrics.eventsReceived.get()).values.reduce((sum, { value }) => sum + value, 0);
+  try {
+    await sales.updateOne({ _id: 11 }, { $push: { customers_purchased: "a" } });
+    await waitUntil(() => received.has(11), {
+      timeoutMs: 10_000,
+      description: "book 11's correction started",
+    });
+    await sales.updateOne({ _id: 12 }, { $push: { customers_purchased: "b" } });
+    await sales.updateOne({ _id: 12 }, { $push: { customers_purchased: "c" } });
+    await sales.updateOne({ _id: 13 }, { $push: { customers_purchased: "d" } });
+    await waitUntil(async () => (await eventsReceived()) === 4, {
+      timeoutMs: 10_000,
+      description: "the four pushes read while book 11's correction holds the slot",
+    });
+    firstHeld.resolve();
+    await waitUntil(() => received.size === 3, {
+      timeoutMs: 10_000,
+      description: "books 12 and 13 corrected",
+    });
+  } finally {
+    stopped = true;
+    firstHeld.resolve();
+    await consuming;
+    await stream.close();
+  }
+  assert.deepEqual(received.get(11), { appended: ["a"] });
+  assert.equal(
+    received.get(12),
+    undefined,
+    "book 12's second push joined its first: the first no longer tells all",
+  );
+  assert.deepEqual(received.get(13), { appended: ["d"] }, "a push nothing joined keeps what it showed");
 });
