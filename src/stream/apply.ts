@@ -20,14 +20,19 @@ import type { Absent, Write } from "../patterns/plan.js";
 
 /** A plan's `absent` documents, looked for in the transaction: one found makes the plan stale. */
 export async function checkAbsent(db: Db, absent: readonly Absent[], session: ClientSession): Promise<void> {
-  for (const { collection, filter } of absent) {
+  for (const expected of absent) {
+    const { collection, filter } = expected;
     const found = await db.collection(collection).findOne(filter, { session, projection: { _id: 1 } });
-    if (found)
-      throw new StalePlanError(`a document the plan assumed absent exists in ${collection}`, {
-        collection,
-        filter,
-      });
+    if (found) throw foundAbsent(expected);
   }
+}
+
+/** The error of a document the plan assumed absent that exists. */
+export function foundAbsent({ collection, filter }: Absent): StalePlanError {
+  return new StalePlanError(`a document the plan assumed absent exists in ${collection}`, {
+    collection,
+    filter,
+  });
 }
 
 export async function applyWrites(db: Db, writes: readonly Write[], session: ClientSession): Promise<void> {

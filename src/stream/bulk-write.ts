@@ -17,6 +17,7 @@ import {
 } from "mongodb";
 import { StalePlanError } from "../errors.js";
 import type { Absent, Write } from "../patterns/plan.js";
+import { foundAbsent } from "./apply.js";
 
 const WIRE_VERSION_8_0 = 25;
 /**
@@ -86,14 +87,8 @@ export async function bulkWriteFenced(
     throw unwrapped(error);
   }
   if (!matchedItsDocument(result, 0)) throw onFenceUnmatched();
-  const found = absent.findIndex((_, i) => matchedItsDocument(result, i + 1));
-  if (found >= 0) {
-    const { collection, filter } = absent[found]!;
-    throw new StalePlanError(`a document the plan assumed absent exists in ${collection}`, {
-      collection,
-      filter,
-    });
-  }
+  const found = absent.find((_, i) => matchedItsDocument(result, i + 1));
+  if (found) throw foundAbsent(found);
   const firstWrite = 1 + absent.length;
   const stale = writes.findIndex(
     (write, i) => write.op !== "insertOne" && !matchedItsDocument(result, i + firstWrite),

@@ -89,9 +89,9 @@ async function correctInTransaction(context: CorrectionContext, target: Correcti
         },
       },
       async (session) => {
-        const guesses = [guess];
+        const planned = guess && [guess];
         guess = undefined;
-        return (await planAndWrite(context, [target], session, guesses))[0]!;
+        return (await planAndWrite(context, [target], session, planned))[0]!;
       },
     );
   } catch (thrown) {
@@ -110,30 +110,25 @@ export function correctionSessions(context: CorrectionContext): SessionSource {
 
 /**
  * The body of a correction's transaction, for one target or several that share it: plan
- * each target from reads in this transaction (or take its guess, at the same index), then
- * check the lease and write every plan's writes. The lease is checked in the transaction's
- * snapshot, as the reads were, so its place among them does not matter; a transaction that
- * writes nothing needs no check.
+ * each target from reads in this transaction (unless `guessed` gives the plans, made from
+ * the events: PatternDriver.planFromEvent), then check the lease and write every plan's
+ * writes. The lease is checked in the transaction's snapshot, as the reads were, so its
+ * place among them does not matter; a transaction that writes nothing needs no check.
  */
 export async function planAndWrite(
   context: CorrectionContext,
   targets: readonly CorrectionTarget[],
   session: ClientSession,
-  guesses: readonly (Plan | undefined)[] = [],
+  guessed?: Plan[],
 ): Promise<Plan[]> {
   context.ownWrites.remember(session);
-  const unguessed = targets.filter((_, i) => guesses[i] === undefined);
-  const read = await planTargets(context.db, unguessed, {
-    session,
-    stateCollection: context.stateCollection,
-  });
-  let nextRead = 0;
-  const plans = targets.map((_, i) => guesses[i] ?? read[nextRead++]!);
+  const plans =
+    guessed ??
+    (await planTargets(context.db, targets, { session, stateCollection: context.stateCollection }));
   const writing = plans.filter((plan) => plan.outcome === "writes");
   if (writing.length > 0) {
     const writes = writing.flatMap((plan) => plan.writes);
     const absent = writing.flatMap((plan) => plan.absent ?? []);
-    const guessed = unguessed.length < targets.length;
     await writeFenced(context, { writes, absent }, session).catch((error: unknown) => {
       throw guessed && classify(error) === "bad_document" ? guessRefused(error) : error;
     });

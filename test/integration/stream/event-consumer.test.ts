@@ -6,12 +6,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import type { Document } from "mongodb";
+import type { Db, Document } from "mongodb";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
 import { createLogger } from "../../../src/ops/logger.js";
 import { currentClusterTime } from "../../../src/stream/cluster-time.js";
-import { consumeEvents } from "../../../src/stream/event-consumer.js";
+import type { PatternRule } from "../../../src/patterns/driver.js";
+import { consumeEvents, type EventConsumerOptions } from "../../../src/stream/event-consumer.js";
 import type { ProjectedChangeEvent } from "../../../src/stream/targets.js";
 import { buildWatchPipeline, watchOptions } from "../../../src/stream/watch-pipeline.js";
 import { testConfig } from "../sidecar/harness.js";
@@ -29,45 +30,62 @@ const overfullBook = (id: number) => ({
   customers_purchased: Array.from({ length: 51 }, (_, i) => `user${i}`),
 });
 
-void test("events are read and corrected while the position's write is in flight, which a stop waits for", async () => {
-  const { db } = fixture;
-  const { rules } = testConfig(db.databaseName);
-  // From now, however late the consumer's first getMore opens the stream.
-  const stream = db.watch<Document, ProjectedChangeEvent>(buildWatchPipeline(rules), {
+/** The sidecar's stream of `db`, from now, however late the consumer's first getMore opens it. */
+async function watchFromNow(db: Db, rules: readonly PatternRule[]) {
+  return db.watch<Document, ProjectedChangeEvent>(buildWatchPipeline(rules), {
     ...watchOptions(rules),
     startAtOperationTime: await currentClusterTime(db),
     maxAwaitTimeMS: 100,
   });
+}
+
+/** The consumer's options: the test's own, with every other seam doing nothing. */
+function consumerOptions(
+  own: Pick<EventConsumerOptions, "stream" | "rules" | "inFlight" | "correct" | "shouldContinue"> &
+    Partial<EventConsumerOptions>,
+): EventConsumerOptions {
+  return {
+    tokens: { persistResumeToken: () => Promise.resolve() },
+    metrics: createMetrics(),
+    logger: createLogger({ level: "silent" }),
+    isOwnWrite: () => false,
+    onCaughtUp: () => {},
+    onEventProcessed: () => {},
+    onNamespaceEvent: () => Promise.resolve(),
+    persistIntervalMs: 0,
+    ...own,
+  };
+}
+
+void test("events are read and corrected while the position's write is in flight, which a stop waits for", async () => {
+  const { db } = fixture;
+  const { rules } = testConfig(db.databaseName);
+  const stream = await watchFromNow(db, rules);
   const corrected: unknown[] = [];
   const persisted: Document[] = [];
   let writesStarted = 0;
   const firstWrite = deferred();
   let newestToken: unknown;
   let stopped = false;
-  const consuming = consumeEvents({
-    stream,
-    rules,
-    inFlight: 8,
-    tokens: {
-      async persistResumeToken(token) {
-        writesStarted += 1;
-        if (writesStarted === 1) await firstWrite.promise;
-        persisted.push(token);
+  const consuming = consumeEvents(
+    consumerOptions({
+      stream,
+      rules,
+      inFlight: 8,
+      tokens: {
+        async persistResumeToken(token) {
+          writesStarted += 1;
+          if (writesStarted === 1) await firstWrite.promise;
+          persisted.push(token);
+        },
       },
-    },
-    metrics: createMetrics(),
-    logger: createLogger({ level: "silent" }),
-    correct: (target) => {
-      corrected.push(target.id);
-      return Promise.resolve({ outcome: "none" });
-    },
-    isOwnWrite: () => false,
-    shouldContinue: () => !stopped,
-    onCaughtUp: () => {},
-    onEventProcessed: () => {},
-    onNamespaceEvent: () => Promise.resolve(),
-    persistIntervalMs: 0,
-  });
+      correct: (target) => {
+        corrected.push(target.id);
+        return Promise.resolve({ outcome: "none" });
+      },
+      shouldContinue: () => !stopped,
+    }),
+  );
   try {
     await db.collection<{ _id: number }>("sales").insertOne(overfullBook(1));
     await waitUntil(() => corrected.length === 1, { timeoutMs: 10_000, description: "book 1 corrected" });
@@ -110,34 +128,25 @@ void test("a correction a later event of its book joined runs without what the f
       { _id: id },
       { $push: { customers_purchased: { $each: overfullBook(id).customers_purchased.slice(0, 50) } } },
     );
-  const stream = db.watch<Document, ProjectedChangeEvent>(buildWatchPipeline(rules), {
-    ...watchOptions(rules),
-    startAtOperationTime: await currentClusterTime(db),
-    maxAwaitTimeMS: 100,
-  });
+  const stream = await watchFromNow(db, rules);
   const metrics = createMetrics();
   const received = new Map<unknown, Document | undefined>();
   const firstHeld = deferred();
   let stopped = false;
-  const consuming = consumeEvents({
-    stream,
-    rules,
-    inFlight: 1, // book 11's correction holds the only slot while the others queue
-    tokens: { persistResumeToken: () => Promise.resolve() },
-    metrics,
-    logger: createLogger({ level: "silent" }),
-    correct: async (target) => {
-      received.set(target.id, target.shown);
-      if (target.id === 11) await firstHeld.promise;
-      return { outcome: "none" };
-    },
-    isOwnWrite: () => false,
-    shouldContinue: () => !stopped,
-    onCaughtUp: () => {},
-    onEventProcessed: () => {},
-    onNamespaceEvent: () => Promise.resolve(),
-    persistIntervalMs: 0,
-  });
+  const consuming = consumeEvents(
+    consumerOptions({
+      stream,
+      rules,
+      inFlight: 1, // book 11's correction holds the only slot while the others queue
+      metrics,
+      correct: async (target) => {
+        received.set(target.id, target.shown);
+        if (target.id === 11) await firstHeld.promise;
+        return { outcome: "none" };
+      },
+      shouldContinue: () => !stopped,
+    }),
+  );
   const eventsReceived = async () =>
     (await metrics.eventsReceived.get()).values.reduce((sum, { value }) => sum + value, 0);
   try {
