@@ -60,9 +60,10 @@ function includedFields(fields: Document): ((doc: Document) => Document) | undef
   return parseProjection(fields, undefined).mode === "inclusion" ? compileFieldProjection(fields) : undefined;
 }
 
-/** An operator expression (`{$op: ...}`) or a field path, as a $project field's value. */
+/** An operator expression (`{$op: ...}`), a field path or an array literal, as a $project field's value. */
 function isComputedField(spec: unknown): boolean {
   if (typeof spec === "string") return spec.startsWith("$");
+  if (Array.isArray(spec)) return true;
   if (!isPlainDocument(spec)) return false;
   const keys = Object.keys(spec);
   return keys.length === 1 && keys[0]!.startsWith("$");

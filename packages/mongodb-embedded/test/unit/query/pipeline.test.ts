@@ -61,6 +61,21 @@ void describe("runPipeline", () => {
     ]);
   });
 
+  void it("computes an array literal in $project natively, as mongod: its elements evaluated, a missing one null", () => {
+    const docs = [{ n: new Int32(2), _id: 7, documentKey: { _id: Long.fromNumber(5) } }];
+    const [projected] = runPipeline(
+      docs,
+      [{ $project: { n: 1, keys: ["$documentKey", "$n", "$missing"] } }],
+      noCollections,
+    );
+    assert.deepEqual(projected, {
+      _id: 7,
+      n: new Int32(2),
+      keys: [{ _id: Long.fromNumber(5) }, new Int32(2), null],
+    });
+    assert.deepEqual(Object.keys(projected!), ["_id", "n", "keys"]);
+  });
+
   void it("refuses a $project mixing inclusion and exclusion, and leaves expressions to the aggregation engine", () => {
     assert.throws(
       () => run([{ $project: { title: 1, year: 0 } }]),
