@@ -5,6 +5,7 @@
 // the serialised error messages are scrubbed too (a driver error may quote the URI).
 import { pino, stdSerializers, type Logger, type LevelWithSilent } from "pino";
 import { redactUriPasswords } from "../config/mongodb-uri.js";
+import { numbersByValue } from "../patterns/common/bson-value.js";
 
 export type { Logger };
 
@@ -28,7 +29,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     {
       level: options.level ?? "info",
       base: { name: "mongo-pattern-sidecar" },
-      serializers: { err: serializeError },
+      // Document keys are read verbatim: a Long would print as its bits, not its number.
+      serializers: { err: serializeError, key: numbersByValue },
       redact: { paths: ["uri", "mongodbUri", "*.uri", "*.mongodbUri", "password"], censor: "***" },
     },
     options.destination ?? pino.destination(1),

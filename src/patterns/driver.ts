@@ -61,7 +61,14 @@ export interface ProjectedChangeEvent {
   ns?: { db: string; coll?: string };
   /** A rename's new namespace. */
   to?: { db: string; coll?: string };
-  documentKey?: { _id: unknown };
+  /**
+   * The document key `{ _id }`, undecoded BSON, as the one element of an array: the driver
+   * hands over the documents in the arrays the stream names (fieldsAsRaw, watch-pipeline.ts)
+   * as their bytes, and the targets decode them verbatim, so that what a plan made from the
+   * event writes keeps its BSON types (an int64 `_id` named as an int64). `[null]` for an
+   * event without a key (a drop, an invalidate).
+   */
+  documentKeyRaw?: unknown[];
   clusterTime?: { getHighBitsUnsigned?: () => number };
   fullDocument?: Document;
   /** A delete's or update's pre-image, projected down to the fields drivers ask for; absent or null without one. */
@@ -69,8 +76,11 @@ export interface ProjectedChangeEvent {
   /** Present on the events of a multi-document transaction: its session and number. */
   lsid?: Document;
   txnNumber?: unknown;
-  /** An update's updatedFields entries of array positions ("<field>.<index>") of the fields drivers ask for (positionFields). */
-  positionsSet?: { k: string; v: unknown }[];
+  /**
+   * An update's updatedFields entries `{ k, v }` of array positions ("<field>.<index>") of the
+   * fields drivers ask for (positionFields), each undecoded BSON, as documentKeyRaw.
+   */
+  positionsSet?: unknown[];
 }
 
 /** One write to a watched collection, as a change event reports it. */

@@ -6,6 +6,7 @@ import { BSON } from "mongodb";
 import type { Collection, Db, Document } from "mongodb";
 import type { PatternRule } from "../patterns/driver.js";
 import { targetKey, type CorrectionTarget } from "./targets.js";
+import { numbersByValue } from "../patterns/common/bson-value.js";
 
 interface ParkedDocument {
   _id: { parked: string };
@@ -31,7 +32,9 @@ const MAX_RETRY_PAUSE_MS = 10 * 60_000;
 // not in place of, a parked plain correction of the same document.
 function parkedId(target: CorrectionTarget): { parked: string } {
   const detail =
-    target.detail === undefined ? "" : `|${BSON.EJSON.stringify(target.detail, { relaxed: false })}`;
+    target.detail === undefined
+      ? ""
+      : `|${BSON.EJSON.stringify(numbersByValue(target.detail), { relaxed: false })}`;
   return { parked: `${targetKey(target)}${detail}` };
 }
 

@@ -4,12 +4,18 @@
 import { BSON } from "mongodb";
 import type { CorrectionTarget, PatternRule, ProjectedChangeEvent } from "../patterns/driver.js";
 import { driverOf } from "../patterns/registry.js";
+import { numbersByValue, verbatim } from "../patterns/common/bson-value.js";
 
 export type { CorrectionTarget, ProjectedChangeEvent };
 
-/** Orders corrections: targets of one key run one after another, in the order of their events. */
+/**
+ * Orders corrections: targets of one key run one after another, in the order of their events.
+ * Ids compare by value (an event's Long and a sweep's number are one document), printed as
+ * before ids were read verbatim, since parked targets store the key.
+ */
 export function targetKey(target: CorrectionTarget): string {
-  return `${target.rule.name}|${target.collection}|${BSON.EJSON.stringify({ id: target.id }, { relaxed: false })}`;
+  const id = numbersByValue(target.id);
+  return `${target.rule.name}|${target.collection}|${BSON.EJSON.stringify({ id }, { relaxed: false })}`;
 }
 
 export function targetLabels(target: CorrectionTarget) {
@@ -38,7 +44,9 @@ export function targetsForEvent(
   event: ProjectedChangeEvent,
 ): CorrectionTarget[] {
   const collection = event.ns?.coll;
-  const id = event.documentKey?._id;
+  // [null] for an event without a document key (a drop, an invalidate).
+  const [key] = event.documentKeyRaw ?? [];
+  const id: unknown = key === undefined || key === null ? undefined : verbatim(key)._id;
   if (collection === undefined || id === undefined) return [];
   const write = {
     operationType: event.operationType,
@@ -46,7 +54,8 @@ export function targetsForEvent(
     id,
     fullDocument: event.fullDocument,
     fullDocumentBeforeChange: event.fullDocumentBeforeChange ?? undefined,
-    positionsSet: event.positionsSet && new Map(event.positionsSet.map(({ k, v }) => [k, v])),
+    positionsSet:
+      event.positionsSet && new Map(event.positionsSet.map(verbatim).map(({ k, v }) => [k as string, v])),
   };
   // The event passed the $or of every rule's filters: it shows what one rule's filter says
   // only when no other rule watches the collection.

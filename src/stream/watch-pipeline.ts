@@ -57,7 +57,7 @@ export function buildWatchPipeline(rules: readonly PatternRule[]): Document[] {
         operationType: 1,
         ns: 1,
         to: 1,
-        documentKey: 1,
+        documentKeyRaw: ["$documentKey"],
         clusterTime: 1,
         lsid: 1,
         txnNumber: 1,
@@ -74,6 +74,10 @@ export function watchOptions(rules: readonly PatternRule[]): ChangeStreamOptions
   const preImages = rules.some((rule) => preImageFieldsOf(rule).length > 0);
   return {
     batchSize: STREAM_BATCH_SIZE,
+    // What a plan made from an event writes comes undecoded (ProjectedChangeEvent): decoded
+    // verbatim, it keeps its BSON types. Not promoteValues: false, which would also decode the
+    // server's error codes as Int32 objects, where the driver's resume checks miss them.
+    fieldsAsRaw: { documentKeyRaw: true, positionsSet: true },
     ...(lookup ? { fullDocument: "updateLookup" } : {}),
     ...(preImages ? { fullDocumentBeforeChange: "whenAvailable" } : {}),
   };

@@ -6,6 +6,7 @@
 // digits' common prefix ends, the next second differs in an earlier digit). A new bucket
 // takes the suffix after the largest taken one, never a gap, so it sorts after the others.
 import { ObjectId } from "mongodb";
+import { numberValue } from "../common/bson-value.js";
 
 export const SUFFIX_DIGITS = 6;
 const MAX_SUFFIX = 10 ** SUFFIX_DIGITS - 1;
@@ -13,7 +14,8 @@ const MAX_SUFFIX = 10 ** SUFFIX_DIGITS - 1;
 /** The text a bucket key contributes to `_id`s, or null for a key that cannot build one. */
 export function bucketKeyText(key: unknown): string | null {
   if (typeof key === "string" && key.length > 0) return key;
-  if (typeof key === "number" && Number.isFinite(key)) return String(key);
+  const number = numberValue(key);
+  if (number !== undefined && Number.isFinite(number)) return String(number);
   if (key instanceof ObjectId) return key.toHexString();
   return null;
 }

@@ -10,7 +10,7 @@
 import type { ClientSession, Db, Document } from "mongodb";
 import type { MigrationOptions, MigrationReport } from "../driver.js";
 import type { Plan } from "../plan.js";
-import { bsonKey } from "../common/bson-value.js";
+import { bsonKey, RAW, verbatim } from "../common/bson-value.js";
 import { bucketKeyText } from "./bucket-ids.js";
 import { planLooseEntryFold } from "./loose-entries.js";
 import { bucketIdsOf, oldestFirst } from "./open-bucket-reader.js";
@@ -32,8 +32,9 @@ async function planGroup(db: Db, rule: BucketRule, group: Document[], session: C
   const ids = group.map((doc) => doc._id as unknown);
   const entries = await db
     .collection(rule.collection)
-    .find({ ...everyLooseEntry(rule), _id: { $in: ids } as never }, { session })
+    .find({ ...everyLooseEntry(rule), _id: { $in: ids } as never }, { session, ...RAW })
     .sort(oldestFirst(rule))
+    .map(verbatim)
     .toArray();
   const keyText = bucketKeyText(key);
   const takenIds = keyText === null ? new Set<string>() : await bucketIdsOf(db, rule, keyText, session);
@@ -57,9 +58,10 @@ export async function migrateLooseEntries(
     } else if (plan.outcome === "skip") report.skipped += group.length;
     options.onProgress(report);
   };
-  const cursor = db.collection(rule.collection).find(everyLooseEntry(rule)).sort(oldestFirst(rule));
+  const cursor = db.collection(rule.collection).find(everyLooseEntry(rule), RAW).sort(oldestFirst(rule));
   let group: Document[] = [];
-  for await (const doc of cursor) {
+  for await (const raw of cursor) {
+    const doc = verbatim(raw);
     const sameKey = group.length > 0 && bsonKey(group[0]?.[rule.keyField]) === bsonKey(doc[rule.keyField]);
     if (group.length > 0 && (!sameKey || group.length === rule.threshold)) {
       await flush(group);

@@ -3,6 +3,7 @@
 // upsert `updateOne({ _id: /^<key>_/, count: { $lt: 10 } }, ...)` would, preferring the
 // newest (`_id`s sort in time order) so that a fold lands where the seed's next push would.
 import type { ClientSession, Db, Document } from "mongodb";
+import { RAW, verbatim, verbatimOrNull } from "../common/bson-value.js";
 import type { BucketRule } from "./rule.js";
 import type { LooseEntryState } from "./loose-entries.js";
 
@@ -49,18 +50,22 @@ export async function readLooseEntryState(
 ): Promise<LooseEntryState> {
   const buckets = db.collection(rule.collection);
   const entries = await buckets
-    .find(looseEntriesOf(rule, key.value), { session })
+    .find(looseEntriesOf(rule, key.value), { session, ...RAW })
     .sort(oldestFirst(rule))
     .limit(LOOSE_ENTRIES_PER_FOLD)
+    .map(verbatim)
     .toArray();
   const takenIds = await bucketIdsOf(db, rule, key.text, session);
-  const openBucket = await buckets.findOne(
-    {
-      _id: { $in: [...takenIds] } as never,
-      [rule.countField]: { $lt: rule.threshold },
-      [rule.arrayField]: { $type: "array" },
-    },
-    { session, sort: { _id: -1 } },
+  const openBucket = verbatimOrNull(
+    await buckets.findOne(
+      {
+        _id: { $in: [...takenIds] } as never,
+        [rule.countField]: { $lt: rule.threshold },
+        [rule.arrayField]: { $type: "array" },
+      },
+      { session, sort: { _id: -1 }, ...RAW },
+    ),
   );
-  return { key: key.value, entries, openBucket, takenIds };
+  // New buckets name the key as the loose documents hold it (the event's value is promoted).
+  return { key: entries[0]?.[rule.keyField] ?? key.value, entries, openBucket, takenIds };
 }

@@ -12,7 +12,7 @@ import type { Document } from "mongodb";
 import type { BucketRule } from "./rule.js";
 import { baseBucketId, bucketIdAllocator, bucketKeyText } from "./bucket-ids.js";
 import { keepFirst } from "../common/array-trim.js";
-import { describeValue, isPlainDocument, isValidDate } from "../common/bson-value.js";
+import { describeValue, isPlainDocument, isValidDate, numberValue } from "../common/bson-value.js";
 import { inGroupsOf } from "../common/groups.js";
 import { newBucket } from "./new-bucket.js";
 import type { Plan, Write } from "../plan.js";
@@ -49,7 +49,7 @@ export function planBucketSplit(rule: BucketRule, state: BucketState): Plan {
     return { outcome: "skip", reason: `${rule.arrayField} is ${describeValue(entries)}, expected an array` };
   }
   if (entries.length > rule.threshold) return planSplit(rule, state, entries);
-  if (bucket[rule.countField] !== entries.length) return planCountRepair(rule, bucket, entries);
+  if (numberValue(bucket[rule.countField]) !== entries.length) return planCountRepair(rule, bucket, entries);
   return NONE;
 }
 

@@ -2,6 +2,7 @@
 // base `_id` the split would use and, when that is taken, its largest suffixed form. Two
 // reads answered from the _id index, whatever the number of the key's buckets.
 import type { ClientSession, Collection, Db } from "mongodb";
+import { RAW, verbatimOrNull } from "../common/bson-value.js";
 import type { BucketRule } from "./rule.js";
 import { splitBaseIds, type BucketState } from "./planner.js";
 import { SUFFIX_DIGITS } from "./bucket-ids.js";
@@ -36,7 +37,7 @@ export async function readBucketState(
   session?: ClientSession,
 ): Promise<BucketState | null> {
   const buckets = db.collection(rule.collection);
-  const bucket = await buckets.findOne({ _id: bucketId as never }, { session });
+  const bucket = verbatimOrNull(await buckets.findOne({ _id: bucketId as never }, { session, ...RAW }));
   if (!bucket) return null;
   const bases = splitBaseIds(rule, bucket);
   if (bases.length === 0) return { bucket, takenIds: new Set() };

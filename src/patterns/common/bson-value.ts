@@ -1,11 +1,62 @@
 // How the planners look at BSON values without a server: equality and map keys through
-// canonical Extended JSON (type- and key-order-sensitive, as MongoDB compares documents),
-// and the type names used in skip reasons.
-import { BSON } from "mongodb";
+// canonical Extended JSON (type- and key-order-sensitive, as MongoDB compares documents, but
+// numbers by value), numbers as read verbatim, and the type names used in skip reasons.
+import { BSON, type Document } from "mongodb";
+
+/**
+ * Options of every read whose documents a plan may write back, decoded by `verbatim`: the
+ * driver hands each document over as its BSON bytes. Promoted (the driver's default), an
+ * int64 or an integral double would come as a JS number and be written back as an int32: an
+ * application reading a moved entry in Java would find an Integer where it stored a Long or a
+ * Double. Not `promoteValues: false` on the read itself: the driver would then decode the
+ * server's error replies so too, and its own checks of their codes (a change stream's
+ * CursorNotFound, a not-primary error's failover) would miss.
+ */
+export const RAW: { raw: true } = { raw: true };
+
+/** A document read with RAW, its numbers as Int32, Long and Double objects. */
+export function verbatim(raw: unknown): Document {
+  return BSON.deserialize(raw as Uint8Array, { promoteValues: false });
+}
+
+/** A document or null read with RAW (findOne), decoded by `verbatim`. */
+export function verbatimOrNull(raw: unknown): Document | null {
+  return raw === null ? null : verbatim(raw);
+}
 
 /** A string equal for two values iff MongoDB would consider them the same BSON value. */
 export function bsonKey(value: unknown): string {
-  return BSON.EJSON.stringify({ v: value }, { relaxed: false });
+  return BSON.EJSON.stringify({ v: numbersByValue(value) }, { relaxed: false });
+}
+
+/**
+ * `value` with its Int32, Double and Long numbers as JS numbers, as MongoDB compares them (by
+ * value), and as the driver's default promotion hands them over: keys printed from it are the
+ * same whether the value was read verbatim or not.
+ */
+export function numbersByValue(value: unknown): unknown {
+  const number = numberValue(value);
+  if (number !== undefined) return number;
+  if (Array.isArray(value)) return value.map(numbersByValue);
+  if (!isPlainDocument(value)) return value;
+  const byValue: Document = {};
+  for (const [name, field] of Object.entries(value)) byValue[name] = numbersByValue(field);
+  return byValue;
+}
+
+/**
+ * The number a value holds, whether read verbatim (an Int32, a Double, a Long within 2^53)
+ * or promoted (a JS number); undefined for anything else, and for a Long a JS number cannot hold.
+ */
+export function numberValue(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  if (typeof value !== "object" || value === null || !("_bsontype" in value)) return undefined;
+  if (value instanceof BSON.Int32 || value instanceof BSON.Double) return value.valueOf();
+  if (value instanceof BSON.Long) {
+    const number = value.toNumber();
+    return Number.isSafeInteger(number) ? number : undefined;
+  }
+  return undefined;
 }
 
 export function sameBsonValue(a: unknown, b: unknown): boolean {
@@ -22,18 +73,26 @@ export function isPlainDocument(value: unknown): value is Record<string, unknown
   return !("_bsontype" in value) && !(value instanceof Date) && !(value instanceof RegExp);
 }
 
+/** A document key for messages: JSON, numbers by value (a Long prints as its number). */
+export function printedKey(value: unknown): string {
+  return JSON.stringify(numbersByValue(value));
+}
+
 /** A short description of what a field holds, for "expected X, found Y" messages. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return "missing";
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (value instanceof Date) return isValidDate(value) ? "a date" : "an invalid date";
+  const number = numberValue(value);
+  if (number !== undefined) return `a number (${number})`;
   if (typeof value === "object" && "_bsontype" in value) return `a ${String(value._bsontype)}`;
   if (typeof value === "object") return "a document";
   return `a ${typeof value} (${JSON.stringify(value)})`;
 }
 
-/** A non-negative integer (the driver hands int32, int64 within range and doubles as numbers). */
-export function isSequenceNumber(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+/** The non-negative integer `value` holds (an int32, an int64 or an integral double), if it holds one. */
+export function sequenceNumber(value: unknown): number | undefined {
+  const number = numberValue(value);
+  return number !== undefined && Number.isSafeInteger(number) && number >= 0 ? number : undefined;
 }

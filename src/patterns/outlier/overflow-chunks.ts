@@ -12,7 +12,7 @@
 // instead of duplicating extras, even outside a transaction.
 import type { Document } from "mongodb";
 import type { OutlierRule } from "./rule.js";
-import { describeValue, isSequenceNumber } from "../common/bson-value.js";
+import { describeValue, printedKey, sequenceNumber } from "../common/bson-value.js";
 import { inGroupsOf } from "../common/groups.js";
 import type { Write } from "../plan.js";
 
@@ -28,7 +28,7 @@ interface LastChunkSlot {
 }
 
 function chunkLabel(rule: OutlierRule, chunk: Document): string {
-  return `${rule.overflowCollection} ${JSON.stringify(chunk._id)}`;
+  return `${rule.overflowCollection} ${printedKey(chunk._id)}`;
 }
 
 /** The guard every write to a chunk carries: its _id and the exact size it was read with. */
@@ -47,14 +47,15 @@ function lastChunkSlot(rule: OutlierRule, lastChunk: Document | null): LastChunk
   if (lastChunk === null) return { nextSequence: 0, room: 0, append: () => [] };
   const problem = overflowEntriesProblem(rule, lastChunk);
   if (problem !== null) return problem;
-  const sequence: unknown = lastChunk[rule.sequenceField];
-  const adopt = sequence === undefined;
-  if (!adopt && !isSequenceNumber(sequence)) {
-    return `${chunkLabel(rule, lastChunk)}: ${rule.sequenceField} is ${describeValue(sequence)}, expected an integer from 0`;
+  const stored: unknown = lastChunk[rule.sequenceField];
+  const adopt = stored === undefined;
+  const sequence = sequenceNumber(stored);
+  if (!adopt && sequence === undefined) {
+    return `${chunkLabel(rule, lastChunk)}: ${rule.sequenceField} is ${describeValue(stored)}, expected an integer from 0`;
   }
   const size = (lastChunk[rule.overflowArrayField] as unknown[]).length;
   return {
-    nextSequence: adopt ? 1 : sequence + 1,
+    nextSequence: sequence === undefined ? 1 : sequence + 1,
     room: Math.max(0, rule.chunkSize - size),
     append: (entries) => {
       if (entries.length === 0 && !adopt) return [];

@@ -22,7 +22,7 @@
 import type { Document } from "mongodb";
 import type { OutlierRule } from "./rule.js";
 import { keepFirst } from "../common/array-trim.js";
-import { describeValue, isSequenceNumber, sameBsonValue } from "../common/bson-value.js";
+import { describeValue, sameBsonValue, sequenceNumber } from "../common/bson-value.js";
 import {
   chunkGuard,
   chunksFrom,
@@ -162,7 +162,7 @@ export function planOverflowChunkSplit(rule: OutlierRule, state: OverflowChunkSt
   const rest = isLast
     ? {
         ok: true as const,
-        writes: chunksFrom(rule, sourceId, (chunk[rule.sequenceField] as number) + 1, excess),
+        writes: chunksFrom(rule, sourceId, sequenceNumber(chunk[rule.sequenceField])! + 1, excess),
       }
     : placeExtras(rule, sourceId, lastChunk, excess);
   if (!rest.ok) return { outcome: "skip", reason: rest.reason };
@@ -171,6 +171,6 @@ export function planOverflowChunkSplit(rule: OutlierRule, state: OverflowChunkSt
 
 function sequenceProblem(rule: OutlierRule, chunk: Document): string | null {
   const sequence: unknown = chunk[rule.sequenceField];
-  if (sequence === undefined || isSequenceNumber(sequence)) return null;
+  if (sequence === undefined || sequenceNumber(sequence) !== undefined) return null;
   return `${rule.overflowCollection} document: ${rule.sequenceField} is ${describeValue(sequence)}, expected an integer from 0`;
 }

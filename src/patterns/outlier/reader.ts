@@ -1,7 +1,7 @@
 // Reads what the outlier planners plan from. With a session, inside the correction's
 // transaction, so that the plan and its writes see one snapshot.
 import type { ClientSession, Db, Document } from "mongodb";
-import { bsonKey } from "../common/bson-value.js";
+import { bsonKey, RAW, verbatim, verbatimOrNull } from "../common/bson-value.js";
 import type { OutlierRule } from "./rule.js";
 import type { OverflowChunkState, OutlierState } from "./planner.js";
 
@@ -16,9 +16,10 @@ async function readLastChunk(
 ): Promise<Document | null> {
   const [last] = await db
     .collection(rule.overflowCollection)
-    .find({ [rule.referenceField]: sourceId }, { session })
+    .find({ [rule.referenceField]: sourceId }, { session, ...RAW })
     .sort(lastChunkFirst(rule))
     .limit(1)
+    .map(verbatim)
     .toArray();
   return last ?? null;
 }
@@ -51,7 +52,8 @@ export async function readOutlierStates(
   };
   const found = await db
     .collection(rule.collection)
-    .aggregate([{ $match: { _id: { $in: sourceIds } } }, { $lookup: lastChunk }], { session })
+    .aggregate([{ $match: { _id: { $in: sourceIds } } }, { $lookup: lastChunk }], { session, ...RAW })
+    .map(verbatim)
     .toArray();
   const byId = new Map(found.map((doc) => [bsonKey(doc._id), doc]));
   return sourceIds.map((id) => {
@@ -68,14 +70,18 @@ export async function readOverflowChunkState(
   chunkId: unknown,
   session?: ClientSession,
 ): Promise<OverflowChunkState | null> {
-  const chunk = await db.collection(rule.overflowCollection).findOne({ _id: chunkId as never }, { session });
+  const chunk = verbatimOrNull(
+    await db.collection(rule.overflowCollection).findOne({ _id: chunkId as never }, { session, ...RAW }),
+  );
   if (!chunk) return null;
   const sourceId: unknown = chunk[rule.referenceField];
   const lastChunk = await readLastChunk(db, rule, sourceId, session);
   const state: OverflowChunkState = { chunk, lastChunk: lastChunk ?? chunk };
   // A chunk without a sequence is planned with its source's extras (planner.ts).
   if (chunk[rule.sequenceField] === undefined && sourceId !== undefined && sourceId !== null) {
-    state.source = await db.collection(rule.collection).findOne({ _id: sourceId as never }, { session });
+    state.source = verbatimOrNull(
+      await db.collection(rule.collection).findOne({ _id: sourceId as never }, { session, ...RAW }),
+    );
   }
   return state;
 }

@@ -3,7 +3,7 @@
 // idField, descending, so that the ranking never depends on the order the reads return.
 import { ObjectId, type Document } from "mongodb";
 import type { SubsetRule } from "./rule.js";
-import { bsonKey, describeValue, isPlainDocument, isValidDate } from "../common/bson-value.js";
+import { bsonKey, describeValue, isPlainDocument, isValidDate, numberValue } from "../common/bson-value.js";
 
 /** Why `entry` (described by `where`) cannot be ranked, or null when it can. */
 export function entryProblem(rule: SubsetRule, entry: unknown, where: string): string | null {
@@ -30,7 +30,7 @@ export function entryKey(rule: SubsetRule, entry: Document): string {
 // MongoDB's comparison order for the id types that occur in practice (numbers, strings,
 // ObjectIds, dates); anything else falls back to its canonical text, which is deterministic.
 const TYPE_RANK: Array<[(value: unknown) => boolean, number]> = [
-  [(value) => typeof value === "number", 1],
+  [(value) => numberValue(value) !== undefined, 1],
   [(value) => typeof value === "string", 2],
   [(value) => value instanceof ObjectId, 3],
   [(value) => typeof value === "boolean", 4],
@@ -44,7 +44,8 @@ function typeRank(value: unknown): number {
 function compareIds(a: unknown, b: unknown): number {
   const byType = typeRank(a) - typeRank(b);
   if (byType !== 0) return byType;
-  if (typeof a === "number" && typeof b === "number") return a - b;
+  const [numberA, numberB] = [numberValue(a), numberValue(b)];
+  if (numberA !== undefined && numberB !== undefined) return numberA - numberB;
   if (a instanceof Date && b instanceof Date) return a.getTime() - b.getTime();
   if (a instanceof ObjectId && b instanceof ObjectId) return a.toHexString().localeCompare(b.toHexString());
   const [textA, textB] = typeof a === "string" && typeof b === "string" ? [a, b] : [bsonKey(a), bsonKey(b)];

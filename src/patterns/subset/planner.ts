@@ -21,7 +21,7 @@
 //   `_id` and entry, and its ledger entry by `_id`.
 import type { Document } from "mongodb";
 import type { SubsetRule } from "./rule.js";
-import { bsonKey, describeValue, sameBsonValue } from "../common/bson-value.js";
+import { bsonKey, describeValue, printedKey, sameBsonValue } from "../common/bson-value.js";
 import { forgetCopy, recordCopy, type CopyLedger } from "../common/copy-ledger.js";
 import { embeddedForm, entryKey, entryProblem, newestFirst } from "./entries.js";
 import type { CorrectionKind, Plan, Write } from "../plan.js";
@@ -80,7 +80,7 @@ function checkEmbedded(rule: SubsetRule, source: Document): Checked<Document[]> 
 function checkFullSet(rule: SubsetRule, fullSet: Document[]): Checked<Map<string, Document>> {
   const byId = new Map<string, Document>();
   for (const doc of fullSet) {
-    const problem = entryProblem(rule, doc, `${rule.fullSetCollection} ${JSON.stringify(doc._id)}`);
+    const problem = entryProblem(rule, doc, `${rule.fullSetCollection} ${printedKey(doc._id)}`);
     if (problem !== null) return { ok: false, reason: problem };
     const form = embeddedForm(rule, doc);
     if (!byId.has(entryKey(rule, form))) byId.set(entryKey(rule, form), form);

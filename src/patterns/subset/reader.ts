@@ -3,7 +3,7 @@
 // propagated, also the full-set document holding the deleted entry now, whether the copy
 // ledger names it, and one more of the newest (to take the deleted entry's place).
 import type { ClientSession, Db, Document } from "mongodb";
-import { bsonKey } from "../common/bson-value.js";
+import { bsonKey, RAW, verbatim, verbatimOrNull } from "../common/bson-value.js";
 import { ledgerId } from "../common/copy-ledger.js";
 import type { SubsetRule } from "./rule.js";
 import type { SubsetState } from "./planner.js";
@@ -31,19 +31,23 @@ export async function readSubsetState(
   session?: ClientSession,
   newestCount = rule.threshold,
 ): Promise<SubsetState | null> {
-  const source = await db.collection(rule.collection).findOne({ _id: sourceId as never }, { session });
+  const source = verbatimOrNull(
+    await db.collection(rule.collection).findOne({ _id: sourceId as never }, { session, ...RAW }),
+  );
   if (!source) return null;
   const fullSet = db.collection(rule.fullSetCollection);
   const embedded = await fullSet
     .find(
       { [rule.referenceField]: source._id, [rule.idField]: { $in: embeddedIds(rule, source) } },
-      { session },
+      { session, ...RAW },
     )
+    .map(verbatim)
     .toArray();
   const newest = await fullSet
-    .find({ [rule.referenceField]: source._id }, { session })
+    .find({ [rule.referenceField]: source._id }, { session, ...RAW })
     .sort({ [rule.sortField]: -1, [rule.idField]: -1 })
     .limit(newestCount)
+    .map(verbatim)
     .toArray();
   return { source, fullSet: uniqueById([...embedded, ...newest]) };
 }
@@ -57,9 +61,14 @@ export async function readDeletionState(
 ): Promise<SubsetState | null> {
   const state = await readSubsetState(db, rule, target.sourceId, session, rule.threshold + 1);
   if (!state) return null;
-  const holder = await db
-    .collection(rule.fullSetCollection)
-    .findOne({ [rule.referenceField]: state.source._id, [rule.idField]: target.entryId }, { session });
+  const holder = verbatimOrNull(
+    await db
+      .collection(rule.fullSetCollection)
+      .findOne(
+        { [rule.referenceField]: state.source._id, [rule.idField]: target.entryId },
+        { session, ...RAW },
+      ),
+  );
   const ledgered =
     holder !== null &&
     (await db

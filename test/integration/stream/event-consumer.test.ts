@@ -18,6 +18,7 @@ import { buildWatchPipeline, watchOptions } from "../../../src/stream/watch-pipe
 import { testConfig } from "../sidecar/harness.js";
 import { deferred } from "../../support/deferred.js";
 import { useTestDatabase } from "../../support/mongo.js";
+import { numbersByValue } from "../../../src/patterns/common/bson-value.js";
 
 const fixture = useTestDatabase("event_consumer");
 
@@ -80,7 +81,7 @@ void test("events are read and corrected while the position's write is in flight
         },
       },
       correct: (target) => {
-        corrected.push(target.id);
+        corrected.push(numbersByValue(target.id)); // read verbatim: an Int32
         return Promise.resolve({ outcome: "none" });
       },
       shouldContinue: () => !stopped,
@@ -140,8 +141,8 @@ void test("a correction a later event of its book joined runs without what the f
       inFlight: 1, // book 11's correction holds the only slot while the others queue
       metrics,
       correct: async (target) => {
-        received.set(target.id, target.shown);
-        if (target.id === 11) await firstHeld.promise;
+        received.set(numbersByValue(target.id), target.shown);
+        if (numbersByValue(target.id) === 11) await firstHeld.promise;
         return { outcome: "none" };
       },
       shouldContinue: () => !stopped,

@@ -1,7 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { BSON } from "mongodb";
 import { configSchema, type Config } from "../../../src/config/schema.js";
 import { targetKey, targetsForEvent } from "../../../src/stream/targets.js";
+import { numbersByValue } from "../../../src/patterns/common/bson-value.js";
 
 const { rules } = configSchema.parse({}) as Config;
 
@@ -10,7 +12,8 @@ function event(coll: string, id: unknown, fullDocument?: Record<string, unknown>
     _id: { _data: "00" },
     operationType: "update",
     ns: { db: "shop", coll },
-    documentKey: { _id: id },
+    // As the stream hands it over (watch-pipeline.ts): undecoded, in an array.
+    documentKeyRaw: [BSON.serialize({ _id: id })],
     fullDocument,
   };
 }
@@ -18,7 +21,7 @@ function event(coll: string, id: unknown, fullDocument?: Record<string, unknown>
 void test("an event on sales asks for an outlier correction of that book", () => {
   const targets = targetsForEvent(rules, event("sales", 2));
   assert.deepEqual(
-    targets.map((t) => [t.role, t.collection, t.id]),
+    targets.map((t) => [t.role, t.collection, numbersByValue(t.id)]),
     [["source", "sales", 2]],
   );
 });
@@ -26,7 +29,7 @@ void test("an event on sales asks for an outlier correction of that book", () =>
 void test("an event on an overflow document asks for a split of that chunk", () => {
   const targets = targetsForEvent(rules, event("extra_sales", "chunk-1"));
   assert.deepEqual(
-    targets.map((t) => [t.role, t.id]),
+    targets.map((t) => [t.role, numbersByValue(t.id)]),
     [["chunk", "chunk-1"]],
   );
 });
@@ -34,7 +37,7 @@ void test("an event on an overflow document asks for a split of that chunk", () 
 void test("a review written to the full set asks for a correction of its product", () => {
   const targets = targetsForEvent(rules, event("reviews", "r1", { product_id: 9 }));
   assert.deepEqual(
-    targets.map((t) => [t.role, t.collection, t.id]),
+    targets.map((t) => [t.role, t.collection, numbersByValue(t.id)]),
     [["source", "products", 9]],
   );
 });
@@ -63,7 +66,7 @@ void test("a review deleted from the full set asks for its product, carrying the
   const [fromDelete] = targetsForEvent(rules, deleteEvent("reviews", "r1", { product_id: 9, review_id: 4 }));
   const [fromProduct] = targetsForEvent(rules, event("products", 9));
   assert.deepEqual(
-    [fromDelete?.role, fromDelete?.collection, fromDelete?.id, fromDelete?.detail],
+    [fromDelete?.role, fromDelete?.collection, numbersByValue(fromDelete?.id), fromDelete?.detail],
     ["deleted-entry", "products", 9, { entryId: 4, deletedId: "r1" }],
   );
   assert.equal(targetKey(fromDelete!), targetKey(fromProduct!));
@@ -73,7 +76,7 @@ void test("a review deleted without a pre-image asks only to be reported, keyed 
   for (const preImage of [undefined, null]) {
     const targets = targetsForEvent(rules, deleteEvent("reviews", "r1", preImage));
     assert.deepEqual(
-      targets.map((t) => [t.role, t.collection, t.id, t.detail]),
+      targets.map((t) => [t.role, t.collection, numbersByValue(t.id), t.detail]),
       [["delete-without-pre-image", "reviews", "r1", undefined]],
     );
   }
@@ -108,4 +111,10 @@ void test("an event of a collection two rules watch marks no target due", () => 
     targets.map((t) => t.due),
     [undefined, undefined],
   );
+});
+
+void test("an event without a document key (a collection dropped) asks for no correction", () => {
+  const dropped = { _id: { _data: "00" }, operationType: "drop", ns: { db: "shop", coll: "sales" } };
+  // The stream's projection makes the missing key a null in its array (watch-pipeline.ts).
+  assert.deepEqual(targetsForEvent(rules, { ...dropped, documentKeyRaw: [null] }), []);
 });

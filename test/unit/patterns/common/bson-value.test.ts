@@ -1,0 +1,51 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { BSON, Decimal128, Double, Int32, Long, ObjectId } from "mongodb";
+import {
+  bsonKey,
+  describeValue,
+  numberValue,
+  printedKey,
+  sequenceNumber,
+} from "../../../../src/patterns/common/bson-value.js";
+
+void test("numberValue reads a number of any type the driver promotes, and nothing else", () => {
+  assert.equal(numberValue(3), 3);
+  assert.equal(numberValue(new Int32(-4)), -4);
+  assert.equal(numberValue(new Double(2.5)), 2.5);
+  assert.equal(numberValue(Long.fromNumber(2 ** 40)), 2 ** 40);
+  assert.equal(
+    numberValue(Long.fromString("9007199254740993")),
+    undefined,
+    "past 2^53 a JS number would round it",
+  );
+  assert.equal(numberValue(Decimal128.fromString("1")), undefined);
+  assert.equal(numberValue("1"), undefined);
+  assert.equal(numberValue(null), undefined);
+});
+
+void test("sequenceNumber takes integers from 0 whatever their type", () => {
+  assert.equal(sequenceNumber(new Int32(3)), 3);
+  assert.equal(sequenceNumber(Long.fromNumber(7)), 7);
+  assert.equal(sequenceNumber(new Double(2)), 2);
+  assert.equal(sequenceNumber(new Double(2.5)), undefined);
+  assert.equal(sequenceNumber(new Int32(-1)), undefined);
+  assert.equal(sequenceNumber("2"), undefined);
+});
+
+void test("bsonKey compares numbers by value, as MongoDB does, and prints them as the driver's promotion did", () => {
+  const five = [5, new Int32(5), Long.fromNumber(5), new Double(5)];
+  for (const value of five) assert.equal(bsonKey(value), '{"v":{"$numberInt":"5"}}');
+  assert.equal(bsonKey({ a: [new Int32(1), { b: new Double(1) }] }), bsonKey({ a: [1, { b: 1 }] }));
+  assert.notEqual(bsonKey(5), bsonKey(5.5));
+  assert.notEqual(bsonKey(5), bsonKey("5"));
+  assert.notEqual(bsonKey({ a: 1, b: 2 }), bsonKey({ b: 2, a: 1 }), "field order still counts");
+});
+
+void test("keys and values in messages show a number read verbatim as its number", () => {
+  const id = new ObjectId("65a000000000000000000000");
+  assert.equal(printedKey({ book_id: Long.fromNumber(12), seq: new Int32(0) }), '{"book_id":12,"seq":0}');
+  assert.equal(printedKey(id), JSON.stringify(id));
+  assert.equal(describeValue(new Double(0.25)), "a number (0.25)");
+  assert.equal(describeValue(BSON.Long.fromString("9007199254740993")), "a Long");
+});
