@@ -11,10 +11,12 @@ export type { Logger };
 
 function serializeError(error: Error) {
   const plain = stdSerializers.err(error);
+  const context = plain.context as Record<string, unknown> | undefined;
   return {
     ...plain,
     message: redactUriPasswords(plain.message),
     stack: plain.stack && redactUriPasswords(plain.stack),
+    ...(context?.key === undefined ? {} : { context: { ...context, key: numbersByValue(context.key) } }),
   };
 }
 
@@ -29,7 +31,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     {
       level: options.level ?? "info",
       base: { name: "mongo-pattern-sidecar" },
-      // Document keys are read verbatim: a Long would print as its bits, not its number.
+      // Document keys are read verbatim (bson-value.ts): a Long would print as its bits, not
+      // its number. Here and in an error's context.
       serializers: { err: serializeError, key: numbersByValue },
       redact: { paths: ["uri", "mongodbUri", "*.uri", "*.mongodbUri", "password"], censor: "***" },
     },

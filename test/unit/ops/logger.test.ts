@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import { waitUntil } from "../../../src/cli/wait-until.js";
+import { Long } from "mongodb";
+import { BadDocumentError } from "../../../src/errors.js";
 import { batchedDestination, createLogger } from "../../../src/ops/logger.js";
 
 function capturingLogger() {
@@ -94,4 +96,13 @@ void test("a batched destination whose reader went away stops logging, and its p
   } finally {
     child.kill("SIGKILL");
   }
+});
+
+void test("a document key read verbatim is logged as its number, beside a line and in an error's context", () => {
+  const { logger, lines } = capturingLogger();
+  const key = Long.fromNumber(12);
+  logger.warn({ key, err: new BadDocumentError("cannot plan", { rule: "outlier", key }) }, "skipped");
+  const line = JSON.parse(lines[0] ?? "{}") as { key: unknown; err: { context: { key: unknown } } };
+  assert.equal(line.key, 12);
+  assert.equal(line.err.context.key, 12);
 });
