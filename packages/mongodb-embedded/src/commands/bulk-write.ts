@@ -81,6 +81,7 @@ export const bulkWrite: CommandHandler = async (request, server) => {
       results.push(errorEntry(idx, error, request));
       totals.nErrors += 1;
     },
+    request.killed,
   );
   return {
     cursor: { id: Long.fromNumber(0), firstBatch: results, ns: "admin.$cmd.bulkWrite" },

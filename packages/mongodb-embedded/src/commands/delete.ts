@@ -50,6 +50,7 @@ export const deleteCommand: CommandHandler = async (request, server) => {
       });
     },
     (index, error) => writeErrors.push(toWriteError(index, error, request.transaction !== undefined)),
+    request.killed,
   );
   return writeReply(n, writeErrors);
 };

@@ -24,6 +24,7 @@ export const insert: CommandHandler = async (request, server) => {
       n += 1;
     },
     (index, error) => writeErrors.push(toWriteError(index, error, request.transaction !== undefined)),
+    request.killed,
   );
   return writeReply(n, writeErrors);
 };

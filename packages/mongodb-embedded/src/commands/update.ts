@@ -72,6 +72,7 @@ export const update: CommandHandler = async (request, server) => {
       if (outcome.upsertedId !== undefined) upserted.push({ index, _id: outcome.upsertedId });
     },
     (index, error) => writeErrors.push(toWriteError(index, error, request.transaction !== undefined)),
+    request.killed,
   );
   return writeReply(n + upserted.length, writeErrors, {
     nModified,

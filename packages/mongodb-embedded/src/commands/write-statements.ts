@@ -4,7 +4,9 @@
 // only thread to the other connections every YIELD_PERIOD_MS of work, as mongod's writes yield
 // their locks: a ping or a lease renewal then waits for a slice of the command, not all of it.
 // Other connections may see the writes done so far, as on mongod; a transaction's stay its own
-// until it commits.
+// until it commits. A command whose session killSessions kills ends at its next yield with
+// Interrupted, the whole command failing rather than a statement, as mongod fails a batch on
+// an interruption; the statements before stay written.
 import { WorkSlice } from "../yield-period.js";
 
 export async function runStatements<T>(
@@ -12,10 +14,11 @@ export async function runStatements<T>(
   ordered: boolean,
   run: (statement: T, index: number) => Promise<void>,
   failed: (index: number, error: unknown) => void,
+  killed: AbortSignal | undefined,
 ): Promise<void> {
   const slice = new WorkSlice();
   for (const [index, statement] of statements.entries()) {
-    if (slice.over) await slice.next();
+    if (slice.over) await slice.next(killed);
     try {
       await run(statement, index);
     } catch (error) {

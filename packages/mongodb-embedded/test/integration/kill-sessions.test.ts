@@ -201,3 +201,24 @@ void test("killSessions interrupts a change stream's awaiting getMore of the ses
     await session.endSession();
   }
 });
+
+void test("killSessions fails a long write command of the session at its next yield, as mongod fails a batch on an interruption, keeping the statements before", async () => {
+  const total = 100_000;
+  const session = fixture.mongo.client.startSession();
+  const other = await fixture.mongo.newClient();
+  try {
+    const documents = Array.from({ length: total }, (_, i) => ({ _id: i }));
+    // One command (insertMany would split it and report the error as a write error).
+    const write = fixture.db.command({ insert: "interrupted_batch", documents }, { session });
+    const seen = other.db(fixture.db.databaseName).collection("interrupted_batch");
+    while ((await seen.estimatedDocumentCount()) === 0) await delay(1);
+    await killSessions([session]);
+    // The whole command fails, not one statement of it with a write error.
+    await assert.rejects(write, INTERRUPTED);
+    const written = await seen.countDocuments();
+    assert.ok(written > 0 && written < total, `${written} of ${total} inserted`);
+  } finally {
+    await session.endSession();
+    await other.close();
+  }
+});
