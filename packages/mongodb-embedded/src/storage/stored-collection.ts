@@ -121,12 +121,22 @@ export class StoredCollection {
     if (chain.length === 1 && chain[0]!.doc === null) this.versions.delete(key);
   }
 
+  /**
+   * Forgets the write records no open snapshot needs any more (all, with none open), and drops
+   * the old versions those writes kept for the snapshots: a document written while a snapshot
+   * was open would otherwise keep its earlier version until its next write, for ever if none
+   * comes (a book corrected once), as WiredTiger's history is not kept past its readers.
+   */
   forgetWritesUpTo(oldestSnapshot: bigint | undefined): void {
-    if (oldestSnapshot === undefined) this.recentWrites = [];
-    else {
-      const first = this.firstWriteAfter(oldestSnapshot);
-      if (first > 0) this.recentWrites = this.recentWrites.slice(first);
+    const forgotten =
+      oldestSnapshot === undefined ? this.recentWrites.length : this.firstWriteAfter(oldestSnapshot);
+    if (forgotten === 0) return;
+    for (let i = 0; i < forgotten; i++) {
+      const { key } = this.recentWrites[i]!;
+      const chain = this.versions.get(key);
+      if (chain) this.prune(key, chain, oldestSnapshot);
     }
+    this.recentWrites = forgotten === this.recentWrites.length ? [] : this.recentWrites.slice(forgotten);
   }
 
   /** The position of the first write record after `ts`. Commits come in cluster-time order, so

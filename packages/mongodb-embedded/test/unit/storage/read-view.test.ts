@@ -49,6 +49,21 @@ void test("old versions are dropped once no snapshot needs them", () => {
   assert.equal(collection.read(documentKey(1), 15n), null);
 });
 
+void test("a version kept for an open snapshot is dropped once the snapshot is released, with no later write", () => {
+  const collection = new StoredCollection("db", "c");
+  collection.write(documentKey(1), { _id: 1, v: 1 }, 10n, undefined);
+  collection.write(documentKey(1), { _id: 1, v: 2 }, 20n, 15n);
+  collection.write(documentKey(2), { _id: 2, v: 1 }, 30n, 25n);
+  assert.equal(collection.read(documentKey(1), 15n)?.v, 1, "kept while the snapshot at 15 is open");
+  collection.forgetWritesUpTo(25n);
+  assert.equal(collection.read(documentKey(1), 15n), null, "gone once 25 is the oldest snapshot");
+  assert.equal(collection.read(documentKey(1), 25n)?.v, 2);
+  assert.equal(collection.read(documentKey(2), 25n), null, "written after 25: still not visible at 25");
+  assert.equal(collection.read(documentKey(2))?.v, 1);
+  collection.forgetWritesUpTo(undefined);
+  assert.equal(collection.read(documentKey(2))?.v, 1);
+});
+
 void test("a collated lookup on an indexed field finds values that differ only in case", () => {
   const collection = new StoredCollection("db", "c");
   collection.addIndex({ name: "k_1", key: { k: 1 }, unique: false, options: {} });
