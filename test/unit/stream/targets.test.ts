@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BSON } from "mongodb";
+import { BSON, Long } from "mongodb";
 import { configSchema, type Config } from "../../../src/config/schema.js";
 import { targetKey, targetsForEvent } from "../../../src/stream/targets.js";
 import { numbersByValue } from "../../../src/patterns/common/bson-value.js";
@@ -50,6 +50,15 @@ void test("a review and a push to its product share one ordering key", () => {
 
 void test("a review without a product reference asks for nothing", () => {
   assert.deepEqual(targetsForEvent(rules, event("reviews", "r1", {})), []);
+});
+
+void test("an id read verbatim orders with the same id read promoted, under the key it had before", () => {
+  const [fromEvent] = targetsForEvent(rules, event("sales", Long.fromNumber(5)));
+  // A sweep reads ids promoted: the same book as a JS number. Parked targets store the key.
+  const fromSweep = { ...fromEvent!, id: 5 };
+  assert.ok(fromEvent!.id instanceof Long, "the event's id keeps its type");
+  assert.equal(targetKey(fromEvent!), targetKey(fromSweep));
+  assert.equal(targetKey(fromSweep), 'sales.customers_purchased|sales|{"id":{"$numberInt":"5"}}');
 });
 
 void test("ordering keys tell apart ids that print alike", () => {
