@@ -101,20 +101,27 @@ void test("a review pushed past the newest ten is copied into reviews with its n
     review_id: Long.fromNumber(i),
     rating: new Double(4),
   }));
-  await fixture.db.collection("products").insertOne({ _id: 3 as never, name: "Typed", reviews });
+  const productId = Long.fromNumber(3);
+  await fixture.db.collection("products").insertOne({ _id: productId as never, name: "Typed", reviews });
 
   const copies = await waitUntil(
     async () => {
       const found = await fixture.db
         .collection("reviews")
-        .find({ product_id: 3 }, { ...VERBATIM, projection: { _id: 0, product_id: 0 } })
+        .find({ product_id: 3 }, { ...VERBATIM, projection: { _id: 0 } })
         .sort({ published_date: 1 })
         .toArray();
       return found.length === 11 ? found : undefined;
     },
     { description: "product 3's eleven reviews to be copied" },
   );
-  assert.equal(canonical(copies), canonical(reviews));
+  assert.equal(canonical(copies.map(({ product_id: _, ...copy }) => copy)), canonical(reviews));
+  for (const copy of copies)
+    assert.equal(
+      canonical(copy.product_id),
+      canonical(productId),
+      "a copy names its product with its _id's type",
+    );
 });
 
 void test("loose trades folded into a new bucket keep their customer id's type and their numbers' types", async () => {
@@ -131,4 +138,31 @@ void test("loose trades folded into a new bucket keep their customer id's type a
   const { _id: _ignored, customerId: _key, ...entry } = loose as Document;
   assert.equal(canonical(bucket.history), canonical([entry]));
   assert.equal(canonical(bucket.customerId), canonical(customerId));
+});
+
+void test("a loose trade folded into a customer's open bucket leaves the trades already there with their types", async () => {
+  const customerId = Long.fromNumber(89);
+  const date = new Date(Date.UTC(2024, 2, 1));
+  const held = { type: "sell", ticker: "MDB", ...typedNumbers(1), date };
+  await fixture.db
+    .collection("trades")
+    .insertOne({
+      _id: `89_${date.getTime() / 1000}` as never,
+      customerId,
+      count: new Int32(1),
+      history: [held],
+    });
+  const later = new Date(date.getTime() + 60_000);
+  const loose = { ticker: "MDB", customerId, type: "buy", ...typedNumbers(2), date: later };
+  await fixture.db.collection("trades").insertOne(loose);
+
+  const bucket = await waitUntil(
+    async () => {
+      const found = await fixture.db.collection("trades").findOne({ _id: /^89_/ as never }, VERBATIM);
+      return (found?.history as unknown[] | undefined)?.length === 2 ? found : undefined;
+    },
+    { description: "customer 89's loose trade to be folded into its open bucket" },
+  );
+  const { _id: _ignored, customerId: _key, ...entry } = loose as Document;
+  assert.equal(canonical(bucket!.history), canonical([held, entry]));
 });

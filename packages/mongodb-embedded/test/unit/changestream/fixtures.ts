@@ -34,15 +34,17 @@ export function updateRecord(
   after: Document,
   extra: Partial<ChangeRecord> = {},
 ): ChangeRecord {
+  // As the storage layer reports an update (operation-scope.ts): its delta, and its images only
+  // where the collection records them.
+  const imagesRecorded = extra.imagesRecorded ?? false;
   return {
     operationType: "update",
     db,
     coll,
     documentKey: { _id: after._id },
-    preImage: before,
-    postImage: after,
     update: recordUpdate(before, after),
-    imagesRecorded: false,
+    ...(imagesRecorded ? { preImage: before, postImage: after } : {}),
+    imagesRecorded,
     ...extra,
   };
 }
