@@ -144,14 +144,12 @@ void test("a loose trade folded into a customer's open bucket leaves the trades 
   const customerId = Long.fromNumber(89);
   const date = new Date(Date.UTC(2024, 2, 1));
   const held = { type: "sell", ticker: "MDB", ...typedNumbers(1), date };
-  await fixture.db
-    .collection("trades")
-    .insertOne({
-      _id: `89_${date.getTime() / 1000}` as never,
-      customerId,
-      count: new Int32(1),
-      history: [held],
-    });
+  await fixture.db.collection("trades").insertOne({
+    _id: `89_${date.getTime() / 1000}` as never,
+    customerId,
+    count: new Int32(1),
+    history: [held],
+  });
   const later = new Date(date.getTime() + 60_000);
   const loose = { ticker: "MDB", customerId, type: "buy", ...typedNumbers(2), date: later };
   await fixture.db.collection("trades").insertOne(loose);
