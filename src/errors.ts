@@ -168,8 +168,11 @@ export function isRetryableTransactionError(error: unknown): boolean {
   return code !== undefined && TRANSIENT_CODES.has(code);
 }
 
-/** Errors of our own that redo a correction's transaction from its reads. */
-function isRedone(error: unknown): boolean {
+/**
+ * Errors of our own that redo a correction's transaction from its reads: a plan that no
+ * longer held, a write path that changed. Unlike a conflict, they have nothing to wait out.
+ */
+export function isRedone(error: unknown): boolean {
   return error instanceof StalePlanError || error instanceof WritePathChangedError;
 }
 

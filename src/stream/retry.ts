@@ -16,6 +16,8 @@ export interface RetryOptions {
   shouldRetry: (error: unknown, attempt: number) => boolean;
   /** Told before each wait, with the attempt that failed. */
   onRetry?: (error: unknown, attempt: number) => void;
+  /** Whether to wait before retrying after this error (always, unless told): some have nothing to wait out. */
+  waitsBefore?: (error: unknown) => boolean;
   /** Ends a wait at once; the loop then throws the last error. */
   signal?: AbortSignal;
 }
@@ -44,6 +46,7 @@ export async function retryWithBackoff<T>(
     } catch (error) {
       if (!options.shouldRetry(error, attempt) || options.signal?.aborted) throw error;
       options.onRetry?.(error, attempt);
+      if (options.waitsBefore?.(error) === false) continue;
       await pause(backoffMs(attempt, options.backoff), options.signal);
       if (options.signal?.aborted) throw error;
     }

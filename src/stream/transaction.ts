@@ -3,7 +3,12 @@
 // own loop rather than session.withTransaction: that one retries for up to 120 s with no
 // attempt limit, and we count every retry in a metric.
 import type { ClientSession, MongoClient } from "mongodb";
-import { CorrectionFailedError, isRetryableTransactionError, isUnknownCommitResult } from "../errors.js";
+import {
+  CorrectionFailedError,
+  isRedone,
+  isRetryableTransactionError,
+  isUnknownCommitResult,
+} from "../errors.js";
 import { retryWithBackoff } from "./retry.js";
 
 export interface TransactionOptions {
@@ -57,6 +62,8 @@ export async function runTransaction<T>(
       {
         backoff: TRANSACTION_BACKOFF,
         shouldRetry: isRetryableTransactionError,
+        // A plan from a change event that no longer held is redone from a read at once.
+        waitsBefore: (error) => !isRedone(error),
         onRetry: (error, attempt) => options.onRetry?.(attempt + 1, error),
       },
     ),

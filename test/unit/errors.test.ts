@@ -1,7 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MongoNetworkError, MongoServerError, MongoWriteConcernError } from "mongodb";
-import { BadDocumentError, classify, isRetryableTransactionError } from "../../src/errors.js";
+import {
+  BadDocumentError,
+  classify,
+  isRedone,
+  isRetryableTransactionError,
+  StalePlanError,
+  WritePathChangedError,
+} from "../../src/errors.js";
 
 function serverError(code: number, labels: string[] = []) {
   const error = new MongoServerError({ ok: 0, code, errmsg: `code ${code}`, errorLabels: labels });
@@ -16,6 +23,14 @@ void test("a write conflict is transient and worth retrying the transaction", ()
   const conflict = serverError(112, ["TransientTransactionError"]);
   assert.equal(classify(conflict), "transient");
   assert.equal(isRetryableTransactionError(conflict), true);
+});
+
+void test("a plan that no longer held and a changed write path redo the transaction with nothing to wait out", () => {
+  for (const redo of [new StalePlanError("stale", {}), new WritePathChangedError("no bulkWrite", {})]) {
+    assert.equal(isRetryableTransactionError(redo), true);
+    assert.equal(isRedone(redo), true);
+  }
+  assert.equal(isRedone(serverError(112, ["TransientTransactionError"])), false);
 });
 
 void test("network errors and resumable change-stream errors are resumable", () => {
