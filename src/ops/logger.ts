@@ -5,7 +5,7 @@
 // the serialised error messages are scrubbed too (a driver error may quote the URI).
 import { pino, stdSerializers, type Logger, type LevelWithSilent } from "pino";
 import { redactUriPasswords } from "../config/mongodb-uri.js";
-import { numbersByValue } from "../patterns/common/bson-value.js";
+import { printableValue } from "../patterns/common/bson-value.js";
 
 export type { Logger };
 
@@ -16,7 +16,7 @@ function serializeError(error: Error) {
     ...plain,
     message: redactUriPasswords(plain.message),
     stack: plain.stack && redactUriPasswords(plain.stack),
-    ...(context?.key === undefined ? {} : { context: { ...context, key: numbersByValue(context.key) } }),
+    ...(context?.key === undefined ? {} : { context: { ...context, key: printableValue(context.key) } }),
   };
 }
 
@@ -33,7 +33,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: { name: "mongo-pattern-sidecar" },
       // Document keys are read verbatim (bson-value.ts): a Long would print as its bits, not
       // its number. Here and in an error's context.
-      serializers: { err: serializeError, key: numbersByValue },
+      serializers: { err: serializeError, key: printableValue },
       redact: { paths: ["uri", "mongodbUri", "*.uri", "*.mongodbUri", "password"], censor: "***" },
     },
     options.destination ?? pino.destination(1),

@@ -5,12 +5,12 @@
 // sweep continues there. Memory holds one page, whatever the size of the collections.
 // Each candidate is planned from a plain read first; only a document that needs writes goes
 // through the transactional correction, which re-reads and re-plans under the lease fence.
-import { BSON } from "mongodb";
 import type { Db } from "mongodb";
 import type { CorrectionTarget, PatternRule, SweepSource } from "../patterns/driver.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { Plan } from "../patterns/plan.js";
+import { relaxedExtendedJson } from "../patterns/common/bson-value.js";
 import { driverOf } from "../patterns/registry.js";
 import type { SweepCheckpoints, SweepStart } from "./sweep-checkpoints.js";
 import { SweepProgress } from "./sweep-progress.js";
@@ -146,7 +146,8 @@ async function sweepTarget(
     ? await options.correct(target)
     : await driverOf(target.rule).plan(options.db, target, { stateCollection: options.stateCollection });
   if (plan.outcome === "none") return;
-  if (report.exampleKeys.length < EXAMPLES) report.exampleKeys.push(BSON.EJSON.stringify(target.id));
+  if (report.exampleKeys.length < EXAMPLES)
+    report.exampleKeys.push(JSON.stringify(relaxedExtendedJson(target.id)));
   const kind = plan.outcome === "skip" ? "skipped" : plan.kind;
   options.onAffected?.({ rule: report.rule, collection: target.collection, key: target.id, kind });
   if (plan.outcome === "skip") {

@@ -2,10 +2,10 @@
 // collections. A real sweep writes, so it takes the writer lease like a running sidecar (and
 // refuses to run beside one), and continues a sweep interrupted before (sweep-checkpoints.ts);
 // a dry run only reads, from the first document, and reports what it would change.
-import { BSON } from "mongodb";
 import type { Config } from "../../config/schema.js";
 import type { Logger } from "../../ops/logger.js";
 import { createMetrics, type Metrics } from "../../ops/metrics.js";
+import { relaxedExtendedJson } from "../../patterns/common/bson-value.js";
 import { ensureCollectionsAndIndexes } from "../../stream/collections.js";
 import { correctTarget } from "../../stream/correction.js";
 import { OwnWrites } from "../../stream/own-writes.js";
@@ -105,8 +105,7 @@ export function formatSweepReport(reports: readonly RuleSweepReport[], dryRun: b
 
 /** One JSON line per document, written as it is found, so that any number of them streams out. */
 function printAffected(affected: AffectedDocument): void {
-  const key = BSON.EJSON.serialize({ key: affected.key }, { relaxed: true }).key;
-  process.stdout.write(`${JSON.stringify({ ...affected, key })}\n`);
+  process.stdout.write(`${JSON.stringify({ ...affected, key: relaxedExtendedJson(affected.key) })}\n`);
 }
 
 /** Documents changed (would be): skipped ones are reported, but a sweep would not change them either. */

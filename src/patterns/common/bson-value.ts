@@ -35,13 +35,28 @@ export function bsonKey(value: unknown): string {
  * same whether the value was read verbatim or not.
  */
 export function numbersByValue(value: unknown): unknown {
+  return mapNumbers(value, (long) => long);
+}
+
+/**
+ * `value` as logs and messages print it (JSON): numbers by value, and an int64 a JS number
+ * cannot hold as Extended JSON's `{ "$numberLong": "…" }`, every digit kept (a Long has no
+ * JSON form of its own: it would print as its two 32-bit halves).
+ */
+export function printableValue(value: unknown): unknown {
+  return mapNumbers(value, (long) => ({ $numberLong: long.toString() }));
+}
+
+/** `value` with each number a JS number holds as that number, and each other Long as `wide` makes it. */
+function mapNumbers(value: unknown, wide: (long: BSON.Long) => unknown): unknown {
   const number = numberValue(value);
   if (number !== undefined) return number;
-  if (Array.isArray(value)) return value.map(numbersByValue);
+  if (value instanceof BSON.Long) return wide(value);
+  if (Array.isArray(value)) return value.map((element) => mapNumbers(element, wide));
   if (!isPlainDocument(value)) return value;
-  const byValue: Document = {};
-  for (const [name, field] of Object.entries(value)) byValue[name] = numbersByValue(field);
-  return byValue;
+  const mapped: Document = {};
+  for (const [name, field] of Object.entries(value)) mapped[name] = mapNumbers(field, wide);
+  return mapped;
 }
 
 /**
@@ -73,9 +88,18 @@ export function isPlainDocument(value: unknown): value is Record<string, unknown
   return !("_bsontype" in value) && !(value instanceof Date) && !(value instanceof RegExp);
 }
 
+/**
+ * `value` in relaxed Extended JSON, as the sweep prints keys (`{ "$oid": … }`, numbers as
+ * numbers), but an int64 a JS number cannot hold as `{ "$numberLong": "…" }`: relaxed, the
+ * bson library would print it rounded to the nearest double, another document's key.
+ */
+export function relaxedExtendedJson(value: unknown): unknown {
+  return (BSON.EJSON.serialize({ v: printableValue(value) }, { relaxed: true }) as { v: unknown }).v;
+}
+
 /** A document key for messages: JSON, numbers by value (a Long prints as its number). */
 export function printedKey(value: unknown): string {
-  return JSON.stringify(numbersByValue(value));
+  return JSON.stringify(printableValue(value));
 }
 
 /** A short description of what a field holds, for "expected X, found Y" messages. */

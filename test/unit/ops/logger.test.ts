@@ -106,3 +106,13 @@ void test("a document key read verbatim is logged as its number, beside a line a
   assert.equal(line.key, 12);
   assert.equal(line.err.context.key, 12);
 });
+
+void test("a document key past 2^53 is logged with every digit, beside a line and in an error's context", () => {
+  const { logger, lines } = capturingLogger();
+  const key = { book_id: Long.fromString("9007199254740993") };
+  logger.warn({ key, err: new BadDocumentError("cannot plan", { rule: "outlier", key }) }, "skipped");
+  const line = JSON.parse(lines[0] ?? "{}") as { key: unknown; err: { context: { key: unknown } } };
+  const printed = { book_id: { $numberLong: "9007199254740993" } };
+  assert.deepEqual(line.key, printed);
+  assert.deepEqual(line.err.context.key, printed);
+});

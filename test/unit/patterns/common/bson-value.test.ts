@@ -5,7 +5,9 @@ import {
   bsonKey,
   describeValue,
   numberValue,
+  printableValue,
   printedKey,
+  relaxedExtendedJson,
   sequenceNumber,
 } from "../../../../src/patterns/common/bson-value.js";
 
@@ -48,4 +50,23 @@ void test("keys and values in messages show a number read verbatim as its number
   assert.equal(printedKey(id), JSON.stringify(id));
   assert.equal(describeValue(new Double(0.25)), "a number (0.25)");
   assert.equal(describeValue(BSON.Long.fromString("9007199254740993")), "a Long");
+});
+
+void test("an int64 past 2^53 prints with every digit, not as its two halves nor rounded to a double", () => {
+  const wide = Long.fromString("9007199254740993");
+  const key = { book_id: wide, seq: new Int32(0) };
+  assert.deepEqual(printableValue(key), { book_id: { $numberLong: "9007199254740993" }, seq: 0 });
+  assert.equal(printedKey(key), '{"book_id":{"$numberLong":"9007199254740993"},"seq":0}');
+  assert.equal(printedKey([Long.fromString("-9007199254740993")]), '[{"$numberLong":"-9007199254740993"}]');
+  assert.deepEqual(relaxedExtendedJson(key), { book_id: { $numberLong: "9007199254740993" }, seq: 0 });
+});
+
+void test("relaxed Extended JSON keeps its form for every other value: numbers as numbers, $oid, $date", () => {
+  const id = new ObjectId("65a000000000000000000000");
+  assert.deepEqual(relaxedExtendedJson({ a: Long.fromNumber(12), b: new Double(0.5), c: id }), {
+    a: 12,
+    b: 0.5,
+    c: { $oid: "65a000000000000000000000" },
+  });
+  assert.deepEqual(relaxedExtendedJson(new Date("2026-01-02T00:00:00Z")), { $date: "2026-01-02T00:00:00Z" });
 });
