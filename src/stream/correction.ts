@@ -24,6 +24,7 @@ import type { EventPlans } from "./event-plans.js";
 import type { SessionPool } from "./session-pool.js";
 import type { Slots } from "./slots.js";
 import { ownSession, runTransaction, type SessionSource } from "./transaction.js";
+import { extended } from "../patterns/common/extended.js";
 
 export interface CorrectionContext {
   client: MongoClient;
@@ -81,7 +82,7 @@ async function correctInTransaction(context: CorrectionContext, target: Correcti
       correctionSessions(context),
       {
         maxAttempts: context.maxTransactionAttempts + (guess ? 1 : 0),
-        context: { ...labels, key: target.id },
+        context: extended(labels, { key: target.id }),
         onRetry: () => context.metrics.transactionRetries.inc(labels),
         onAbortFailed: (err) => {
           context.metrics.errors.inc({ kind: classify(err) });
@@ -222,14 +223,14 @@ function skipRefusedDocument(context: CorrectionContext, target: CorrectionTarge
   const labels = targetLabels(target);
   countSkipped(context.metrics, labels, "skipped_bad_document");
   context.logger.error(
-    { ...labels, key: target.id, err },
+    extended(labels, { key: target.id, err }),
     "skipped document the server refuses to write; left as it is",
   );
   return { outcome: "skip", reason: err.message };
 }
 
 function countSkipped(metrics: Metrics, labels: ReturnType<typeof targetLabels>, kind: SkipKind): void {
-  metrics.corrections.inc({ ...labels, kind });
+  metrics.corrections.inc(extended(labels, { kind }));
   // A delete without a pre-image is no error of the sidecar's, nor of a document's.
   if (kind === "skipped_bad_document") metrics.errors.inc({ kind: "bad_document" });
 }
@@ -249,7 +250,7 @@ export function recordOutcome(
   countOutcome(context, target, plan, durationMs);
   context.eventPlans?.noteOutcome(target, plan);
   if (plan.outcome === "writes")
-    context.logger.info({ ...correctionFields(target, plan), durationMs }, "corrected document");
+    context.logger.info(extended(correctionFields(target, plan), { durationMs }), "corrected document");
 }
 
 /**
@@ -276,7 +277,11 @@ export function recordSharedOutcomes(
 }
 
 function correctionFields(target: CorrectionTarget, plan: Extract<Plan, { outcome: "writes" }>) {
-  return { ...targetLabels(target), key: target.id, kind: plan.kind, elementsMoved: plan.elementsMoved };
+  return extended(targetLabels(target), {
+    key: target.id,
+    kind: plan.kind,
+    elementsMoved: plan.elementsMoved,
+  });
 }
 
 /** A finished correction's metrics; a skip is also logged, on a line of its own (a warning). */
@@ -289,13 +294,13 @@ function countOutcome(
   const labels = targetLabels(target);
   const { metrics, logger } = context;
   if (plan.outcome === "writes") {
-    metrics.corrections.inc({ ...labels, kind: plan.kind });
+    metrics.corrections.inc(extended(labels, { kind: plan.kind }));
     metrics.elementsMoved.inc(labels, plan.elementsMoved);
     metrics.correctionDuration.observe(labels, durationMs / 1000);
   } else if (plan.outcome === "skip") {
     const kind = plan.kind ?? "skipped_bad_document";
     countSkipped(metrics, labels, kind);
-    const err = new BadDocumentError(plan.reason, { ...labels, key: target.id });
-    logger.warn({ ...labels, key: target.id, reason: plan.reason, err }, SKIP_MESSAGES[kind]);
+    const err = new BadDocumentError(plan.reason, extended(labels, { key: target.id }));
+    logger.warn(extended(labels, { key: target.id, reason: plan.reason, err }), SKIP_MESSAGES[kind]);
   }
 }

@@ -5,6 +5,7 @@ import { BSON } from "mongodb";
 import type { CorrectionTarget, PatternRule, ProjectedChangeEvent } from "../patterns/driver.js";
 import { driverOf } from "../patterns/registry.js";
 import { numbersByValue, verbatim } from "../patterns/common/bson-value.js";
+import { extended } from "../patterns/common/extended.js";
 
 export type { CorrectionTarget, ProjectedChangeEvent };
 
@@ -65,7 +66,7 @@ export function targetsForEvent(
       .targetsOf(rule, write)
       .map((target) =>
         watchedAlone && driverOf(rule).eventShowsBroken?.(rule, write, target)
-          ? { ...target, due: true }
+          ? extended(target, { due: true })
           : target,
       ),
   );

@@ -89,7 +89,7 @@ function planSplit(rule: BucketRule, state: BucketState, entries: unknown[]): Pl
     op: "updateOne",
     collection: rule.collection,
     filter: sizeGuard(rule, state.bucket, entries),
-    update: { ...keepFirst(rule.arrayField, rule.threshold), $set: { [rule.countField]: rule.threshold } },
+    update: keepFirst(rule.arrayField, rule.threshold, { [rule.countField]: rule.threshold }),
   };
   return { outcome: "writes", kind: "split", writes: [trim, ...inserts], elementsMoved: moved.length };
 }

@@ -4,6 +4,7 @@
 // and runs in the transaction that read the array, so it keeps the very entries that were read.
 import type { Document } from "mongodb";
 
-export function keepFirst(field: string, count: number): Document {
-  return { $push: { [field]: { $each: [], $slice: count } } };
+export function keepFirst(field: string, count: number, set?: Document): Document {
+  const push = { [field]: { $each: [], $slice: count } };
+  return set ? { $push: push, $set: set } : { $push: push };
 }

@@ -5,6 +5,7 @@ import type { ClientSession, Db } from "mongodb";
 import type { PatternDriver } from "../driver.js";
 import type { Plan } from "../plan.js";
 import { writesMatching } from "../common/event-filters.js";
+import { extended } from "../common/extended.js";
 import { documentsMatching } from "../common/sweep-queries.js";
 import {
   chunkEventNeedsCorrection,
@@ -53,7 +54,7 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
     if (collection === rule.collection) {
       const appended = appendedPastThreshold(rule, positionsSet);
       const target = { rule, role: SOURCE, collection, id };
-      return [appended ? { ...target, shown: { appended } } : target];
+      return [appended ? extended(target, { shown: { appended } }) : target];
     }
     if (collection === rule.overflowCollection) return [{ rule, role: CHUNK, collection, id }];
     return [];

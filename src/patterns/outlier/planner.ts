@@ -23,6 +23,7 @@ import type { Document } from "mongodb";
 import type { OutlierRule } from "./rule.js";
 import { keepFirst } from "../common/array-trim.js";
 import { describeValue, sameBsonValue, sequenceNumber } from "../common/bson-value.js";
+import { extended } from "../common/extended.js";
 import {
   chunkGuard,
   chunksFrom,
@@ -69,7 +70,7 @@ function trimSource(rule: OutlierRule, sourceId: unknown, size: number, guard: D
     op: "updateOne",
     collection: rule.collection,
     filter: { _id: sourceId, [rule.arrayField]: { $size: size }, ...guard },
-    update: { ...keepFirst(rule.arrayField, rule.threshold), $set: { [rule.flagField]: true } },
+    update: keepFirst(rule.arrayField, rule.threshold, { [rule.flagField]: true }),
   };
 }
 
@@ -98,10 +99,9 @@ export function planAppendedMove(rule: OutlierRule, sourceId: unknown, appended:
     $expr: { $eq: [{ $slice: [entries, rule.threshold, extras.length] }, { $literal: extras }] },
   };
   const trim = trimSource(rule, sourceId, rule.threshold + extras.length, sameExtras);
-  return {
-    ...moved([trim, ...chunksFrom(rule, sourceId, 0, extras)], extras.length),
+  return extended(moved([trim, ...chunksFrom(rule, sourceId, 0, extras)], extras.length), {
     absent: [{ collection: rule.overflowCollection, filter: { [rule.referenceField]: sourceId } }],
-  };
+  });
 }
 
 function moved(writes: Write[], elementsMoved: number): Extract<Plan, { outcome: "writes" }> {
