@@ -149,7 +149,10 @@ export class ChangeStreamCursor implements ServerCursor {
             bytes += size;
           }
           result.position = candidate.position;
-          if (candidate.invalidates) return { ...result, invalidated: true };
+          if (candidate.invalidates) {
+            result.invalidated = true;
+            return result;
+          }
           if (result.documents.length >= limit) return result;
         }
         // Only once the position moved, so that the next slice starts further on.
@@ -158,7 +161,10 @@ export class ChangeStreamCursor implements ServerCursor {
           break;
         }
       }
-      if (!cutShort && records.length <= RECORDS_PER_SLICE) return { ...result, reachedEnd: true };
+      if (!cutShort && records.length <= RECORDS_PER_SLICE) {
+        result.reachedEnd = true;
+        return result;
+      }
       if (Date.now() >= deadline || options.signal.aborted) return result;
       await slice.next();
     }

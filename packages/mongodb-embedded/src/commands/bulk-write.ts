@@ -137,22 +137,23 @@ async function insertOp(context: OpContext, op: Document): Promise<OpOutcome> {
 
 async function updateOp(context: OpContext, op: Document): Promise<OpOutcome> {
   const { db, collection } = namespaceOf(context, op.update);
-  const statement = updateStatementOf(op, {
-    statement: "bulkWrite update",
-    filter: "filter",
-    update: "updateMods",
-    collationField: "bulkWrite.ops.collation",
-  });
+  const statement = updateStatementOf(
+    op,
+    {
+      statement: "bulkWrite update",
+      filter: "filter",
+      update: "updateMods",
+      collationField: "bulkWrite.ops.collation",
+    },
+    context.variables,
+  );
   if (op.sort !== undefined)
     throw new ServerError(
       ErrorCode.BadValue,
       "BadValue",
       "the embedded server does not support an update's sort",
     );
-  const outcome = await runUpdateStatement(context.server, context.scope, db, collection, {
-    ...statement,
-    variables: context.variables,
-  });
+  const outcome = await runUpdateStatement(context.server, context.scope, db, collection, statement);
   const upserted = outcome.upsertedId !== undefined;
   const result: Document = {
     n: outcome.matched + (upserted ? 1 : 0),

@@ -61,7 +61,7 @@ export const update: CommandHandler = async (request, server) => {
   let nModified = 0;
   // mongod parses the whole command first: a malformed statement fails it before any write.
   const variables = letVariables(request);
-  const parsed = statements.map((raw) => ({ ...parseStatement(raw), variables }));
+  const parsed = statements.map((raw) => parseStatement(raw, variables));
   await runStatements(
     parsed,
     ordered,
@@ -80,13 +80,12 @@ export const update: CommandHandler = async (request, server) => {
   });
 };
 
-function parseStatement(raw: Document): UpdateStatement {
-  const statement = updateStatementOf(raw, {
-    statement: "update statement",
-    filter: "q",
-    update: "u",
-    collationField: "update.updates.collation",
-  });
+function parseStatement(raw: Document, variables: Document | undefined): UpdateStatement {
+  const statement = updateStatementOf(
+    raw,
+    { statement: "update statement", filter: "q", update: "u", collationField: "update.updates.collation" },
+    variables,
+  );
   // Statement-level sort arrived in 8.0; 7.0's parser rejects it as an unknown field.
   if (raw.sort !== undefined) {
     throw new ServerError(40415, "Location40415", "BSON field 'update.updates.sort' is an unknown field.");
@@ -96,12 +95,15 @@ function parseStatement(raw: Document): UpdateStatement {
 
 /**
  * An update statement from the fields a command names it by: the update command's `q` and
- * `u`, bulkWrite's `filter` and `updateMods`. A missing update fails it, naming `statement`.
+ * `u`, bulkWrite's `filter` and `updateMods`, with the command's `let` variables. A missing
+ * update fails it, naming `statement`. (Built whole: adding `variables` to a spread copy gave
+ * each statement hidden classes of its own on Node 20.)
  */
 export function updateStatementOf(
   raw: Document,
   names: { statement: string; filter: string; update: string; collationField: string },
-): Omit<UpdateStatement, "variables"> {
+  variables: Document | undefined,
+): UpdateStatement {
   const u = raw[names.update] as Document | Document[] | undefined;
   if (u === undefined || u === null || typeof u !== "object") {
     throw new ServerError(
@@ -118,6 +120,7 @@ export function updateStatementOf(
     arrayFilters: Array.isArray(raw.arrayFilters) ? (raw.arrayFilters as Document[]) : undefined,
     collation: raw.collation,
     collationField: names.collationField,
+    variables,
   };
 }
 
