@@ -15,8 +15,12 @@ export interface NextBatchOptions {
   batchSize?: number;
   /** Tailable awaitData cursors wait up to this long for new results before answering empty. */
   maxAwaitTimeMS?: number;
-  /** Aborted when the connection closes or the server stops, so a waiting getMore returns. */
-  signal: AbortSignal;
+  /**
+   * A waiting getMore returns once any of these aborts: its connection's (closed, or the server
+   * stopping) and its session's kill switch (killSessions). Several rather than one combined:
+   * an AbortController per getMore would cost the server a signal and four listeners for each.
+   */
+  signals: readonly AbortSignal[];
 }
 
 export interface ServerCursor {

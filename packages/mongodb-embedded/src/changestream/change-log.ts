@@ -99,18 +99,21 @@ export class ChangeLog {
     return this.entries.slice(start, start + max);
   }
 
-  /** Resolves when a commit is appended or the log closes (or at once if already closed). */
-  waitForAppend(signal: AbortSignal, timeoutMs: number): Promise<void> {
-    if (this.closed || signal.aborted || timeoutMs <= 0) return Promise.resolve();
+  /**
+   * Resolves when a commit is appended, the log closes or any of `signals` aborts (at once if
+   * the log is closed or a signal aborted already).
+   */
+  waitForAppend(signals: readonly AbortSignal[], timeoutMs: number): Promise<void> {
+    if (this.closed || anyAborted(signals) || timeoutMs <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       const finish = () => {
         clearTimeout(timer);
-        signal.removeEventListener("abort", finish);
+        for (const signal of signals) signal.removeEventListener("abort", finish);
         this.waiters.delete(finish);
         resolve();
       };
       const timer = setTimeout(finish, timeoutMs);
-      signal.addEventListener("abort", finish, { once: true });
+      for (const signal of signals) signal.addEventListener("abort", finish, { once: true });
       this.waiters.add(finish);
     });
   }
@@ -145,6 +148,10 @@ export class ChangeLog {
   private wakeWaiters(): void {
     for (const wake of [...this.waiters]) wake();
   }
+}
+
+export function anyAborted(signals: readonly AbortSignal[]): boolean {
+  return signals.some((signal) => signal.aborted);
 }
 
 export function historyLost(): ServerError {

@@ -5,7 +5,7 @@
 import type { Document, Timestamp } from "bson";
 import type { CursorBatch, NextBatchOptions, ServerCursor } from "../cursor.js";
 import { WorkSlice } from "../yield-period.js";
-import { historyLost, type ChangeLog, type LoggedChange } from "./change-log.js";
+import { anyAborted, historyLost, type ChangeLog, type LoggedChange } from "./change-log.js";
 import {
   addPostImage,
   buildChangeEvent,
@@ -97,8 +97,8 @@ export class ChangeStreamCursor implements ServerCursor {
         return this.batchOf(scan.documents, scan.reachedEnd);
       }
       const remaining = deadline - Date.now();
-      if (remaining <= 0 || options.signal.aborted) return this.batchOf([], true);
-      await this.deps.changeLog.waitForAppend(options.signal, remaining);
+      if (remaining <= 0 || anyAborted(options.signals)) return this.batchOf([], true);
+      await this.deps.changeLog.waitForAppend(options.signals, remaining);
     }
   }
 
@@ -165,7 +165,7 @@ export class ChangeStreamCursor implements ServerCursor {
         result.reachedEnd = true;
         return result;
       }
-      if (Date.now() >= deadline || options.signal.aborted) return result;
+      if (Date.now() >= deadline || anyAborted(options.signals)) return result;
       await slice.next();
     }
   }

@@ -133,7 +133,7 @@ async function openChangeStreamCursor(
   const batch = await cursor.nextBatch({
     batchSize: batchSize ?? DEFAULT_FIRST_BATCH_SIZE,
     maxAwaitTimeMS: 0,
-    signal: request.connection.signal,
+    signals: [request.connection.signal],
   });
   // A change stream stays open even when its first batch is empty; only an invalidate ends it.
   return firstBatchReply(server, cursor, batch);

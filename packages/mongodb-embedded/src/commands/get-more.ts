@@ -6,7 +6,6 @@ import { bigintValue, optionalCount } from "./command-args.js";
 import { codeNameOf } from "./code-names.js";
 import { cursorReply } from "./cursor-replies.js";
 import { ServerError, ErrorCode, interrupted } from "../errors.js";
-import { eitherSignal } from "../sessions/either-signal.js";
 
 const DEFAULT_AWAIT_MS = 1_000;
 
@@ -24,14 +23,11 @@ export const getMore: CommandHandler = async (request, server) => {
       "Failing getMore via 'failGetMoreAfterCursorCheckout' failpoint",
     );
   }
-  const cancel = request.killed ? eitherSignal(request.connection.signal, request.killed) : undefined;
-  const batch = await cursor
-    .nextBatch({
-      batchSize: optionalCount(request.body, "batchSize"),
-      maxAwaitTimeMS: optionalCount(request.body, "maxTimeMS") ?? DEFAULT_AWAIT_MS,
-      signal: cancel?.signal ?? request.connection.signal,
-    })
-    .finally(() => cancel?.release());
+  const batch = await cursor.nextBatch({
+    batchSize: optionalCount(request.body, "batchSize"),
+    maxAwaitTimeMS: optionalCount(request.body, "maxTimeMS") ?? DEFAULT_AWAIT_MS,
+    signals: request.killed ? [request.connection.signal, request.killed] : [request.connection.signal],
+  });
   // killSessions closed the cursor too; the getMore it cut short fails, as on mongod.
   if (request.killed?.aborted) throw interrupted();
   if (batch.exhausted) server.cursors.kill(id);

@@ -147,7 +147,7 @@ void test("an aborted getMore stops waiting", async () => {
   const deployment = new FakeDeployment();
   const cursor = deployment.open({ db: "db", coll: "c" });
   const controller = new AbortController();
-  const pending = cursor.nextBatch({ maxAwaitTimeMS: 60_000, signal: controller.signal });
+  const pending = cursor.nextBatch({ maxAwaitTimeMS: 60_000, signals: [controller.signal] });
   setImmediate(() => controller.abort());
   assert.deepEqual((await pending).documents, []);
 });

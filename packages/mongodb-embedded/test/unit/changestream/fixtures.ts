@@ -103,5 +103,5 @@ export function nextBatch(
   cursor: ServerCursor,
   options: { batchSize?: number; maxAwaitTimeMS?: number } = {},
 ): Promise<CursorBatch> {
-  return cursor.nextBatch({ maxAwaitTimeMS: 0, ...options, signal: new AbortController().signal });
+  return cursor.nextBatch({ maxAwaitTimeMS: 0, ...options, signals: [new AbortController().signal] });
 }
