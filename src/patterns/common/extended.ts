@@ -4,7 +4,9 @@
 // --log-maps` logs one per added property and object). They live in the old generation until
 // a full collection, and property reads that meet them all fall back to slow lookups.
 // Object.assign into a new literal gives the same keys in the same order (the later value
-// winning) through the shared ones.
+// winning) through the shared ones. For objects of the sidecar's own only: an application's
+// document may hold a field named "__proto__", which a spread copies and Object.assign would
+// take for the prototype.
 export function extended<Base extends object, Extra extends object>(base: Base, extra: Extra): Base & Extra {
   return Object.assign({}, base, extra);
 }

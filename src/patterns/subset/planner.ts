@@ -23,7 +23,6 @@ import type { Document } from "mongodb";
 import type { SubsetRule } from "./rule.js";
 import { bsonKey, describeValue, printedKey, sameBsonValue } from "../common/bson-value.js";
 import { forgetCopy, recordCopy, type CopyLedger } from "../common/copy-ledger.js";
-import { extended } from "../common/extended.js";
 import { embeddedForm, entryKey, entryProblem, newestFirst } from "./entries.js";
 import type { CorrectionKind, Plan, Write } from "../plan.js";
 
@@ -160,7 +159,8 @@ function kindOf(rule: SubsetRule, copied: number, embeddedCount: number): Correc
 }
 
 function copyToFullSet(rule: SubsetRule, sourceId: unknown, entry: Document, ledger?: CopyLedger): Write[] {
-  const document = extended(entry, { [rule.referenceField]: sourceId });
+  // A spread, not extended(): an application's entry may hold a field named "__proto__".
+  const document = { ...entry, [rule.referenceField]: sourceId };
   if (!ledger) return [{ op: "insertOne", collection: rule.fullSetCollection, document }];
   const _id = ledger.newId();
   const record = { rule: rule.name, source: sourceId, entry: entry[rule.idField] };

@@ -36,9 +36,9 @@ export async function executeAggregateRead(
   const collection = typeof name === "string" ? server.catalog.collection(request.db, name) : undefined;
   const options = readOptions(request);
   const view = server.scope(request.transaction).view;
-  const query = collection && (await view.queryYielding(collection, { ...read, ...options }, request.killed));
+  const query = collection && (await view.queryYielding(collection, queryOf(read, options), request.killed));
   const docs = query ? arrangedDocuments(query, read, options) : [];
-  return { read: { ...read, skip: 0 }, query, docs, rest };
+  return { read: Object.assign({}, read, { skip: 0 }), query, docs, rest };
 }
 
 interface ReadOptions {
@@ -53,6 +53,15 @@ function readOptions(request: CommandRequest): ReadOptions {
   };
 }
 
+/**
+ * The read and its options as one query. Object.assign rather than two spreads: on Node 20 an
+ * object a spread makes gets hidden classes of its own for whatever is added to it, a second
+ * spread included, and a $lookup reads once per document it joins.
+ */
+function queryOf(read: ForeignRead, options: ReadOptions): ForeignRead & ReadOptions {
+  return Object.assign({}, read, options);
+}
+
 /** A find-like read: through the best index, then sorted in memory if no index gave the order. */
 function readCollection(
   view: ReadView,
@@ -61,7 +70,7 @@ function readCollection(
   options: ReadOptions,
 ): { docs: Document[]; query?: QueryResult } {
   if (!collection) return { docs: [] };
-  const query = view.query(collection, { ...read, ...options });
+  const query = view.query(collection, queryOf(read, options));
   return { docs: arrangedDocuments(query, read, options), query };
 }
 

@@ -149,3 +149,26 @@ void test("the product's write is guarded by the embedded array size it was plan
   const update = plan.writes.find((write) => write.op === "updateOne");
   assert.deepEqual(update?.op === "updateOne" && update.filter, { _id: "p1", reviews: { $size: 2 } });
 });
+
+void test("a review copied to the full set keeps a field named __proto__ as a field", () => {
+  const entry = review(1);
+  Object.defineProperty(entry, "__proto__", {
+    value: { x: 1 },
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+  const db = reviewsDb();
+  db.insertOne("products", { _id: "p1", reviews: [entry, ...range(2, 12).map((id) => review(id))] });
+  const plan = planSubset(rule, readSubsetState(db, rule, "p1"));
+  const copy = plan.outcome === "writes" ? plan.writes.find((write) => write.op === "insertOne") : undefined;
+  const document = copy?.op === "insertOne" ? copy.document : {};
+  assert.deepEqual(Object.keys(document).slice(0, 5), [
+    "review_id",
+    "review_author",
+    "review_text",
+    "published_date",
+    "__proto__",
+  ]);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(document, "__proto__")?.value, { x: 1 });
+});
