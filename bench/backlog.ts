@@ -160,6 +160,12 @@ function rates(drain: Drain): { raw: number; sidecar: number } {
 
 const ratioOf = (drain: Drain) => rates(drain).sidecar / rates(drain).raw;
 
+/** The round of median ratio. */
+function medianRound(rounds: readonly Drain[]): Drain {
+  const sorted = [...rounds].sort((a, b) => ratioOf(a) - ratioOf(b));
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
 /** How late an idle thread woke up `during` something: the machine's own stalls then. */
 function wakeUpRow(wakeUps: readonly number[], during: string): string[] {
   const stalls = wakeUps.filter((lateness) => lateness > STALL_MS);
@@ -172,8 +178,7 @@ function wakeUpRow(wakeUps: readonly number[], during: string): string[] {
 
 /** The rows of one kind of drain: its median round in full, every round's ratio, pings and lease losses of all. */
 function drainRows(label: string, rounds: Drain[], server: ServerProcess | undefined): string[][] {
-  const sorted = [...rounds].sort((a, b) => ratioOf(a) - ratioOf(b));
-  const median = sorted[Math.floor(sorted.length / 2)]!;
+  const median = medianRound(rounds);
   const { raw, sidecar } = rates(median);
   const pings = rounds.flatMap((drain) => drain.pings);
   return [
@@ -408,21 +413,48 @@ async function measureLive(
   db: Db,
   processes: LiveProcesses,
   firstBook: number,
-): Promise<{ rows: string[][]; nextBook: number }> {
+): Promise<{ rows: string[][]; nextBook: number; p99ByRate: Map<number, number> }> {
   await processes.sidecar.waitForCaughtUp(DRAIN_TIMEOUT_MS);
   const rows: string[][] = [];
+  const p99ByRate = new Map<number, number>();
   let first = firstBook;
   for (const round of LIVE_ROUNDS) {
     const measured = await liveRound(db, processes, first, round);
     first += measured.latencies.length;
     if (!round.measured) continue;
+    p99ByRate.set(round.rate, percentile(measured.latencies.filter(Number.isFinite), 0.99));
     rows.push(
       latencyRow(measured.latencies, round.rate, round.seconds),
       ...contextRows(measured, round.rate, processes.server),
       cpuRow(measured, round.rate),
     );
   }
-  return { rows, nextBook: first };
+  return { rows, nextBook: first, p99ByRate };
+}
+
+/** What the drains and the live rounds measured against the goals of issue 11. */
+interface GoalFigures {
+  plain: Drain[];
+  fixing: Drain[];
+  p99At200: number | undefined;
+}
+
+/**
+ * Each goal, its figure and whether it was met, decided on the figure itself: a ratio of
+ * 0.297 prints as 0.30 to two places, and is under 0.3.
+ */
+function goalRows({ plain, fixing, p99At200 }: GoalFigures): string[][] {
+  const medianRatio = (rounds: Drain[]) => ratioOf(medianRound(rounds));
+  const pingMax = Math.max(...fixing.flatMap((drain) => drain.pings));
+  const leaseLosses = [...plain, ...fixing].reduce((sum, drain) => sum + drain.leaseLosses, 0);
+  const goals: [string, boolean, string][] = [
+    ["no correction, median ratio ≥ 0.9", medianRatio(plain) >= 0.9, medianRatio(plain).toFixed(3)],
+    ["1 in 5 corrects, median ratio ≥ 0.3", medianRatio(fixing) >= 0.3, medianRatio(fixing).toFixed(3)],
+    ["live p99 at 200/s ≤ 25 ms", p99At200 !== undefined && p99At200 <= 25, ms(p99At200 ?? Number.NaN)],
+    ["slowest ping while correcting ≤ 100 ms", pingMax <= 100, ms(pingMax)],
+    ["no lease lost while draining", leaseLosses === 0, count(leaseLosses)],
+  ];
+  return goals.map(([goal, met, figure]) => [`goal: ${goal}`, `${met ? "met" : "NOT met"} (${figure})`]);
 }
 
 interface FlagVariant {
@@ -546,7 +578,7 @@ async function run(): Promise<string[]> {
     // A first sidecar, deployed as the image runs it, measures live latency, then stores a
     // position, so that the next ones resume from before each backlog.
     const first = await startSidecarProcess(mongo.uri, { database: db.databaseName, ...SIDECAR_SETTINGS });
-    let live: { rows: string[][]; nextBook: number };
+    let live: Awaited<ReturnType<typeof measureLive>>;
     try {
       live = await measureLive(db, { sidecar: first, server }, books.next);
     } finally {
@@ -572,6 +604,7 @@ async function run(): Promise<string[]> {
     if (fixing.rounds.every((drain) => drain.sidecarMs !== undefined))
       console.log(`verified: every backlog book holds user00..user50 in order`);
     rows.push(...live.rows, ...flags);
+    rows.push(...goalRows({ plain: plain.rounds, fixing: fixing.rounds, p99At200: live.p99ByRate.get(200) }));
     printTable(["measure", "value"], rows);
     return rows.map(([name, value]) => `${name}: ${value}`);
   } finally {
