@@ -60,7 +60,10 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
 # elements of every change event and command reply) survive a scavenge and allocates them in the
 # old generation directly, where they die soon after; at 200 corrections/s that doubled the
 # sidecar's full collections in an ad-hoc probe, which the backlog benchmark's same-run
-# comparison has not reproduced (docs/deployment.md, "Garbage collection under load"). V8
-# flags are refused in NODE_OPTIONS, hence here.
-ENTRYPOINT ["/nodejs/bin/node", "--no-allocation-site-pretenuring", "dist/main.js"]
+# comparison has not reproduced (docs/deployment.md, "Garbage collection under load").
+# --min-semi-space-size=4: the young generation stays at the 4 MiB semi-spaces NODE_OPTIONS
+# allows; V8 otherwise shrinks it to 1 MiB while the sidecar idles, and the burst of changes
+# that ends the idle then runs on a young generation a quarter the size (a scavenge every
+# megabyte allocated instead of every four) until V8 grows it again. V8 flags are refused in NODE_OPTIONS, hence here.
+ENTRYPOINT ["/nodejs/bin/node", "--no-allocation-site-pretenuring", "--min-semi-space-size=4", "dist/main.js"]
 CMD ["run"]
