@@ -572,19 +572,29 @@ async function run(): Promise<string[]> {
   const server = process.env.MONGODB_URI ? undefined : await startServerProcess();
   const mongo = await startTestMongo({ uri: server?.uri });
   const db = mongo.client.db(uniqueDatabaseName("bench_backlog"));
+  // The live rounds' books in a database of their own, dropped before the drains: the embedded
+  // server then holds only the drains' books while they run, and its heap (and the full
+  // collections of it, which a mongod does not have) is not the live rounds' too.
+  const liveDb = mongo.client.db(uniqueDatabaseName("bench_backlog_live"));
   const sidecars: TestSidecar[] = [];
   try {
     const books = await insertBooks(db);
-    // A first sidecar, deployed as the image runs it, measures live latency, then stores a
-    // position, so that the next ones resume from before each backlog.
-    const first = await startSidecarProcess(mongo.uri, { database: db.databaseName, ...SIDECAR_SETTINGS });
+    // A sidecar deployed as the image runs it measures live latency.
+    const first = await startSidecarProcess(mongo.uri, {
+      database: liveDb.databaseName,
+      ...SIDECAR_SETTINGS,
+    });
     let live: Awaited<ReturnType<typeof measureLive>>;
     try {
-      live = await measureLive(db, { sidecar: first, server }, books.next);
+      live = await measureLive(liveDb, { sidecar: first, server }, 0);
     } finally {
       await first.stop();
     }
-    const flags = await compareImageFlags(db, mongo.uri, server, live.nextBook);
+    const flags = await compareImageFlags(liveDb, mongo.uri, server, live.nextBook);
+    await liveDb.dropDatabase();
+    // A sidecar of the drains' database stores a position, so that the next ones resume from
+    // before each backlog.
+    await (await startSidecar(mongo, config(db))).stop();
     const idle = await idlePingMs(mongo.client);
     console.log(`${server ? "embedded server, own process" : "MONGODB_URI"}; idle ping ${ms(idle)}`);
 
@@ -610,6 +620,7 @@ async function run(): Promise<string[]> {
   } finally {
     for (const sidecar of sidecars) await sidecar.stop();
     await db.dropDatabase();
+    await liveDb.dropDatabase();
     await mongo.close();
     await server?.stop();
   }
