@@ -64,6 +64,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
 # --min-semi-space-size=4: the young generation stays at the 4 MiB semi-spaces NODE_OPTIONS
 # allows; V8 otherwise shrinks it to 1 MiB while the sidecar idles, and the burst of changes
 # that ends the idle then runs on a young generation a quarter the size (a scavenge every
-# megabyte allocated instead of every four) until V8 grows it again. V8 flags are refused in NODE_OPTIONS, hence here.
+# megabyte allocated instead of every four) until V8 grows it again. V8 flags are refused in
+# NODE_OPTIONS, hence here.
 ENTRYPOINT ["/nodejs/bin/node", "--no-allocation-site-pretenuring", "--min-semi-space-size=4", "dist/main.js"]
 CMD ["run"]
