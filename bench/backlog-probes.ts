@@ -146,11 +146,27 @@ interface TriggerProbe {
 }
 
 /**
- * Triggers `perSecond` corrections (one push into a full book each, in the order of
- * `bookIds`) and returns each one's latency, at its book's index: from sending the write to
- * seeing the overflow chunk the correction inserts; NaN for a correction not seen in time.
+ * Each trigger's times, at its index, in ms from sending its write: NaN where one was not
+ * seen (in time, or at all: a server older than 6.0 sends no wallTime).
  */
-export function liveLatencies(db: Db, bookIds: readonly number[], perSecond: number): Promise<number[]> {
+export interface TriggerTimes {
+  /** Until the observer saw the watched insert: the latency. */
+  seen: number[];
+  /** Until the write was acknowledged. */
+  acknowledged: number[];
+  /**
+   * Until the watched insert committed, by its change event's wallTime: the server's clock,
+   * the same as the bench's only when the server runs on the same machine.
+   */
+  committed: number[];
+}
+
+/**
+ * Triggers `perSecond` corrections (one push into a full book each, in the order of
+ * `bookIds`) and times each one, at its book's index: from sending the write to seeing the
+ * overflow chunk the correction inserts.
+ */
+export function liveLatencies(db: Db, bookIds: readonly number[], perSecond: number): Promise<TriggerTimes> {
   return triggerLatencies(db, bookIds, perSecond, {
     // On the overflow collection alone: the server then builds no event of another collection
     // for it, and the bench's observer weighs on the server as little as it can.
@@ -170,7 +186,7 @@ const BARE_TRIGGERS = "bare_triggers";
  * The baseline of liveLatencies, in the same run: the same writer and observer at the same
  * rate, with no correction between them; each write is an insert the observer sees itself.
  */
-export function bareLatencies(db: Db, ids: readonly number[], perSecond: number): Promise<number[]> {
+export function bareLatencies(db: Db, ids: readonly number[], perSecond: number): Promise<TriggerTimes> {
   return triggerLatencies(db, ids, perSecond, {
     watched: BARE_TRIGGERS,
     idOf: (key) => key._id as number,
@@ -178,25 +194,29 @@ export function bareLatencies(db: Db, ids: readonly number[], perSecond: number)
   });
 }
 
-/** Sends `probe`'s triggers at `perSecond` and returns each one's latency until seen, at its index (NaN: not seen). */
+/** Sends `probe`'s triggers at `perSecond` and times each one (TriggerTimes). */
 async function triggerLatencies(
   db: Db,
   ids: readonly number[],
   perSecond: number,
   probe: TriggerProbe,
-): Promise<number[]> {
-  const sentAt = new Map<number, number>();
+): Promise<TriggerTimes> {
+  const sentAt = ids.map(() => Number.NaN);
   const indexOf = new Map(ids.map((id, i) => [id, i]));
-  const latencies = ids.map(() => Number.NaN);
+  const times: TriggerTimes = {
+    seen: ids.map(() => Number.NaN),
+    acknowledged: ids.map(() => Number.NaN),
+    committed: ids.map(() => Number.NaN),
+  };
   let seenCount = 0;
   const observer = db.collection(probe.watched).watch([{ $match: { operationType: "insert" } }]);
   const seen = (async () => {
     for await (const event of observer) {
-      const id = "documentKey" in event ? probe.idOf(event.documentKey) : -1;
-      const sent = sentAt.get(id);
-      const index = indexOf.get(id);
-      if (sent === undefined || index === undefined || !Number.isNaN(latencies[index])) continue;
-      latencies[index] = performance.now() - sent;
+      const index = "documentKey" in event ? indexOf.get(probe.idOf(event.documentKey)) : undefined;
+      if (index === undefined || Number.isNaN(sentAt[index]!) || !Number.isNaN(times.seen[index]!)) continue;
+      times.seen[index] = performance.now() - sentAt[index]!;
+      const wallTime = "wallTime" in event ? event.wallTime : undefined;
+      if (wallTime) times.committed[index] = wallTime.getTime() - (performance.timeOrigin + sentAt[index]!);
       if (++seenCount === ids.length) break;
     }
   })();
@@ -206,11 +226,12 @@ async function triggerLatencies(
     ids.map(async (id, i) => {
       const due = start + (i * 1000) / perSecond;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
-      sentAt.set(id, performance.now());
+      sentAt[i] = performance.now();
       await probe.trigger(id);
+      times.acknowledged[i] = performance.now() - sentAt[i];
     }),
   );
   await Promise.race([seen, new Promise((resolve) => setTimeout(resolve, 30_000))]);
   await observer.close();
-  return latencies;
+  return times;
 }

@@ -33,6 +33,7 @@ import {
   sampleWakeUps,
   watchLeadership,
   type CommandsPerTrigger,
+  type TriggerTimes,
 } from "./backlog-probes.js";
 import { collectGarbage, percentile, startClock } from "./measure.js";
 import { ownCpuMs, processCpuMs } from "./process-cpu.js";
@@ -217,7 +218,8 @@ function drainRows(label: string, rounds: Drain[], server: ServerProcess | undef
 }
 
 interface LiveRound {
-  latencies: number[];
+  /** Each trigger's latency (`times.seen`) and the stages before it. */
+  times: TriggerTimes;
   /** The server's commands per trigger while the triggers ran. */
   commands: CommandsPerTrigger;
   /** What a round `explained` is measured beside, to tell the sidecar's part of its latencies. */
@@ -230,10 +232,10 @@ interface LiveRound {
 
 interface RoundContext {
   /**
-   * The latencies of the same writer and observer at the same rate with no correction between
+   * The times of the same writer and observer at the same rate with no correction between
    * them (bareLatencies), measured just before, with the sidecar idle.
    */
-  bare: number[];
+  bare: TriggerTimes;
   /** The server's commands per trigger while the baseline ran. */
   bareCommands: CommandsPerTrigger;
   /** How late an idle thread woke up, each time, while the triggers ran (sampleWakeUps). */
@@ -274,7 +276,7 @@ async function liveRound(
     bench: ownCpuMs(),
   };
   const elapsed = startClock();
-  const { result: latencies, commands } = await countingCommands(db, books.length, () =>
+  const { result: times, commands } = await countingCommands(db, books.length, () =>
     liveLatencies(db, books, rate),
   );
   const wallMs = elapsed();
@@ -285,7 +287,7 @@ async function liveRound(
     server: perTrigger(cpuBefore.server, processCpuMs(serverPid)),
     bench: (ownCpuMs() - cpuBefore.bench) / books.length,
   };
-  const round = { latencies, commands, context: await context?.end(), cpuPerTrigger, wallMs };
+  const round = { times, commands, context: await context?.end(), cpuPerTrigger, wallMs };
   await verifyCorrectedBooks(db, books);
   return round;
 }
@@ -338,18 +340,19 @@ function latencyRow(latencies: readonly number[], rate: number, seconds: number)
  * stalls an idle thread saw, and the embedded server's own GC pauses.
  */
 function contextRows(
-  { latencies, commands, context }: LiveRound,
+  { times, commands, context }: LiveRound,
   rate: number,
   server: ServerProcess | undefined,
 ): string[][] {
   if (!context) return [];
   const { bare, bareCommands, wakeUps, serverPauses } = context;
-  const seen = bare.filter(Number.isFinite);
+  const seen = bare.seen.filter(Number.isFinite);
   const rows = [
     [
       `baseline at ${rate} triggers/s: the same writer and observer, no correction between (insert seen)`,
-      `p50 / p99 ${ms(percentile(seen, 0.5))} / ${ms(p99OfSeen(bare))} (${seen.length}/${bare.length}); sidecar p99 / baseline p99 ${(p99OfSeen(latencies) / p99OfSeen(bare)).toFixed(2)}`,
+      `p50 / p99 ${ms(percentile(seen, 0.5))} / ${ms(p99OfSeen(bare.seen))} (${seen.length}/${bare.seen.length}); sidecar p99 / baseline p99 ${(p99OfSeen(times.seen) / p99OfSeen(bare.seen)).toFixed(2)}`,
     ],
+    stagesRow(times, bare, rate, server !== undefined),
     [
       `the server's commands per trigger at ${rate}/s: the sidecar's round / baseline (those run once in ${1 / NOTED_COMMAND_RATE} triggers or more)`,
       `${commandMix(commands)} / ${commandMix(bareCommands)}`,
@@ -358,6 +361,30 @@ function contextRows(
   ];
   if (server) rows.push(serverPauseRow(serverPauses, `during the ${rate}/s round`));
   return rows;
+}
+
+/**
+ * Where a trigger's time goes, in the sidecar's round and in the baseline: how long after its
+ * write was sent the write was acknowledged, the watched insert committed (the correction's,
+ * or the baseline's own insert) and the observer saw it. The commit time is the server's
+ * clock (its change event's wallTime), read only where the server runs on the bench's
+ * machine.
+ */
+function stagesRow(times: TriggerTimes, bare: TriggerTimes, rate: number, sameClock: boolean): string[] {
+  const stage = (name: string, samples: readonly number[]) => {
+    const known = samples.filter(Number.isFinite);
+    return `${name} ${ms(percentile(known, 0.5))} / ${ms(percentile(known, 0.99))}`;
+  };
+  const stages = ({ acknowledged, committed, seen }: TriggerTimes) =>
+    [
+      stage("acknowledged", acknowledged),
+      ...(sameClock ? [stage("committed", committed)] : []),
+      stage("seen", seen),
+    ].join(", ");
+  return [
+    `a trigger at ${rate}/s, from sending its write until it was ..., p50 / p99: the sidecar's round (committed: the correction) / baseline (committed: its insert)`,
+    `${stages(times)} / ${stages(bare)}`,
+  ];
 }
 
 /** All the commands per trigger, then each that ran often enough to tell, most frequent first. */
@@ -395,12 +422,12 @@ function longestMarking(pauses: readonly GcPause[]): string {
  * What each process spent per trigger (the work that queues when a burst comes), and the
  * share of the machine's cores the processes read used over the round.
  */
-function cpuRow({ cpuPerTrigger, latencies, wallMs }: LiveRound, rate: number): string[] {
+function cpuRow({ cpuPerTrigger, times, wallMs }: LiveRound, rate: number): string[] {
   const figure = (value: number | undefined) => (value === undefined ? "n/a" : ms(value));
   const { sidecar, server, bench } = cpuPerTrigger;
   const total = [sidecar, server, bench].reduce<number>((sum, value) => sum + (value ?? 0), 0);
   const cores = availableParallelism();
-  const share = (total * latencies.length) / (wallMs * cores);
+  const share = (total * times.seen.length) / (wallMs * cores);
   return [
     `CPU per trigger at ${rate} triggers/s: sidecar / server / bench (writer, observer, the sidecar's log pipe)`,
     `${figure(sidecar)} / ${figure(server)} / ${figure(bench)}; ${(share * 100).toFixed(0)}% of ${cores} cores`,
@@ -422,11 +449,11 @@ async function measureLive(
   let first = firstBook;
   for (const round of LIVE_ROUNDS) {
     const measured = await liveRound(db, processes, first, round);
-    first += measured.latencies.length;
+    first += measured.times.seen.length;
     if (!round.measured) continue;
-    p99ByRate.set(round.rate, p99OfSeen(measured.latencies));
+    p99ByRate.set(round.rate, p99OfSeen(measured.times.seen));
     rows.push(
-      latencyRow(measured.latencies, round.rate, round.seconds),
+      latencyRow(measured.times.seen, round.rate, round.seconds),
       ...contextRows(measured, round.rate, processes.server),
       cpuRow(measured, round.rate),
     );
@@ -491,10 +518,10 @@ async function compareImageFlags(
         for (const round of FLAG_ROUNDS) {
           const collectionsBefore = await sidecar.fullCollections();
           const measured = await liveRound(db, { sidecar, server }, first, round);
-          first += measured.latencies.length;
+          first += measured.times.seen.length;
           if (!round.measured) continue;
           variant.fullCollections.push((await sidecar.fullCollections()) - collectionsBefore);
-          variant.latencies.push(...measured.latencies);
+          variant.latencies.push(...measured.times.seen);
           if (measured.cpuPerTrigger.sidecar !== undefined)
             variant.sidecarCpuPerTrigger.push(measured.cpuPerTrigger.sidecar);
         }
