@@ -100,18 +100,6 @@ interface DrainTarget {
   server?: ServerProcess;
 }
 
-/**
- * A full collection of this process (the last round's sidecar and stream) and of the embedded
- * server's heap, before each measurement: each then starts from the same state, not in the
- * middle of a collection or close to one. The server's heap grows with every write it keeps
- * (documents, their versions, the change history), and a major collection of it, which a
- * mongod does not have, then falls in a measurement less often.
- */
-async function collectAllGarbage(server: ServerProcess | undefined): Promise<void> {
-  collectGarbage();
-  await server?.collectGarbage();
-}
-
 /** Writes a backlog while no sidecar runs, drains it bare, then with a fresh sidecar. */
 async function drainBacklog(
   { mongo, db, server }: DrainTarget,
@@ -123,9 +111,11 @@ async function drainBacklog(
   const from = await currentClusterTime(db);
   await writeBacklog(db, events, correcting, correcting.length > 0 ? CORRECT_EVERY : 0, smallSet);
   await pushSentinel(db, sentinel);
-  await collectAllGarbage(server);
+  // Each measurement starts after a full collection of this process (the last round's
+  // sidecar and stream), not in the middle of one.
+  collectGarbage();
   const raw = await rawDrain(db, from, sentinel);
-  await collectAllGarbage(server);
+  collectGarbage();
   const pings = await samplePings(mongo.uri);
   const wakeUps = await sampleWakeUps();
   const startedAt = performance.now();
@@ -279,7 +269,7 @@ async function liveRound(
   const books = await insertFullBooks(db, firstBook, rate * seconds);
   await sidecar.waitForCaughtUp(DRAIN_TIMEOUT_MS);
   const context = explained ? await beginContext(db, books, rate, server) : undefined;
-  await collectAllGarbage(server);
+  collectGarbage();
   const cpuBefore = {
     sidecar: processCpuMs(sidecar.pid),
     server: processCpuMs(serverPid),
@@ -312,7 +302,6 @@ async function beginContext(
   rate: number,
   server: ServerProcess | undefined,
 ): Promise<{ end(): Promise<RoundContext> }> {
-  await collectAllGarbage(server);
   const { result: bare, commands: bareCommands } = await countingCommands(db, books.length, () =>
     bareLatencies(db, books, rate),
   );

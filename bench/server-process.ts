@@ -1,14 +1,14 @@
 // The embedded server in a process of its own, as mongod runs beside a real sidecar: its CPU,
 // heap and garbage collections are then not the measured process's. Started through the
-// package's command line (bench/embedded-server-main.ts, which also collects its garbage when
-// asked), which prints the connection string once it listens; node's --trace-gc lines beside
-// it tell when it paused for its own collections, which a mongod (no JavaScript heap) would not.
+// package's command line, which prints the connection string once it listens; node's
+// --trace-gc lines beside it tell when it paused for its own collections, which a mongod
+// (no JavaScript heap) would not.
 import { spawn, type ChildProcess } from "node:child_process";
 import { EventEmitter, once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { createInterface, type Interface } from "node:readline";
 
-const MAIN = fileURLToPath(new URL("./embedded-server-main.ts", import.meta.url));
+const CLI = fileURLToPath(new URL("../packages/mongodb-embedded/src/cli.ts", import.meta.url));
 const START_TIMEOUT_MS = 30_000;
 
 /** One collection of the server's heap, as --trace-gc printed it. */
@@ -33,10 +33,8 @@ export interface ServerProcess {
   uri: string;
   /** Its process id, for its CPU time. */
   pid: number | undefined;
-  /** Its collections since `since` (performance.now()), but those the bench asked for. */
+  /** Its collections since `since` (performance.now()). */
   gcPausesSince(since: number): GcPause[];
-  /** A full collection of its heap, now: a measurement then starts as the one before it did. */
-  collectGarbage(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -46,9 +44,6 @@ const GC_LINE = /: (Scavenge|Minor Mark-Sweep|Mark-Compact|Mark-Sweep)\b[^,]*, (
 const BIGGEST_STEP = /biggest step ([\d.]+) ms/;
 const MARKING =
   /\+ ([\d.]+) ms in \d+ steps since start of marking.*walltime since start of marking ([\d.]+) ms/;
-
-/** A collection the bench asked for (collectGarbage): a --trace-gc line, but no pause of the server's own. */
-const REQUESTED = / testing; /;
 
 /** The collection a --trace-gc line reports, if it reports one. */
 function gcPause(line: string): GcPause | undefined {
@@ -70,7 +65,6 @@ export async function startServerProcess(): Promise<ServerProcess> {
   // As 8.0, like the tests' server: a correction's writes then go in one bulkWrite.
   const args = [
     "--trace-gc",
-    "--expose-gc",
     // A young generation of 4 MiB semi-spaces (the sidecar's image sets the same): a scavenge,
     // a pause mongod does not have, then copies at most that much. With V8's default (up to
     // 16 MiB on this heap), ad-hoc live rounds at 200/s saw a third as many scavenges, each
@@ -79,14 +73,14 @@ export async function startServerProcess(): Promise<ServerProcess> {
     "--conditions=source",
     "--import",
     "tsx",
-    MAIN,
+    CLI,
     "--port",
     "0",
     "--server-version",
     "8.0",
   ];
   const child = spawn(process.execPath, args, {
-    stdio: ["ignore", "pipe", "inherit", "ipc"],
+    stdio: ["ignore", "pipe", "inherit"],
   });
   // A bench that dies must not leave its server running.
   const killOnExit = () => child.kill("SIGKILL");
@@ -95,7 +89,6 @@ export async function startServerProcess(): Promise<ServerProcess> {
   const pauses: GcPause[] = [];
   const output = new EventEmitter();
   lines.on("line", (line) => {
-    if (REQUESTED.test(line)) return;
     const pause = gcPause(line);
     if (pause) pauses.push(pause);
     else output.emit("address", line);
@@ -105,19 +98,6 @@ export async function startServerProcess(): Promise<ServerProcess> {
     uri,
     pid: child.pid,
     gcPausesSince: (since) => pauses.filter((pause) => pause.at >= since),
-    async collectGarbage() {
-      const controller = new AbortController();
-      const { signal } = controller;
-      const exited = once(child, "exit", { signal }).then(([code]) => {
-        throw new Error(`the embedded server's process exited with code ${String(code)} before collecting`);
-      });
-      try {
-        child.send("collect-garbage");
-        await Promise.race([once(child, "message", { signal }), exited]);
-      } finally {
-        controller.abort();
-      }
-    },
     async stop() {
       process.off("exit", killOnExit);
       lines.close();
