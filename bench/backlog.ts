@@ -4,8 +4,9 @@
 // how late an idle thread woke up (the machine's stalls) and the embedded server's GC pauses
 // while the sidecar drains, lease losses, and (first, before any backlog is written) live
 // correction latency at 20 and 200 triggers per second
-// (beside a baseline: the same writer and observer with no correction between them; the
-// server's commands per trigger in both; how late an idle thread woke up meanwhile; the
+// (beside a baseline: the same writer and observer with no correction between them; when
+// each trigger was acknowledged, committed and seen in both; the server's commands per trigger
+// in both; how late an idle thread woke up meanwhile; the
 // embedded server's GC pauses), then at 200 per second with the image's node flags and with
 // Node's defaults in turns (latency, the sidecar's CPU and full collections).
 import { availableParallelism } from "node:os";
@@ -371,19 +372,18 @@ function contextRows(
  * machine.
  */
 function stagesRow(times: TriggerTimes, bare: TriggerTimes, rate: number, sameClock: boolean): string[] {
-  const stage = (name: string, samples: readonly number[]) => {
+  const p50AndP99 = (samples: readonly number[]) => {
     const known = samples.filter(Number.isFinite);
-    return `${name} ${ms(percentile(known, 0.5))} / ${ms(percentile(known, 0.99))}`;
+    return `${ms(percentile(known, 0.5))} / ${ms(percentile(known, 0.99))}`;
   };
   const stages = ({ acknowledged, committed, seen }: TriggerTimes) =>
-    [
-      stage("acknowledged", acknowledged),
-      ...(sameClock ? [stage("committed", committed)] : []),
-      stage("seen", seen),
-    ].join(", ");
+    (sameClock ? [acknowledged, committed, seen] : [acknowledged, seen]).map(p50AndP99).join(", ");
+  const until = sameClock
+    ? "acknowledged, committed (the correction; the baseline's insert), seen"
+    : "acknowledged, seen";
   return [
-    `a trigger at ${rate}/s, from sending its write until it was ..., p50 / p99: the sidecar's round (committed: the correction) / baseline (committed: its insert)`,
-    `${stages(times)} / ${stages(bare)}`,
+    `a trigger at ${rate}/s, p50 / p99 from sending its write until ${until}`,
+    `the sidecar's round: ${stages(times)}; baseline: ${stages(bare)}`,
   ];
 }
 
