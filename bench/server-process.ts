@@ -70,6 +70,13 @@ export async function startServerProcess(): Promise<ServerProcess> {
     // 16 MiB on this heap), ad-hoc live rounds at 200/s saw a third as many scavenges, each
     // about twice as long, and ad-hoc drains with corrections more pings over 100 ms.
     "--max-semi-space-size=4",
+    // An old generation of 2 GiB from the start: V8 then runs no major collection until the
+    // server's heap reaches it (a few hundred MB in the longest bench), rather than one every
+    // 10 to 30 s of a live round at 200/s as the heap grows by what the server keeps of each
+    // trigger (its documents, their versions, the change history). A mongod has no such
+    // collections; they had fallen in the 200/s round in five of the seven runs before (one to
+    // four of them), and in some runs' drains.
+    "--initial-old-space-size=2048",
     "--conditions=source",
     "--import",
     "tsx",
