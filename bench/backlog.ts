@@ -162,8 +162,10 @@ function rates(drain: Drain): { raw: number; sidecar: number } {
 
 const ratioOf = (drain: Drain) => rates(drain).sidecar / rates(drain).raw;
 
-/** The p99 of the latencies seen (NaN marks a trigger not seen in time). */
-const p99OfSeen = (latencies: readonly number[]) => percentile(latencies.filter(Number.isFinite), 0.99);
+/** A percentile of the times known (NaN marks a trigger not seen in time, or a stage not read). */
+const percentileOfKnown = (times: readonly number[], fraction: number) =>
+  percentile(times.filter(Number.isFinite), fraction);
+const p99OfSeen = (latencies: readonly number[]) => percentileOfKnown(latencies, 0.99);
 
 /** The round of median ratio. */
 function medianRound(rounds: readonly Drain[]): Drain {
@@ -372,10 +374,8 @@ function contextRows(
  * machine.
  */
 function stagesRow(times: TriggerTimes, bare: TriggerTimes, rate: number, sameClock: boolean): string[] {
-  const p50AndP99 = (samples: readonly number[]) => {
-    const known = samples.filter(Number.isFinite);
-    return `${ms(percentile(known, 0.5))} / ${ms(percentile(known, 0.99))}`;
-  };
+  const p50AndP99 = (samples: readonly number[]) =>
+    `${ms(percentileOfKnown(samples, 0.5))} / ${ms(percentileOfKnown(samples, 0.99))}`;
   const stages = ({ acknowledged, committed, seen }: TriggerTimes) =>
     (sameClock ? [acknowledged, committed, seen] : [acknowledged, seen]).map(p50AndP99).join(", ");
   const until = sameClock
@@ -558,8 +558,6 @@ interface BookPlan {
   correcting: number[][];
   /** Per drain, plain ones first: the book whose correction ends it (drain i pushes into small set i). */
   sentinels: number[];
-  /** The first book id after these. */
-  next: number;
 }
 
 async function insertBooks(db: Db): Promise<BookPlan> {
@@ -569,7 +567,7 @@ async function insertBooks(db: Db): Promise<BookPlan> {
   for (let round = 0; round < ROUNDS; round++)
     correcting.push(await insertFullBooks(db, round * perRound, perRound));
   const sentinels = await insertFullBooks(db, ROUNDS * perRound, 2 * ROUNDS);
-  return { correcting, sentinels, next: ROUNDS * perRound + sentinels.length };
+  return { correcting, sentinels };
 }
 
 /**
