@@ -71,7 +71,7 @@ export async function startServerProcess(): Promise<ServerProcess> {
     // about twice as long, and ad-hoc drains with corrections more pings over 100 ms.
     "--max-semi-space-size=4",
     // An old generation of 2 GiB from the start: V8 then runs no major collection until the
-    // server's heap reaches it (none in the six backlog runs with it), rather than one to four
+    // server's heap reaches it (none in the seven backlog runs with it), rather than one to four
     // in a 30 s round at 200/s, as the heap grows by what the server keeps of each trigger (its
     // documents, their versions, the change history). A mongod has no such collections; they
     // had fallen in the 200/s round in five of the seven runs before, and in some runs' drains.
