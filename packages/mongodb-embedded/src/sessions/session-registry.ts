@@ -191,10 +191,12 @@ export class SessionRegistry {
     return entry.killSwitch.signal;
   }
 
+  /**
+   * At shutdown: aborts every open transaction and interrupts every operation in progress
+   * (a blocked fail point's wait among them), as mongod's shutdown does.
+   */
   abortAll(): void {
-    for (const entry of this.sessions.values()) {
-      if (entry.transaction) this.abort(entry.transaction, "server shutting down");
-    }
+    this.kill(undefined, "server shutting down");
   }
 
   private existing(lsid: Document, txnNumber: bigint): Transaction {

@@ -64,4 +64,16 @@ void describe("SessionRegistry operation signals", () => {
     assert.equal(otherSession.aborted, false);
     assert.equal(sessions.operationSignal(lsid(1)).aborted, false);
   });
+
+  void it("shutting down aborts every session's running operations and open transactions", () => {
+    const sessions = registry();
+    const running = [sessions.operationSignal(lsid(1)), sessions.operationSignal(lsid(2))];
+    const transaction = sessions.transactionFor(lsid(3), 1n, true);
+    sessions.abortAll();
+    assert.deepEqual(
+      running.map((signal) => signal.aborted),
+      [true, true],
+    );
+    assert.equal(transaction.state, "aborted");
+  });
 });
