@@ -8,6 +8,7 @@ import type { Config } from "../config/schema.js";
 import { redactUriPasswords } from "../config/mongodb-uri.js";
 import type { Logger } from "../ops/logger.js";
 import type { ShutdownStack } from "../ops/shutdown.js";
+import { leaseClientOptions } from "../stream/lease.js";
 import { startEmbeddedMongo } from "./embedded-server.js";
 import { EXIT_STATUS, OperationalError } from "./failures.js";
 
@@ -17,9 +18,6 @@ export interface Deployment {
   /** The writer lease's own handle (WriterLease keeperDb), when asked for. */
   leaseDb?: Db;
 }
-
-/** The lease keeper's client: a renewal and, at a takeover, killSessions; never more at once. */
-const LEASE_CLIENT_OPTIONS = { maxPoolSize: 2 };
 
 /** Each attempt's server selection: short, so that the retries (and their log lines) show progress. */
 const ATTEMPT_TIMEOUT_MS = 2_000;
@@ -159,7 +157,7 @@ export async function connectDeployment(
   const db = client.db(config.database);
   await checkAuthorised(db, config.stateCollection);
   const leaseDb = options.leaseClient
-    ? (await connectClient(attempts, LEASE_CLIENT_OPTIONS)).db(config.database)
+    ? (await connectClient(attempts, leaseClientOptions(config.leaseSeconds))).db(config.database)
     : undefined;
   logger.info({ deployment: redactUriPasswords(uri), database: config.database, embedded }, "connected");
   return { client, db, leaseDb };

@@ -1,6 +1,8 @@
 // Keeps the writer lease: takes it over when free, renews it every third of its lifetime on
 // its own timer (not behind the corrections it protects), reports whether it is held in the
-// `leader` gauge, and logs a renewal that came late with how late it was.
+// `leader` gauge, and logs a renewal that came late with how late it was, and one that is
+// still waiting for the database at the next turn with how long it has waited (its client
+// gives up on it once it could no longer count: leaseClientOptions).
 import { classify, FencingRefusedError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
@@ -18,6 +20,7 @@ export interface LeaseKeeperOptions {
 export class LeaseKeeper {
   private timer: NodeJS.Timeout | undefined;
   private renewing: Promise<boolean> | undefined;
+  private renewingSince = 0;
   private lastRenewedAt = 0;
 
   constructor(private readonly options: LeaseKeeperOptions) {}
@@ -61,7 +64,13 @@ export class LeaseKeeper {
   }
 
   private async renewOnce(): Promise<void> {
-    if (this.renewing) return;
+    if (this.renewing) {
+      this.options.logger.warn(
+        { waitingMs: Date.now() - this.renewingSince, leaseSeconds: this.options.leaseSeconds },
+        "writer lease renewal still waiting for the database",
+      );
+      return;
+    }
     const sinceLast = Date.now() - this.lastRenewedAt;
     if (this.lastRenewedAt > 0 && sinceLast > this.renewIntervalMs * 1.5) {
       this.options.logger.warn(
@@ -69,7 +78,7 @@ export class LeaseKeeper {
         "writer lease renewal ran late (event loop or database stalled)",
       );
     }
-    const startedAt = Date.now();
+    this.renewingSince = Date.now();
     this.renewing = this.tryAcquire();
     try {
       if (!(await this.renewing)) {
@@ -77,7 +86,7 @@ export class LeaseKeeper {
         const stillOurs = this.options.lease.termHeld !== undefined;
         this.options.logger.warn(
           {
-            renewalMs: Date.now() - startedAt,
+            renewalMs: Date.now() - this.renewingSince,
             reason: stillOurs ? "no renewal in time" : "held by another replica",
           },
           "writer lease not renewed; stopping corrections",

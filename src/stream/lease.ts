@@ -27,6 +27,23 @@ import type { Write } from "../patterns/plan.js";
 export const LEASE_ID = "lease";
 const DUPLICATE_KEY = 11000;
 
+/**
+ * How long a replica counts the lease held after asking to renew it, as a share of its
+ * lifetime: the rest is a margin for the clocks of the replica and of the server.
+ */
+const HELD_SHARE = 0.8;
+
+/**
+ * The options of the lease's own client (WriterLeaseOptions.keeperDb): a small pool, and no
+ * command waiting for its reply longer than a renewal could still count. Without a socket
+ * timeout, a reply lost on the network (a connection a firewall dropped in silence) would
+ * leave the renewal waiting for ever, and every renewal after it, as they never overlap;
+ * timed out, the connection is closed and the next renewal takes a new one.
+ */
+export function leaseClientOptions(leaseSeconds: number): { maxPoolSize: number; socketTimeoutMS: number } {
+  return { maxPoolSize: 2, socketTimeoutMS: leaseSeconds * 1000 * HELD_SHARE };
+}
+
 interface LeaseDocument {
   _id: string;
   holder: string;
@@ -56,9 +73,9 @@ export interface WriterLeaseOptions {
   /** The sessions this replica corrects on; a takeover kills the previous holder's. */
   sessionIds?: () => Binary[];
   /**
-   * Where takeovers, renewals and releases go: a client of its own (a small pool), so that
-   * a renewal never waits for a connection behind the corrections it protects. The fence
-   * stays on `db`, inside the correction's transaction. `db` itself when absent.
+   * Where takeovers, renewals and releases go: a client of its own (leaseClientOptions), so
+   * that a renewal never waits for a connection behind the corrections it protects. The
+   * fence stays on `db`, inside the correction's transaction. `db` itself when absent.
    */
   keeperDb?: Db;
   /** What a takeover does where the server refuses killSessions; retry when absent. */
@@ -116,7 +133,7 @@ export class WriterLease {
     }
     this.term = term;
     // Count from before the request: the database may have applied it at any point since.
-    this.heldUntil = term === undefined ? 0 : requestedAt + this.leaseSeconds * 800;
+    this.heldUntil = term === undefined ? 0 : requestedAt + this.leaseSeconds * 1000 * HELD_SHARE;
     return this.held;
   }
 

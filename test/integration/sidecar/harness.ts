@@ -7,7 +7,7 @@ import { configSchema, type Config } from "../../../src/config/schema.js";
 import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics, type Metrics } from "../../../src/ops/metrics.js";
 import type { CorrectionContext } from "../../../src/stream/correction.js";
-import type { WriterLease } from "../../../src/stream/lease.js";
+import { leaseClientOptions, type WriterLease } from "../../../src/stream/lease.js";
 import { OwnWrites } from "../../../src/stream/own-writes.js";
 import { Runner } from "../../../src/stream/runner.js";
 import { waitUntil } from "../../../src/cli/wait-until.js";
@@ -58,8 +58,11 @@ export async function startSidecar(
       })
     : createLogger({ level: "debug", destination: capture });
   const client = await mongo.newClient({ appName: SIDECAR_APP_NAME });
-  // As `run` connects: the lease on a small client of its own (same appName, for fail points).
-  const leaseClient = await mongo.newClient({ appName: SIDECAR_APP_NAME, maxPoolSize: 2 });
+  // As `run` connects: the lease on a client of its own (same appName, for fail points).
+  const leaseClient = await mongo.newClient({
+    appName: SIDECAR_APP_NAME,
+    ...leaseClientOptions(config.leaseSeconds),
+  });
   const metrics = createMetrics();
   const runner = new Runner({
     client,
