@@ -2,7 +2,8 @@
 // documents, in order for the same one, with back-pressure on the stream. The resume token
 // is persisted only up to the last event whose corrections have all committed, and, while
 // the stream is idle, the post-batch token, so that an idle stream's position stays inside
-// the oplog window.
+// the oplog window: at a slower pace, as each write of the position is itself a write to the
+// oplog that moves the post-batch token on, and so would always find a newer one to write.
 import { BSON } from "mongodb";
 import { classify, StreamInvalidatedError } from "../errors.js";
 import type { ChangeStream, Document } from "mongodb";
@@ -46,7 +47,10 @@ export interface EventConsumerOptions {
   onPositionPersisted?: (clusterTimeSeconds: number) => Promise<void>;
   /** A drop or rename in the database, awaited before the next event. */
   onNamespaceEvent: (event: ProjectedChangeEvent) => Promise<void>;
+  /** How often the position is written while events are processed. */
   persistIntervalMs: number;
+  /** How often it is written when no event was processed since the last write: only the post-batch token moved. */
+  idlePersistIntervalMs: number;
 }
 
 // Events of other documents finish while a slow one holds the token back; past this many the
@@ -70,6 +74,8 @@ class EventConsumer {
   private failure: unknown;
   private lastPersistedToken: string | undefined;
   private lastPersistAt = 0;
+  /** Whether an event was processed since the position was last written (else the stream idles). */
+  private processedSincePersist = false;
   /** The position's write in flight, if any: one at a time, so positions are stored in order. */
   private persisting: Promise<void> | undefined;
   /** The cluster time of the newest event read: covered by the stream's own token once nothing is in flight. */
@@ -124,6 +130,7 @@ class EventConsumer {
     Promise.all(corrections).then(
       () => {
         this.tracker.finish(position);
+        this.processedSincePersist = true;
         if (seconds !== undefined) this.options.onEventProcessed(seconds);
       },
       (error: unknown) => {
@@ -160,7 +167,9 @@ class EventConsumer {
    * to the token store each second (and behind the copy ledger's prune each minute).
    */
   private persistWhenDue(): void {
-    if (this.persisting || Date.now() - this.lastPersistAt < this.options.persistIntervalMs) return;
+    const { persistIntervalMs, idlePersistIntervalMs } = this.options;
+    const intervalMs = this.processedSincePersist ? persistIntervalMs : idlePersistIntervalMs;
+    if (this.persisting || Date.now() - this.lastPersistAt < intervalMs) return;
     this.persisting = this.persistPosition().then(
       () => {
         this.persisting = undefined;
@@ -178,6 +187,7 @@ class EventConsumer {
     const printed = position && BSON.EJSON.stringify(position.token, { relaxed: false });
     if (!position || printed === this.lastPersistedToken) return;
     this.lastPersistAt = now;
+    this.processedSincePersist = false;
     try {
       await this.options.tokens.persistResumeToken(position.token);
       this.lastPersistedToken = printed;

@@ -31,6 +31,13 @@ import type { CorrectionTarget, ProjectedChangeEvent } from "./targets.js";
 import { rulesFingerprint, streamName, TokenStore } from "./token-store.js";
 import { buildWatchPipeline, watchOptions } from "./watch-pipeline.js";
 
+/**
+ * How often an idle stream's position (its post-batch token) is written: far inside any
+ * oplog window, and far below the resume token age alert's hour, while an idle sidecar adds
+ * one write a minute to the oplog rather than one a second.
+ */
+const IDLE_PERSIST_INTERVAL_MS = 60_000;
+
 export interface RunnerOptions {
   client: MongoClient;
   db: Db;
@@ -42,7 +49,10 @@ export interface RunnerOptions {
   holderId?: string;
   /** How long an empty getMore waits on the server; also how fast a stop is noticed. */
   maxAwaitTimeMS?: number;
+  /** How often the position is written while events are processed (1 s). */
   persistIntervalMs?: number;
+  /** How often it is written while the stream idles (IDLE_PERSIST_INTERVAL_MS). */
+  idlePersistIntervalMs?: number;
   /** The pause before a parked target's first retry, and how often due ones are looked for. */
   parkedRetryMs?: number;
   /** Index keys a sweep examines per query (sweep.ts); tests make it small to page often. */
@@ -294,6 +304,7 @@ export class Runner {
         isOwnWrite: (event) => this.correction.ownWrites.isOwn(event),
         shouldContinue: () => this.mayContinue(),
         persistIntervalMs: this.options.persistIntervalMs ?? 1000,
+        idlePersistIntervalMs: this.options.idlePersistIntervalMs ?? IDLE_PERSIST_INTERVAL_MS,
         onCaughtUp: (caughtUp) => this.lag.setCaughtUp(caughtUp),
         onEventProcessed: (clusterTimeSeconds) => this.lag.eventProcessed(clusterTimeSeconds),
         onPositionPersisted: (clusterTimeSeconds) => this.ledgerPruning.positionPersisted(clusterTimeSeconds),

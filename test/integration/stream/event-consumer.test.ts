@@ -1,7 +1,7 @@
 // The event consumer on a real change stream: events keep being read and corrected while the
 // position's write is in flight, and stopping waits for that write before storing the last
-// position; a correction another event of its book joins runs without what its own event
-// showed. Corrections and the token store are the consumer's own seams; the stream is the
+// position; an idle stream's position is written at its own, slower pace; a correction another
+// event of its book joins runs without what its own event showed. Corrections and the token store are the consumer's own seams; the stream is the
 // driver's.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -54,6 +54,7 @@ function consumerOptions(
     onEventProcessed: () => {},
     onNamespaceEvent: () => Promise.resolve(),
     persistIntervalMs: 0,
+    idlePersistIntervalMs: 0,
     ...own,
   };
 }
@@ -181,4 +182,64 @@ void test("a correction a later event of its book joined runs without what the f
     "book 12's second push joined its first: the first no longer tells all",
   );
   assert.deepEqual(received.get(13), { appended: ["d"] }, "a push nothing joined keeps what it showed");
+});
+
+/**
+ * Runs a consumer of `db`'s stream whose positions go to `persisted`, while `work` runs; the
+ * application meanwhile writes to a collection no rule watches, so that the stream idles
+ * while its post-batch token moves on (as each write of the position moves it on mongod).
+ */
+async function consumeWhile(
+  db: Db,
+  intervals: Pick<EventConsumerOptions, "persistIntervalMs" | "idlePersistIntervalMs">,
+  work: (persisted: Document[]) => Promise<void>,
+): Promise<Document[]> {
+  const { rules } = testConfig(db.databaseName);
+  const stream = await watchFromNow(db, rules);
+  const persisted: Document[] = [];
+  let stopped = false;
+  const consuming = consumeEvents(
+    consumerOptions({
+      stream,
+      rules,
+      inFlight: 8,
+      ...intervals,
+      tokens: { persistResumeToken: (token) => Promise.resolve(void persisted.push(token)) },
+      correct: () => Promise.resolve({ outcome: "none" }),
+      shouldContinue: () => !stopped,
+    }),
+  );
+  const unwatched = setInterval(() => void db.collection("unwatched").insertOne({ at: new Date() }), 20);
+  try {
+    await work(persisted);
+  } finally {
+    clearInterval(unwatched);
+    stopped = true;
+    await consuming;
+    await stream.close();
+  }
+  return persisted;
+}
+
+void test("an idle stream's position is written once per idle interval, however often its post-batch token moves", async () => {
+  const { db } = fixture;
+  await consumeWhile(db, { persistIntervalMs: 0, idlePersistIntervalMs: 60_000 }, async (persisted) => {
+    await waitUntil(() => persisted.length === 1, { timeoutMs: 10_000, description: "the first position" });
+    // Many getMores, each with a newer post-batch token (the unwatched inserts), no event.
+    await delay(STOP_NOTICED_MS * 2);
+    assert.equal(persisted.length, 1, "no second write within the idle interval");
+    // An event processed: its position is written at the busy interval (0 here), at once.
+    await db.collection<{ _id: number }>("sales").insertOne(overfullBook(101));
+    await waitUntil(() => persisted.length === 2, { timeoutMs: 10_000, description: "the event's position" });
+  });
+});
+
+void test("an idle stream's position keeps up with its post-batch token at the idle interval", async () => {
+  const { db } = fixture;
+  await consumeWhile(db, { persistIntervalMs: 0, idlePersistIntervalMs: 100 }, async (persisted) => {
+    await waitUntil(() => new Set(persisted.map((token) => JSON.stringify(token))).size >= 3, {
+      timeoutMs: 10_000,
+      description: "three different idle positions written",
+    });
+  });
 });
