@@ -36,9 +36,10 @@ const HELD_SHARE = 0.8;
 /**
  * The options of the lease's own client (WriterLeaseOptions.keeperDb): a small pool, and no
  * command waiting for its reply longer than a renewal could still count. Without a socket
- * timeout, a reply lost on the network (a connection a firewall dropped in silence) would
- * leave the renewal waiting for ever, and every renewal after it, as they never overlap;
- * timed out, the connection is closed and the next renewal takes a new one.
+ * timeout, a reply that does not come (a primary that hangs, a connection a firewall dropped
+ * in silence, which TCP keepalive notices only after minutes) leaves the renewal waiting as
+ * long, and every renewal after it, as they never overlap; timed out, the connection is
+ * closed and the next renewal takes a new one.
  */
 export function leaseClientOptions(leaseSeconds: number): { maxPoolSize: number; socketTimeoutMS: number } {
   return { maxPoolSize: 2, socketTimeoutMS: leaseSeconds * 1000 * HELD_SHARE };

@@ -1,7 +1,7 @@
-// A renewal whose reply never comes (a connection the network dropped in silence) must not
-// hold the lease's renewals up for ever: its client gives up on it once it could no longer
-// count (leaseClientOptions), the keeper logs the wait meanwhile, and the next renewal holds
-// the lease again.
+// A renewal whose reply does not come (a primary that hangs, a connection the network dropped
+// in silence) must not hold the lease's renewals up for as long: its client gives up on it
+// once it could no longer count (leaseClientOptions), the keeper logs the wait meanwhile, and
+// the next renewal holds the lease again.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { waitUntil } from "../../../src/cli/wait-until.js";
