@@ -187,11 +187,15 @@ class EventConsumer {
     const printed = position && BSON.EJSON.stringify(position.token, { relaxed: false });
     if (!position || printed === this.lastPersistedToken) return;
     this.lastPersistAt = now;
+    // Events finished while the write is in flight set it again: they are not in this position.
+    const processed = this.processedSincePersist;
     this.processedSincePersist = false;
     try {
       await this.options.tokens.persistResumeToken(position.token);
       this.lastPersistedToken = printed;
     } catch (err) {
+      // Retried at the pace the position was due at, not the idle one.
+      this.processedSincePersist ||= processed;
       this.options.metrics.errors.inc({ kind: classify(err) });
       this.options.logger.error({ err }, "could not persist the resume token; will retry");
       return;

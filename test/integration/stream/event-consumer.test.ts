@@ -184,46 +184,59 @@ void test("a correction a later event of its book joined runs without what the f
   assert.deepEqual(received.get(13), { appended: ["d"] }, "a push nothing joined keeps what it showed");
 });
 
+/** A token store that keeps what it is given, failing the writes `fails` picks (by attempt, from 1). */
+function recordingTokens(fails: (attempt: number) => boolean = () => false) {
+  const persisted: Document[] = [];
+  let attempts = 0;
+  const tokens: EventConsumerOptions["tokens"] = {
+    persistResumeToken(token) {
+      attempts += 1;
+      if (fails(attempts)) return Promise.reject(new Error("the state collection refused the write"));
+      persisted.push(token);
+      return Promise.resolve();
+    },
+  };
+  return { tokens, persisted, attempts: () => attempts };
+}
+
 /**
- * Runs a consumer of `db`'s stream whose positions go to `persisted`, while `work` runs; the
- * application meanwhile writes to a collection no rule watches, so that the stream idles
- * while its post-batch token moves on (as each write of the position moves it on mongod).
+ * Runs a consumer of `db`'s stream while `work` runs; the application meanwhile writes to a
+ * collection no rule watches, so that the stream idles while its post-batch token moves on
+ * (as each write of the position moves it on mongod).
  */
 async function consumeWhile(
   db: Db,
-  intervals: Pick<EventConsumerOptions, "persistIntervalMs" | "idlePersistIntervalMs">,
-  work: (persisted: Document[]) => Promise<void>,
-): Promise<Document[]> {
+  options: Pick<EventConsumerOptions, "persistIntervalMs" | "idlePersistIntervalMs" | "tokens">,
+  work: () => Promise<void>,
+): Promise<void> {
   const { rules } = testConfig(db.databaseName);
   const stream = await watchFromNow(db, rules);
-  const persisted: Document[] = [];
   let stopped = false;
   const consuming = consumeEvents(
     consumerOptions({
       stream,
       rules,
       inFlight: 8,
-      ...intervals,
-      tokens: { persistResumeToken: (token) => Promise.resolve(void persisted.push(token)) },
+      ...options,
       correct: () => Promise.resolve({ outcome: "none" }),
       shouldContinue: () => !stopped,
     }),
   );
   const unwatched = setInterval(() => void db.collection("unwatched").insertOne({ at: new Date() }), 20);
   try {
-    await work(persisted);
+    await work();
   } finally {
     clearInterval(unwatched);
     stopped = true;
     await consuming;
     await stream.close();
   }
-  return persisted;
 }
 
 void test("an idle stream's position is written once per idle interval, however often its post-batch token moves", async () => {
   const { db } = fixture;
-  await consumeWhile(db, { persistIntervalMs: 0, idlePersistIntervalMs: 60_000 }, async (persisted) => {
+  const { tokens, persisted } = recordingTokens();
+  await consumeWhile(db, { persistIntervalMs: 0, idlePersistIntervalMs: 60_000, tokens }, async () => {
     await waitUntil(() => persisted.length === 1, { timeoutMs: 10_000, description: "the first position" });
     // Many getMores, each with a newer post-batch token (the unwatched inserts), no event.
     await delay(STOP_NOTICED_MS * 2);
@@ -236,10 +249,25 @@ void test("an idle stream's position is written once per idle interval, however 
 
 void test("an idle stream's position keeps up with its post-batch token at the idle interval", async () => {
   const { db } = fixture;
-  await consumeWhile(db, { persistIntervalMs: 0, idlePersistIntervalMs: 100 }, async (persisted) => {
+  const { tokens, persisted } = recordingTokens();
+  await consumeWhile(db, { persistIntervalMs: 0, idlePersistIntervalMs: 100, tokens }, async () => {
     await waitUntil(() => new Set(persisted.map((token) => JSON.stringify(token))).size >= 3, {
       timeoutMs: 10_000,
       description: "three different idle positions written",
     });
+  });
+});
+
+void test("a failed write of an event's position is tried again at the busy interval, not the idle one", async () => {
+  const { db } = fixture;
+  const { tokens, persisted, attempts } = recordingTokens((attempt) => attempt === 2);
+  await consumeWhile(db, { persistIntervalMs: 0, idlePersistIntervalMs: 60_000, tokens }, async () => {
+    await waitUntil(() => attempts() === 1, { timeoutMs: 10_000, description: "the first position" });
+    await db.collection<{ _id: number }>("sales").insertOne(overfullBook(102));
+    await waitUntil(() => persisted.length === 2, {
+      timeoutMs: 10_000,
+      description: "the event's position, written after its first write failed",
+    });
+    assert.equal(attempts(), 3);
   });
 });
