@@ -59,35 +59,53 @@ function consumerOptions(
   };
 }
 
-void test("events are read and corrected while the position's write is in flight, which a stop waits for", async () => {
-  const { db } = fixture;
+/**
+ * A consumer of `db`'s stream from now on, with the test's options. `stopReading` tells it
+ * to stop; `stop` also waits for it to finish, closes the stream and returns the stream's
+ * last token.
+ */
+async function startConsumer(
+  db: Db,
+  own: Pick<EventConsumerOptions, "correct"> & Partial<EventConsumerOptions>,
+): Promise<{ stopReading: () => void; stop: () => Promise<unknown> }> {
   const { rules } = testConfig(db.databaseName);
   const stream = await watchFromNow(db, rules);
+  let stopped = false;
+  const consuming = consumeEvents(
+    consumerOptions({ stream, rules, inFlight: 8, shouldContinue: () => !stopped, ...own }),
+  );
+  return {
+    stopReading: () => void (stopped = true),
+    async stop() {
+      stopped = true;
+      await consuming;
+      const token = stream.resumeToken;
+      await stream.close();
+      return token;
+    },
+  };
+}
+
+void test("events are read and corrected while the position's write is in flight, which a stop waits for", async () => {
+  const { db } = fixture;
   const corrected: unknown[] = [];
   const persisted: Document[] = [];
   let writesStarted = 0;
   const firstWrite = deferred();
   let newestToken: unknown;
-  let stopped = false;
-  const consuming = consumeEvents(
-    consumerOptions({
-      stream,
-      rules,
-      inFlight: 8,
-      tokens: {
-        async persistResumeToken(token) {
-          writesStarted += 1;
-          if (writesStarted === 1) await firstWrite.promise;
-          persisted.push(token);
-        },
+  const consumer = await startConsumer(db, {
+    tokens: {
+      async persistResumeToken(token) {
+        writesStarted += 1;
+        if (writesStarted === 1) await firstWrite.promise;
+        persisted.push(token);
       },
-      correct: (target) => {
-        corrected.push(numbersByValue(target.id)); // read verbatim: an Int32
-        return Promise.resolve({ outcome: "none" });
-      },
-      shouldContinue: () => !stopped,
-    }),
-  );
+    },
+    correct: (target) => {
+      corrected.push(numbersByValue(target.id)); // read verbatim: an Int32
+      return Promise.resolve({ outcome: "none" });
+    },
+  });
   try {
     await db.collection<{ _id: number }>("sales").insertOne(overfullBook(1));
     await waitUntil(() => corrected.length === 1, { timeoutMs: 10_000, description: "book 1 corrected" });
@@ -103,15 +121,12 @@ void test("events are read and corrected while the position's write is in flight
     assert.deepEqual(corrected, [1, 2]);
     assert.equal(persisted.length, 0, "the first position's write is still waiting");
     assert.equal(writesStarted, 1, "no second write while the first is in flight");
-    stopped = true;
+    consumer.stopReading();
     await delay(STOP_NOTICED_MS);
     assert.equal(writesStarted, 1, "the stop's own write waits for the one in flight");
   } finally {
-    stopped = true;
     firstWrite.resolve();
-    await consuming;
-    newestToken = stream.resumeToken;
-    await stream.close();
+    newestToken = await consumer.stop();
   }
   assert.ok(
     persisted.length >= 2,
@@ -122,7 +137,6 @@ void test("events are read and corrected while the position's write is in flight
 
 void test("a correction a later event of its book joined runs without what the first event showed", async () => {
   const { db } = fixture;
-  const { rules } = testConfig(db.databaseName);
   const sales = db.collection<{ _id: number; customers_purchased: string[] }>("sales");
   for (const id of [11, 12, 13]) await sales.insertOne({ ...overfullBook(id), customers_purchased: [] });
   for (const id of [11, 12, 13])
@@ -130,25 +144,18 @@ void test("a correction a later event of its book joined runs without what the f
       { _id: id },
       { $push: { customers_purchased: { $each: overfullBook(id).customers_purchased.slice(0, 50) } } },
     );
-  const stream = await watchFromNow(db, rules);
   const metrics = createMetrics();
   const received = new Map<unknown, Document | undefined>();
   const firstHeld = deferred();
-  let stopped = false;
-  const consuming = consumeEvents(
-    consumerOptions({
-      stream,
-      rules,
-      inFlight: 1, // book 11's correction holds the only slot while the others queue
-      metrics,
-      correct: async (target) => {
-        received.set(numbersByValue(target.id), target.shown);
-        if (numbersByValue(target.id) === 11) await firstHeld.promise;
-        return { outcome: "none" };
-      },
-      shouldContinue: () => !stopped,
-    }),
-  );
+  const consumer = await startConsumer(db, {
+    inFlight: 1, // book 11's correction holds the only slot while the others queue
+    metrics,
+    correct: async (target) => {
+      received.set(numbersByValue(target.id), target.shown);
+      if (numbersByValue(target.id) === 11) await firstHeld.promise;
+      return { outcome: "none" };
+    },
+  });
   const eventsReceived = async () =>
     (await metrics.eventsReceived.get()).values.reduce((sum, { value }) => sum + value, 0);
   try {
@@ -170,10 +177,8 @@ void test("a correction a later event of its book joined runs without what the f
       description: "books 12 and 13 corrected",
     });
   } finally {
-    stopped = true;
     firstHeld.resolve();
-    await consuming;
-    await stream.close();
+    await consumer.stop();
   }
   assert.deepEqual(received.get(11), { appended: ["a"] });
   assert.equal(
@@ -209,27 +214,16 @@ async function consumeWhile(
   options: Pick<EventConsumerOptions, "persistIntervalMs" | "idlePersistIntervalMs" | "tokens">,
   work: () => Promise<void>,
 ): Promise<void> {
-  const { rules } = testConfig(db.databaseName);
-  const stream = await watchFromNow(db, rules);
-  let stopped = false;
-  const consuming = consumeEvents(
-    consumerOptions({
-      stream,
-      rules,
-      inFlight: 8,
-      ...options,
-      correct: () => Promise.resolve({ outcome: "none" }),
-      shouldContinue: () => !stopped,
-    }),
-  );
+  const consumer = await startConsumer(db, {
+    ...options,
+    correct: () => Promise.resolve({ outcome: "none" }),
+  });
   const unwatched = setInterval(() => void db.collection("unwatched").insertOne({ at: new Date() }), 20);
   try {
     await work();
   } finally {
     clearInterval(unwatched);
-    stopped = true;
-    await consuming;
-    await stream.close();
+    await consumer.stop();
   }
 }
 
