@@ -3,12 +3,12 @@
 // the sidecar (no event needing a correction, then one in five), the server's ping latency,
 // how late an idle thread woke up (the machine's stalls) and the embedded server's GC pauses
 // while the sidecar drains, lease losses, and (first, before any backlog is written) live
-// correction latency at 20 and 200 triggers per second
-// (beside a baseline: the same writer and observer with no correction between them; when
-// each trigger was acknowledged, committed and seen in both; the server's commands per trigger
-// in both; how late an idle thread woke up meanwhile; the
-// embedded server's GC pauses), then at 200 per second with the image's node flags and with
-// Node's defaults in turns (latency, the sidecar's CPU and full collections).
+// correction latency at 20 and 200 triggers per second (beside a baseline: the same writer
+// and observer with no correction between them; when each trigger was acknowledged,
+// committed and seen in both; the server's commands per trigger in both; how late an idle
+// thread woke up meanwhile; the embedded server's GC pauses), then at 200 per second with
+// the image's node flags and with Node's defaults in turns (latency, the sidecar's CPU and
+// full collections).
 import { availableParallelism } from "node:os";
 import type { Db } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";

@@ -32,6 +32,7 @@ const DUPLICATE_KEY = 11000;
  * lifetime: the rest is a margin for the clocks of the replica and of the server.
  */
 const HELD_SHARE = 0.8;
+const heldMs = (leaseSeconds: number) => leaseSeconds * 1000 * HELD_SHARE;
 
 /**
  * The options of the lease's own client (WriterLeaseOptions.keeperDb): a small pool, and no
@@ -42,7 +43,7 @@ const HELD_SHARE = 0.8;
  * closed and the next renewal takes a new one.
  */
 export function leaseClientOptions(leaseSeconds: number): { maxPoolSize: number; socketTimeoutMS: number } {
-  return { maxPoolSize: 2, socketTimeoutMS: leaseSeconds * 1000 * HELD_SHARE };
+  return { maxPoolSize: 2, socketTimeoutMS: heldMs(leaseSeconds) };
 }
 
 interface LeaseDocument {
@@ -134,7 +135,7 @@ export class WriterLease {
     }
     this.term = term;
     // Count from before the request: the database may have applied it at any point since.
-    this.heldUntil = term === undefined ? 0 : requestedAt + this.leaseSeconds * 1000 * HELD_SHARE;
+    this.heldUntil = term === undefined ? 0 : requestedAt + heldMs(this.leaseSeconds);
     return this.held;
   }
 

@@ -27,6 +27,11 @@ export interface TestSidecar {
 // set a fail point aimed at one file's sidecar must not hit another file's.
 export const SIDECAR_APP_NAME = `sidecar-under-test-${randomBytes(3).toString("hex")}`;
 
+/** A logger's destination that keeps each line, parsed, in `logs`. */
+export function logCapture(logs: LogLine[]): { write: (line: string) => void } {
+  return { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) };
+}
+
 export function testConfig(database: string, overrides: Record<string, unknown> = {}): Config {
   return configSchema.parse({ database, leaseSeconds: 3, concurrency: 4, ...overrides }) as Config;
 }
@@ -48,7 +53,7 @@ export async function startSidecar(
   } = {},
 ): Promise<TestSidecar> {
   const logs: LogLine[] = [];
-  const capture = { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) };
+  const capture = logCapture(logs);
   const logger = options.productionLogs
     ? createLogger({
         destination: pino.multistream([

@@ -10,7 +10,7 @@ import { createMetrics } from "../../../src/ops/metrics.js";
 import { leaseClientOptions, WriterLease } from "../../../src/stream/lease.js";
 import { LeaseKeeper } from "../../../src/stream/lease-keeper.js";
 import { useTestDatabase } from "../../support/mongo.js";
-import { turnFailPointOff, type LogLine } from "./harness.js";
+import { logCapture, turnFailPointOff, type LogLine } from "./harness.js";
 
 const STATE = "pattern_sidecar_state";
 const APP_NAME = "lease-renewal-unanswered";
@@ -33,10 +33,7 @@ void test(
   async (t) => {
     const client = await fixture.mongo.newClient({ appName: APP_NAME, ...leaseClientOptions(LEASE_SECONDS) });
     const logs: LogLine[] = [];
-    const logger = createLogger({
-      level: "debug",
-      destination: { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) },
-    });
+    const logger = createLogger({ level: "debug", destination: logCapture(logs) });
     const lease = new WriterLease(client.db(fixture.db.databaseName), STATE, "holder", LEASE_SECONDS);
     const keeper = new LeaseKeeper({ lease, leaseSeconds: LEASE_SECONDS, metrics: createMetrics(), logger });
     t.after(async () => {

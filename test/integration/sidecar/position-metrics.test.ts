@@ -38,8 +38,9 @@ void test("a caught-up leader reports no stream lag and the age of the token it 
 
 void test("the resume token age keeps growing between scrapes without a persist", async () => {
   // The idle leader persists the stream's post-batch token once a minute, so the age falls
-  // back now and then: two scrapes close together with no persist between them show it growing. Comparing with one first scrape, as this
-  // test once did, failed when that scrape came just before a persist.
+  // back now and then: two scrapes close together with no persist between them show it
+  // growing. Comparing with one first scrape, as this test once did, failed when that scrape
+  // came just before a persist.
   await waitUntil(
     async () => {
       const [before] = await readings(leader.metrics.resumeTokenAge);

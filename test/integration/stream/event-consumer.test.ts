@@ -1,8 +1,8 @@
 // The event consumer on a real change stream: events keep being read and corrected while the
 // position's write is in flight, and stopping waits for that write before storing the last
 // position; an idle stream's position is written at its own, slower pace; a correction another
-// event of its book joins runs without what its own event showed. Corrections and the token store are the consumer's own seams; the stream is the
-// driver's.
+// event of its book joins runs without what its own event showed. Corrections and the token
+// store are the consumer's own seams; the stream is the driver's.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
