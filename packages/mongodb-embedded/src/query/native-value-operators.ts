@@ -1,5 +1,5 @@
 // String, arithmetic and field operators of aggregation expressions.
-import { Double, Long } from "bson";
+import { calculateObjectSize, Double, Long } from "bson";
 import { bsonTag, isNumeric, isPlainDocument } from "./bson-types.js";
 import { expressionError, expressionTypeName, isNullish } from "./expression-values.js";
 import { $convert } from "./native-convert.js";
@@ -109,9 +109,28 @@ const $getField: OperatorCompiler = (argument, compiler) => {
   };
 };
 
+/**
+ * The BSON size in bytes of a document; null for null or missing (mongod's
+ * ExpressionBsonSize, src/mongo/db/pipeline/expression.cpp, 4.4+).
+ */
+const $bsonSize: OperatorCompiler = (argument, compiler) => {
+  const [input] = compileOperands("$bsonSize", argument, compiler, exactly(1));
+  return (frame) => {
+    const value = input(frame);
+    if (isNullish(value)) return null;
+    if (!isPlainDocument(value))
+      throw expressionError(
+        31393,
+        `$bsonSize requires a document input, found: ${expressionTypeName(value)}`,
+      );
+    return calculateObjectSize(value);
+  };
+};
+
 export const NATIVE_VALUE_OPERATORS: Readonly<Record<string, OperatorCompiler>> = {
   $split,
   $add,
   $getField,
   $convert,
+  $bsonSize,
 };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Decimal128, Double, Int32, Long, type Document } from "bson";
+import { BSON, Decimal128, Double, Int32, Long, type Document } from "bson";
 import { ServerError } from "../../../src/errors.js";
 import { compileExprPredicate } from "../../../src/query/expression.js";
 import { compileNativeExpression } from "../../../src/query/native-expression.js";
@@ -342,6 +342,15 @@ void describe("native expressions: strings, numbers and fields", () => {
     assert.equal(evaluate({ $getField: { field: "v", input: null } }), null);
     assert.equal(typeOf({ $getField: { field: "v", input: 5 } }), "missing");
     assert.equal(evaluate({ $getField: "x" }, { x: 4 }), 4);
+  });
+
+  void it("$bsonSize gives a document's BSON size, null for null or missing", () => {
+    const doc = { o: { a: "xyz" } };
+    assert.equal(evaluate({ $bsonSize: "$o" }, doc), BSON.calculateObjectSize(doc.o));
+    assert.equal(evaluate({ $bsonSize: { $literal: {} } }), 5);
+    assert.equal(evaluate({ $bsonSize: "$absent" }), null);
+    assert.equal(evaluate({ $bsonSize: null }), null);
+    assertFails({ $bsonSize: "$o.a" }, doc, 31393, "$bsonSize requires a document input, found: string");
   });
 });
 
