@@ -12,6 +12,7 @@ import { withMingoErrors } from "./mingo-errors.js";
 import { toMingoValue, toSharedMingoValue } from "./mingo-view.js";
 import { compileNativeExpression } from "./native-expression.js";
 import { NativeUnsupported } from "./native-expression-types.js";
+import { $bsonSize } from "./mingo-bson-size.js";
 
 /** Hands back the options mingo evaluates with; see compileExprPredicate. */
 const CAPTURE_OPTIONS = "$__captureComputeOptions";
@@ -21,6 +22,7 @@ const EXPRESSION_CONTEXT = Context.init({
   accumulator: accumulatorOperators,
   expression: {
     ...expressionOperators,
+    $bsonSize,
     [CAPTURE_OPTIONS]: (_doc: unknown, _expr: unknown, options: Options) => {
       captured = options;
       return null;

@@ -1,7 +1,8 @@
 // String, arithmetic and field operators of aggregation expressions.
-import { calculateObjectSize, Double, Long } from "bson";
+import { Double, Long } from "bson";
 import { bsonTag, isNumeric, isPlainDocument } from "./bson-types.js";
 import { expressionError, expressionTypeName, isNullish } from "./expression-values.js";
+import { bsonSizeOf } from "./mingo-bson-size.js";
 import { $convert } from "./native-convert.js";
 import { NativeUnsupported, type OperatorCompiler } from "./native-expression-types.js";
 import { compileOperands, exactly, namedArguments } from "./native-operands.js";
@@ -109,22 +110,10 @@ const $getField: OperatorCompiler = (argument, compiler) => {
   };
 };
 
-/**
- * The BSON size in bytes of a document; null for null or missing (mongod's
- * ExpressionBsonSize, src/mongo/db/pipeline/expression.cpp, 4.4+).
- */
+/** A document's BSON size in bytes (mingo-bson-size.ts). */
 const $bsonSize: OperatorCompiler = (argument, compiler) => {
   const [input] = compileOperands("$bsonSize", argument, compiler, exactly(1));
-  return (frame) => {
-    const value = input(frame);
-    if (isNullish(value)) return null;
-    if (!isPlainDocument(value))
-      throw expressionError(
-        31393,
-        `$bsonSize requires a document input, found: ${expressionTypeName(value)}`,
-      );
-    return calculateObjectSize(value);
-  };
+  return (frame) => bsonSizeOf(input(frame));
 };
 
 export const NATIVE_VALUE_OPERATORS: Readonly<Record<string, OperatorCompiler>> = {

@@ -15,6 +15,7 @@ import type { Options, PipelineOperator } from "mingo/types";
 import type { StringComparator } from "./bson-order.js";
 import { collatedGroup, type Stream } from "./collated-group.js";
 import { compileFilter } from "./filter.js";
+import { $bsonSize } from "./mingo-bson-size.js";
 import { ServerError } from "../errors.js";
 import { queryError } from "./query-error.js";
 import { sortDocuments } from "./sort.js";
@@ -56,7 +57,7 @@ function firstOnlyStage(name: string) {
 function buildContext(strings: StringComparator | undefined): Context {
   return Context.init({
     accumulator: accumulatorOperators,
-    expression: expressionOperators,
+    expression: { ...expressionOperators, $bsonSize },
     pipeline: {
       ...pipelineOperators,
       $match: matchStage(strings),

@@ -6,6 +6,7 @@
 import type { Document } from "bson";
 import { Aggregator } from "mingo/aggregator";
 import type { StringComparator } from "./bson-order.js";
+import { isPlainDocument } from "./bson-types.js";
 import { assertCollationHonoured } from "./collation-support.js";
 import {
   compileEqualityJoin,
@@ -109,5 +110,24 @@ function compileMingo(stages: Document[], ctx: PipelineContext): DocumentsStage 
     variables: toMingoValue(ctx.variables ?? {}) as Document,
     collectionResolver: (name) => ctx.collection(name).map(toMingoDocument),
   });
-  return (docs) => withMingoErrors(() => aggregator.run(docs.map(toMingoDocument))) as Document[];
+  return (docs) =>
+    (withMingoErrors(() => aggregator.run(docs.map(toMingoDocument))) as Document[]).map(withoutRemoved);
+}
+
+/**
+ * mingo leaves a field that an expression gave `$$REMOVE` (or a missing value) as undefined,
+ * which a reply would carry as null; mongod leaves the field out. Copied only where one is.
+ */
+function withoutRemoved(doc: Document): Document {
+  let copy: Document | undefined;
+  for (const [name, value] of Object.entries(doc)) {
+    if (value === undefined) {
+      copy ??= { ...doc };
+      delete copy[name];
+    } else if (isPlainDocument(value)) {
+      const kept = withoutRemoved(value);
+      if (kept !== value) (copy ??= { ...doc })[name] = kept;
+    }
+  }
+  return copy ?? doc;
 }

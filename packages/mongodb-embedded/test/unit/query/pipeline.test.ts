@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Int32, Long, ObjectId } from "bson";
+import { calculateObjectSize, Int32, Long, ObjectId } from "bson";
 import { ServerError } from "../../../src/errors.js";
 import { runPipeline, type PipelineContext } from "../../../src/query/index.js";
 
@@ -25,6 +25,15 @@ void describe("runPipeline", () => {
       { title: "B" },
       { title: "C" },
     ]);
+  });
+
+  void it("measures documents with $bsonSize in the stages the aggregation engine runs, and drops what $$REMOVE names", () => {
+    const stages = [
+      { $project: { size: { $bsonSize: { c: "$customers" } } } },
+      { $project: { small: { $cond: [{ $lt: ["$size", 30] }, "$size", "$$REMOVE"] } } },
+    ];
+    const size = (customers: string[]) => calculateObjectSize({ c: customers });
+    assert.deepEqual(run(stages), [{ _id: 1 }, { _id: 2, small: size(["z"]) }, { _id: 3, small: size([]) }]);
   });
 
   void it("projects field names natively, keeping BSON types, the document's field order and _id", () => {
