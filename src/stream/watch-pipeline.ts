@@ -42,10 +42,26 @@ function preImageFieldsOf(rule: PatternRule): string[] {
  */
 export const NAMESPACE_EVENTS = ["drop", "rename", "dropDatabase", "invalidate"];
 
-/** An update's entries set by array position in the fields drivers ask for (positionFields); empty for other events. */
+/**
+ * The most an event may show of an update's entries (positionsSet). A `$push` of megabytes
+ * would make the event itself pass mongod's 16 MiB limit and stop the stream; past this the
+ * event names only the document, which its correction then reads.
+ */
+export const MAX_SHOWN_BYTES = 1024 * 1024;
+
+/**
+ * An update's entries set by array position in the fields drivers ask for (positionFields),
+ * left out when they exceed MAX_SHOWN_BYTES; absent for other events.
+ */
 function positionsSet(rules: readonly PatternRule[]): Document {
   const fields = [...new Set(rules.flatMap((rule) => driverOf(rule).positionFields?.(rule) ?? []))];
-  return fields.length === 0 ? {} : { positionsSet: positionsSetIn(fields) };
+  if (fields.length === 0) return {};
+  const small = { $lte: [{ $bsonSize: { set: "$$set" } }, MAX_SHOWN_BYTES] };
+  return {
+    positionsSet: {
+      $let: { vars: { set: positionsSetIn(fields) }, in: { $cond: [small, "$$set", "$$REMOVE"] } },
+    },
+  };
 }
 
 export function buildWatchPipeline(rules: readonly PatternRule[]): Document[] {
