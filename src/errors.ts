@@ -13,7 +13,8 @@ import { redactUriPasswords } from "./config/mongodb-uri.js";
 /**
  * Error classes counted in `errors_total`; classify() below decides which an error is. Each
  * deserves its own alert (docs/alerting.md): lease_lost and invalidate are routine, parked
- * means a document waits for an operator's look, fatal is what nothing gets past by itself.
+ * means a document waits for an operator's look, poison_event a stream that failed twice where
+ * it starts (poison-events.ts), fatal is what nothing gets past by itself.
  */
 export const ERROR_KINDS = [
   "transient",
@@ -23,6 +24,7 @@ export const ERROR_KINDS = [
   "lease_lost",
   "invalidate",
   "parked",
+  "poison_event",
   "fatal",
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];

@@ -90,7 +90,7 @@ export function createMetrics() {
     }),
     errors: new Counter({
       name: `${PREFIX}errors_total`,
-      help: "Errors by kind (transient, resumable, history_lost, bad_document, fatal).",
+      help: `Errors by kind (${ERROR_KINDS.join(", ")}).`,
       labelNames: ["kind"],
       registers: [registry],
     }),

@@ -1,7 +1,14 @@
 // What the rest of the sidecar knows of a pattern: one small interface that each folder
 // under src/patterns/ implements. The change-stream runner, sweeps, the configuration and
 // the metrics loop over drivers (registry.ts) and never ask which pattern a rule is.
-import type { ClientSession, CreateIndexesOptions, Db, Document, IndexSpecification } from "mongodb";
+import type {
+  ClientSession,
+  CreateIndexesOptions,
+  Db,
+  Document,
+  IndexSpecification,
+  Timestamp,
+} from "mongodb";
 import type { z } from "zod";
 import type { CorrectionKind, Plan, SkipKind } from "./plan.js";
 
@@ -69,7 +76,7 @@ export interface ProjectedChangeEvent {
    * event without a key (a drop, an invalidate).
    */
   documentKeyRaw?: unknown[];
-  clusterTime?: { getHighBitsUnsigned?: () => number };
+  clusterTime?: Timestamp;
   fullDocument?: Document;
   /** A delete's or update's pre-image, projected down to the fields drivers ask for; absent or null without one. */
   fullDocumentBeforeChange?: Document | null;

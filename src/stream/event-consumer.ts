@@ -38,6 +38,8 @@ export interface EventConsumerOptions {
   /** False once the consumer must stop (shutdown, lost lease). */
   shouldContinue: () => boolean;
   onCaughtUp: (caughtUp: boolean) => void;
+  /** Called for each event read, with its cluster time as a 64-bit number. */
+  onEventRead?: (clusterTime: bigint) => void;
   /** Called once all corrections of an event have committed, with its cluster time in seconds. */
   onEventProcessed: (clusterTimeSeconds: number) => void;
   /**
@@ -51,6 +53,8 @@ export interface EventConsumerOptions {
   persistIntervalMs: number;
   /** How often it is written when no event was processed since the last write: only the post-batch token moved. */
   idlePersistIntervalMs: number;
+  /** A stretch (poison-events.ts): at most this many events, and only until caught up. */
+  stretch?: { maxEvents: number };
 }
 
 // Events of other documents finish while a slow one holds the token back; past this many the
@@ -86,11 +90,14 @@ class EventConsumer {
   }
 
   async run(): Promise<void> {
-    const { stream, shouldContinue, inFlight } = this.options;
+    const { stream, shouldContinue, inFlight, stretch } = this.options;
+    let read = 0;
     try {
-      while (shouldContinue() && this.failure === undefined) {
+      while (shouldContinue() && this.failure === undefined && read < (stretch?.maxEvents ?? Infinity)) {
         const event = await stream.tryNext();
         if (event) {
+          read++;
+          if (event.clusterTime) this.options.onEventRead?.(event.clusterTime.toBigInt());
           this.options.onCaughtUp(false);
           if (NAMESPACE_EVENTS.includes(event.operationType)) await this.options.onNamespaceEvent(event);
           this.dispatch(event);
@@ -102,6 +109,7 @@ class EventConsumer {
         } else {
           // An empty batch: the server has nothing newer for us, so nothing lags behind.
           this.options.onCaughtUp(this.queue.pending === 0);
+          if (stretch) break;
         }
         this.persistWhenDue();
       }
@@ -119,7 +127,7 @@ class EventConsumer {
     const { metrics, rules, isOwnWrite } = this.options;
     const targets = isOwnWrite(event) ? [] : targetsForEvent(rules, event);
     for (const target of targets) metrics.eventsReceived.inc(targetLabels(target));
-    const seconds = event.clusterTime?.getHighBitsUnsigned?.();
+    const seconds = event.clusterTime?.getHighBitsUnsigned();
     this.newestSeconds = seconds ?? this.newestSeconds;
     const position = this.tracker.begin({ token: event._id, seconds });
     // Counted per event, outside the task: events that joined one correction all led to it.

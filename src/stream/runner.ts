@@ -21,6 +21,7 @@ import { EventPlans } from "./event-plans.js";
 import { OwnWrites } from "./own-writes.js";
 import { retryParkedTargets, type ParkedRetryContext } from "./parked-retry.js";
 import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "./parked-targets.js";
+import { NARROW_STRETCH_EVENTS, PoisonEvents, type StreamMode } from "./poison-events.js";
 import { pause } from "./retry.js";
 import { SessionPool } from "./session-pool.js";
 import { Slots } from "./slots.js";
@@ -78,6 +79,7 @@ export class Runner {
   private readonly correction: ParkedRetryContext;
   private readonly sessions: SessionPool;
   private readonly ledgerPruning: CopyLedgerPruning;
+  private readonly poison = new PoisonEvents();
   private loop: Promise<void> | undefined;
   private parkedRetrying: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
@@ -282,8 +284,40 @@ export class Runner {
   }
 
   private async stream(start: ChangeStreamOptions): Promise<void> {
+    const mode = this.poison.mode;
+    try {
+      await this.streamFrom(start, mode);
+    } catch (thrown) {
+      this.escalate(thrown);
+      throw thrown;
+    }
+    if (mode === "narrow") this.poison.stretchRead();
+  }
+
+  /** A failure that repeats where the stream stands gets past it (poison-events.ts). */
+  private escalate(thrown: unknown): void {
+    const escalation = this.poison.streamFailed(thrown);
+    if (escalation === "retry") return;
+    const { logger, metrics } = this.options;
+    metrics.errors.inc({ kind: "poison_event" });
+    const context = { err: toError(thrown), newestEventRead: this.poison.newestRead, escalation };
+    if (escalation === "narrow") {
+      logger.error(
+        context,
+        "change stream failed twice at one position; reading past it with a narrower stream",
+      );
+    } else {
+      this.historyLost = true;
+      logger.error(
+        context,
+        "the narrower stream failed at that position too; sweeping, then streaming from now",
+      );
+    }
+  }
+
+  private async streamFrom(start: ChangeStreamOptions, mode: StreamMode): Promise<void> {
     const { db, config, metrics, logger } = this.options;
-    const stream = db.watch<Document, ProjectedChangeEvent>(buildWatchPipeline(this.rules), {
+    const stream = db.watch<Document, ProjectedChangeEvent>(buildWatchPipeline(this.rules, mode), {
       ...start,
       ...watchOptions(this.rules),
       maxAwaitTimeMS: this.options.maxAwaitTimeMS ?? 1000,
@@ -307,8 +341,10 @@ export class Runner {
         idlePersistIntervalMs: this.options.idlePersistIntervalMs ?? IDLE_PERSIST_INTERVAL_MS,
         onCaughtUp: (caughtUp) => this.lag.setCaughtUp(caughtUp),
         onEventProcessed: (clusterTimeSeconds) => this.lag.eventProcessed(clusterTimeSeconds),
+        onEventRead: (clusterTime) => this.poison.eventRead(clusterTime),
         onPositionPersisted: (clusterTimeSeconds) => this.ledgerPruning.positionPersisted(clusterTimeSeconds),
         onNamespaceEvent: (event) => this.namespaceChanged(event),
+        ...(mode === "narrow" ? { stretch: { maxEvents: NARROW_STRETCH_EVENTS } } : {}),
       });
     } finally {
       this.lag.setCaughtUp(false);

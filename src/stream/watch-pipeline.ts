@@ -15,6 +15,7 @@ import type { ChangeStreamOptions, Document } from "mongodb";
 import type { PatternRule } from "../patterns/driver.js";
 import { positionsSetIn } from "../patterns/common/update-filters.js";
 import { driverOf } from "../patterns/registry.js";
+import type { StreamMode } from "./poison-events.js";
 
 /**
  * Events per getMore: enough to keep `concurrency` corrections busy between round trips,
@@ -64,7 +65,11 @@ function positionsSet(rules: readonly PatternRule[]): Document {
   };
 }
 
-export function buildWatchPipeline(rules: readonly PatternRule[]): Document[] {
+/**
+ * The stream's stages. Narrow (to get past a poison event, poison-events.ts), events keep
+ * their keys and projected fields but not what they showed of an update's entries.
+ */
+export function buildWatchPipeline(rules: readonly PatternRule[], mode: StreamMode = "full"): Document[] {
   const namespaceEvents = { operationType: { $in: NAMESPACE_EVENTS } };
   return [
     { $match: { $or: [...rules.flatMap((rule) => driverOf(rule).eventFilters(rule)), namespaceEvents] } },
@@ -78,7 +83,7 @@ export function buildWatchPipeline(rules: readonly PatternRule[]): Document[] {
         lsid: 1,
         txnNumber: 1,
         ...projectedFields(rules),
-        ...positionsSet(rules),
+        ...(mode === "full" ? positionsSet(rules) : {}),
       },
     },
   ];

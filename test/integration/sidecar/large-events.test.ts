@@ -25,7 +25,7 @@ function text(seed: number, bytes: number): string {
 const LARGE_TIMEOUT_MS = 120_000;
 
 void test("a book pushed ~14 MiB of purchasers at once is corrected, and so is the next small one", async () => {
-  const sales = fixture.db.collection<Document>("sales");
+  const sales = fixture.db.collection<{ _id: number; customers_purchased: string[] }>("sales");
   await sales.insertOne({ _id: 1, customers_purchased: ["first"] });
   const many = Array.from({ length: 95_000 }, (_, i) => text(i, 138));
   await sales.updateOne({ _id: 1 }, { $push: { customers_purchased: { $each: many } } });
@@ -40,7 +40,7 @@ void test("a book pushed ~14 MiB of purchasers at once is corrected, and so is t
   assert.deepEqual(await allPurchasers(fixture.db, 1), ["first", ...many]);
 });
 
-function trade(customer: number, i: number, bytes: number): Document {
+function trade(i: number, bytes: number): Document {
   return { type: "buy", ticker: text(i, bytes), qty: 1, date: new Date(Date.UTC(2024, 0, 1) + i * 1000) };
 }
 
@@ -55,12 +55,17 @@ async function isSplit(customer: number, trades: number): Promise<boolean> {
 }
 
 void test("a bucket pushed ~14 MiB of trades at once is split, and so is the next small one", async () => {
-  const trades = fixture.db.collection<Document>("trades");
+  const trades = fixture.db.collection<{
+    _id: string;
+    customerId: number;
+    count: number;
+    history: Document[];
+  }>("trades");
   const start = Date.UTC(2024, 0, 1) / 1000;
-  const large = Array.from({ length: 10_000 }, (_, i) => trade(7, i, 1400));
+  const large = Array.from({ length: 10_000 }, (_, i) => trade(i, 1400));
   await trades.insertOne({ _id: `7_${start}`, customerId: 7, count: 1, history: large.slice(0, 1) });
   await trades.updateOne({ _id: `7_${start}` }, { $push: { history: { $each: large.slice(1) } } });
-  const small = Array.from({ length: 11 }, (_, i) => trade(8, i, 10));
+  const small = Array.from({ length: 11 }, (_, i) => trade(i, 10));
   await trades.insertOne({ _id: `8_${start}`, customerId: 8, count: 11, history: small });
 
   await waitUntil(() => isSplit(8, 11), { description: "the small bucket split" });
