@@ -37,6 +37,12 @@ export async function ownSession<T>(
 }
 
 const COMMIT_ATTEMPTS = 3;
+/**
+ * How long one commit may wait for a majority: unbounded, a primary that cannot reach one
+ * held the correction, and the stop behind it, for ever. A commit that runs out is repeated
+ * (its outcome is unknown) and the correction retried, never taken as done.
+ */
+export const MAX_COMMIT_TIME_MS = 10_000;
 // Short: a write conflict clears as soon as the other transaction commits or aborts.
 const TRANSACTION_BACKOFF = { baseMs: 20, maxMs: 1000 };
 
@@ -79,6 +85,7 @@ async function runAttempt<T>(
     readConcern: { level: "snapshot" },
     writeConcern: { w: "majority" },
     readPreference: "primary",
+    maxCommitTimeMS: MAX_COMMIT_TIME_MS,
   });
   let result: T;
   try {
