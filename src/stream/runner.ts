@@ -27,7 +27,7 @@ import { SessionPool } from "./session-pool.js";
 import { Slots } from "./slots.js";
 import { StreamLag } from "./stream-lag.js";
 import { sweep } from "./sweep.js";
-import { SweepCheckpoints } from "./sweep-checkpoints.js";
+import { SweepCheckpoints, type SweepStart } from "./sweep-checkpoints.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./targets.js";
 import { rulesFingerprint, streamName, TokenStore } from "./token-store.js";
 import { buildWatchPipeline, watchOptions } from "./watch-pipeline.js";
@@ -60,6 +60,17 @@ export interface RunnerOptions {
   sweepPageSize?: number;
 }
 
+/** A sweep due when the stream starts, and the time noted before it began. */
+interface DueSweep {
+  checkpoints: SweepCheckpoints;
+  start: SweepStart;
+}
+
+interface StartingPoint {
+  stream: ChangeStreamOptions;
+  sweep?: DueSweep;
+}
+
 export interface RunnerStatus {
   state: RunnerState;
   caughtUp: boolean;
@@ -80,6 +91,10 @@ export class Runner {
   private readonly sessions: SessionPool;
   private readonly ledgerPruning: CopyLedgerPruning;
   private readonly poison = new PoisonEvents();
+  /** Whether a sweep runs beside the stream (the runner's state says sweeping until it ends). */
+  private sweeping = false;
+  /** Stops the stream of the current lead, when the sweep beside it failed. */
+  private streamStop = new AbortController();
   private loop: Promise<void> | undefined;
   private parkedRetrying: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
@@ -216,8 +231,9 @@ export class Runner {
     const parkedRetries = setInterval(() => void this.retryDueParkedTargets(), this.parkedRetryMs);
     try {
       const start = await this.startingPoint();
-      if (!start || !this.mayContinue()) return;
-      await this.stream(start);
+      if (!this.mayContinue()) return;
+      this.streamStop = new AbortController();
+      await (start.sweep ? this.streamWhileSweeping(start.stream, start.sweep) : this.stream(start.stream));
     } finally {
       clearInterval(parkedRetries);
       await this.parkedRetrying;
@@ -251,36 +267,67 @@ export class Runner {
     return !this.stopping && this.leading;
   }
 
-  /** Where the stream starts: after the stored token, or after a sweep from the time noted before it. */
-  private async startingPoint(): Promise<ChangeStreamOptions | undefined> {
-    const stored = this.historyLost ? null : await this.tokens.load();
-    if (stored) {
-      this.setState("resuming");
-      // startAfter, unlike resumeAfter, also resumes past an invalidate event.
-      return { startAfter: stored.resumeToken };
-    }
-    this.setState("sweeping");
+  /**
+   * Where the stream starts, after the stored token or at the time noted before a sweep, and
+   * the sweep that runs beside it when one is due: on a first start, after lost history, and
+   * to finish one that was interrupted.
+   */
+  private async startingPoint(): Promise<StartingPoint> {
     const checkpoints = new SweepCheckpoints(this.options.db, this.options.config.stateCollection);
     // A stream from an interrupted sweep's start may be what just failed: start afresh.
     if (this.historyLost) await checkpoints.clearAll();
-    // Continuing an interrupted sweep, the stream opens at the time noted before it began.
-    const start = await checkpoints.start(this.options.db);
-    await sweep({
+    const stored = this.historyLost ? null : await this.tokens.load();
+    // startAfter, unlike resumeAfter, also resumes past an invalidate event.
+    const resumed = stored && { startAfter: stored.resumeToken };
+    if (resumed && !(await checkpoints.pending())) {
+      this.setState("resuming");
+      return { stream: resumed };
+    }
+    this.setState("sweeping");
+    // Continuing an interrupted sweep, a stream not yet stored opens at the time noted before it.
+    const start = await checkpoints.begin(this.options.db);
+    return { stream: resumed || { startAtOperationTime: start.clusterTime }, sweep: { checkpoints, start } };
+  }
+
+  /**
+   * The sweep, and the stream from the time noted before it, side by side: a stream that
+   * waited for a sweep longer than the oplog window could never be opened. The stream's
+   * failure stops the sweep, the sweep's the stream.
+   */
+  private async streamWhileSweeping(from: ChangeStreamOptions, due: DueSweep): Promise<void> {
+    const stopSweep = new AbortController();
+    this.sweeping = true;
+    const streaming = this.stream(from).finally(() => stopSweep.abort());
+    try {
+      await this.sweepBeside(due, stopSweep.signal);
+    } catch (thrown) {
+      this.streamStop.abort();
+      await streaming.catch(() => undefined);
+      throw thrown;
+    } finally {
+      this.sweeping = false;
+    }
+    if (!stopSweep.signal.aborted) this.setState("streaming");
+    await streaming;
+  }
+
+  private async sweepBeside({ checkpoints, start }: DueSweep, stopped: AbortSignal): Promise<void> {
+    const shouldStop = () => stopped.aborted || !this.mayContinue();
+    const reports = await sweep({
       db: this.options.db,
       rules: this.rules,
       stateCollection: this.options.config.stateCollection,
       logger: this.options.logger,
       metrics: this.options.metrics,
       correct: (target) => this.correct(target),
-      retryParked: () =>
-        retryParkedTargets(this.correction, { dueOnly: false, shouldStop: () => !this.mayContinue() }),
-      shouldStop: () => !this.mayContinue(),
+      retryParked: () => retryParkedTargets(this.correction, { dueOnly: false, shouldStop }),
+      shouldStop,
       checkpoints: { store: checkpoints, start },
       pageSize: this.options.sweepPageSize,
     });
-    if (!this.mayContinue()) return undefined;
+    if (shouldStop() || !reports.every((report) => report.completed)) return;
+    await checkpoints.finish();
     this.historyLost = false;
-    return { startAtOperationTime: start.clusterTime };
   }
 
   private async stream(start: ChangeStreamOptions): Promise<void> {
@@ -323,7 +370,7 @@ export class Runner {
       maxAwaitTimeMS: this.options.maxAwaitTimeMS ?? 1000,
     });
     this.lag.reset();
-    this.setState("streaming");
+    if (!this.sweeping) this.setState("streaming");
     try {
       await consumeEvents({
         stream,
@@ -336,7 +383,7 @@ export class Runner {
         logger,
         correct: (target) => this.correct(target),
         isOwnWrite: (event) => this.correction.ownWrites.isOwn(event),
-        shouldContinue: () => this.mayContinue(),
+        shouldContinue: () => this.mayContinue() && !this.streamStop.signal.aborted,
         persistIntervalMs: this.options.persistIntervalMs ?? 1000,
         idlePersistIntervalMs: this.options.idlePersistIntervalMs ?? IDLE_PERSIST_INTERVAL_MS,
         onCaughtUp: (caughtUp) => this.lag.setCaughtUp(caughtUp),

@@ -29,6 +29,8 @@ export interface SweepStart {
 }
 
 const PREFIX = "sweep:";
+/** Marks a sweep the runner began and has not finished, checkpoint or not. */
+const PENDING_ID = `${PREFIX}pending`;
 
 function checkpointId(rule: PatternRule, source: string): string {
   return `${PREFIX}${rule.name}:${source}`;
@@ -52,6 +54,27 @@ export class SweepCheckpoints {
     );
     if (oldest) return { clusterTime: oldest.clusterTime, startedAt: oldest.startedAt };
     return { clusterTime: await currentClusterTime(db), startedAt: new Date() };
+  }
+
+  /** Whether a sweep began and did not finish (the runner's, or one `sweep` left halfway). */
+  async pending(): Promise<boolean> {
+    return (await this.checkpoints.countDocuments({ _id: { $regex: `^${PREFIX}` } }, { limit: 1 })) > 0;
+  }
+
+  /** The runner begins (or continues) a sweep: `start()`, marked pending until `finish()`. */
+  async begin(db: Db): Promise<SweepStart> {
+    const start = await this.start(db);
+    await this.checkpoints.updateOne(
+      { _id: PENDING_ID },
+      { $setOnInsert: { startedAt: start.startedAt, clusterTime: start.clusterTime } },
+      { upsert: true },
+    );
+    return start;
+  }
+
+  /** Every rule's sweep completed. */
+  async finish(): Promise<void> {
+    await this.checkpoints.deleteOne({ _id: PENDING_ID });
   }
 
   /** The key to continue `source` of `rule` after; undefined to start from its first. */

@@ -30,10 +30,11 @@ const DEFAULT_SERVER_VERSION: ServerVersion = "8.0";
 /**
  * `uri` names a deployment to use instead (a benchmark's server in a process of its own);
  * MONGODB_URI still wins, so that a run against a real replica set stays one. `serverVersion`
- * is the embedded server's only: a real one is what it is.
+ * and `changeHistoryLimit` (its oplog window, in change records) are the embedded server's
+ * only: a real one is what it is.
  */
 export async function startTestMongo(
-  options: { uri?: string; serverVersion?: ServerVersion } = {},
+  options: { uri?: string; serverVersion?: ServerVersion; changeHistoryLimit?: number } = {},
 ): Promise<TestMongo> {
   const external = process.env.MONGODB_URI ?? options.uri;
   let server: EmbeddedServer | undefined;
@@ -42,7 +43,8 @@ export async function startTestMongo(
     uri = external;
   } else {
     const serverVersion = options.serverVersion ?? DEFAULT_SERVER_VERSION;
-    server = await startEmbeddedServer({ host: "127.0.0.1", port: 0, serverVersion });
+    const { changeHistoryLimit } = options;
+    server = await startEmbeddedServer({ host: "127.0.0.1", port: 0, serverVersion, changeHistoryLimit });
     uri = server.uri;
   }
   const clients: MongoClient[] = [];
