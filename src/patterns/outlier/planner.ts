@@ -24,6 +24,7 @@ import type { OutlierRule } from "./rule.js";
 import { keepFirst } from "../common/array-trim.js";
 import { describeValue, sameBsonValue, sequenceNumber } from "../common/bson-value.js";
 import { extended } from "../common/extended.js";
+import { referringTo } from "../common/reference-filter.js";
 import {
   chunkGuard,
   chunksFrom,
@@ -100,7 +101,7 @@ export function planAppendedMove(rule: OutlierRule, sourceId: unknown, appended:
   };
   const trim = trimSource(rule, sourceId, rule.threshold + extras.length, sameExtras);
   return extended(moved([trim, ...chunksFrom(rule, sourceId, 0, extras)], extras.length), {
-    absent: [{ collection: rule.overflowCollection, filter: { [rule.referenceField]: sourceId } }],
+    absent: [{ collection: rule.overflowCollection, filter: referringTo(rule.referenceField, sourceId) }],
   });
 }
 

@@ -2,6 +2,7 @@
 // transaction, so that the plan and its writes see one snapshot.
 import type { ClientSession, Db, Document } from "mongodb";
 import { bsonKey, RAW, verbatim, verbatimOrNull } from "../common/bson-value.js";
+import { referringTo } from "../common/reference-filter.js";
 import type { OutlierRule } from "./rule.js";
 import type { OverflowChunkState, OutlierState } from "./planner.js";
 
@@ -16,7 +17,7 @@ async function readLastChunk(
 ): Promise<Document | null> {
   const [last] = await db
     .collection(rule.overflowCollection)
-    .find({ [rule.referenceField]: sourceId }, { session, ...RAW })
+    .find(referringTo(rule.referenceField, sourceId), { session, ...RAW })
     .sort(lastChunkFirst(rule))
     .limit(1)
     .map(verbatim)
@@ -56,12 +57,18 @@ export async function readOutlierStates(
     .map(verbatim)
     .toArray();
   const byId = new Map(found.map((doc) => [bsonKey(doc._id), doc]));
-  return sourceIds.map((id) => {
-    const joined = byId.get(bsonKey(id));
-    if (!joined) return null;
-    const { [LAST_CHUNK]: chunks, ...source } = joined;
-    return { source, lastChunk: (chunks as Document[])[0] ?? null };
-  });
+  return Promise.all(
+    sourceIds.map(async (id) => {
+      const joined = byId.get(bsonKey(id));
+      if (!joined) return null;
+      const { [LAST_CHUNK]: chunks, ...source } = joined;
+      const lastChunk = (chunks as Document[])[0] ?? null;
+      // The join's equality with a null _id also takes chunks that lack the reference field.
+      if (id === null && lastChunk !== null && !(rule.referenceField in lastChunk))
+        return { source, lastChunk: await readLastChunk(db, rule, id, session) };
+      return { source, lastChunk };
+    }),
+  );
 }
 
 export async function readOverflowChunkState(

@@ -5,6 +5,7 @@
 import type { ClientSession, Db, Document } from "mongodb";
 import { bsonKey, RAW, verbatim, verbatimOrNull } from "../common/bson-value.js";
 import { ledgerId } from "../common/copy-ledger.js";
+import { referringTo } from "../common/reference-filter.js";
 import type { SubsetRule } from "./rule.js";
 import type { SubsetState } from "./planner.js";
 
@@ -38,13 +39,13 @@ export async function readSubsetState(
   const fullSet = db.collection(rule.fullSetCollection);
   const embedded = await fullSet
     .find(
-      { [rule.referenceField]: source._id, [rule.idField]: { $in: embeddedIds(rule, source) } },
+      { ...referringTo(rule.referenceField, source._id), [rule.idField]: { $in: embeddedIds(rule, source) } },
       { session, ...RAW },
     )
     .map(verbatim)
     .toArray();
   const newest = await fullSet
-    .find({ [rule.referenceField]: source._id }, { session, ...RAW })
+    .find(referringTo(rule.referenceField, source._id), { session, ...RAW })
     .sort({ [rule.sortField]: -1, [rule.idField]: -1 })
     .limit(newestCount)
     .map(verbatim)
@@ -65,7 +66,7 @@ export async function readDeletionState(
     await db
       .collection(rule.fullSetCollection)
       .findOne(
-        { [rule.referenceField]: state.source._id, [rule.idField]: target.entryId },
+        { ...referringTo(rule.referenceField, state.source._id), [rule.idField]: target.entryId },
         { session, ...RAW },
       ),
   );
