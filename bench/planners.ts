@@ -9,6 +9,7 @@ import type { OutlierRule } from "../src/patterns/outlier/rule.js";
 import type { SubsetRule } from "../src/patterns/subset/rule.js";
 import { planBucketSplit } from "../src/patterns/bucket/planner.js";
 import { planOutlierMove, planOverflowChunkSplit } from "../src/patterns/outlier/planner.js";
+import { lastChunkOf } from "../src/patterns/outlier/overflow-chunks.js";
 import { planSubset } from "../src/patterns/subset/planner.js";
 import type { Plan } from "../src/patterns/plan.js";
 import type { Benchmark } from "./benchmark.js";
@@ -76,13 +77,14 @@ function outlierCases(rule: OutlierRule): PatternCases {
           writes: PURCHASERS / rule.chunkSize,
           moved: PURCHASERS - rule.chunkSize,
         },
-        plan: () => planOverflowChunkSplit(rule, { chunk: overfilled, lastChunk: overfilled }),
+        plan: () =>
+          planOverflowChunkSplit(rule, { chunk: overfilled, lastChunk: lastChunkOf(rule, overfilled) }),
       },
     ],
     inShape: {
       label: `outlier: book in shape (${rule.threshold} + extras)`,
       expected: { outcome: "none" },
-      plan: () => planOutlierMove(rule, { source: inShape, lastChunk }),
+      plan: () => planOutlierMove(rule, { source: inShape, lastChunk: lastChunkOf(rule, lastChunk) }),
     },
   };
 }

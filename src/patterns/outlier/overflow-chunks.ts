@@ -10,56 +10,116 @@
 // New chunks get `_id: { <referenceField>: sourceId, <sequenceField>: n }`: (source, n) is
 // unique for the life of the data, so a stale or replayed insert fails on the _id index
 // instead of duplicating extras, even outside a transaction.
-import type { Document } from "mongodb";
+import { BSON, type Document } from "mongodb";
 import type { OutlierRule } from "./rule.js";
 import { describeValue, printedKey, sequenceNumber } from "../common/bson-value.js";
-import { inGroupsOf } from "../common/groups.js";
 import type { Write } from "../plan.js";
+
+/**
+ * What placing extras needs of a source's last chunk, not its entries: a chunk may hold
+ * MiBs, and one joined to its source may pass the 16 MiB limit (reader.ts).
+ */
+export interface LastChunk {
+  _id: unknown;
+  /** The sequence field as stored; undefined when the chunk has none. */
+  sequence: unknown;
+  /** How many entries it holds; a description of the field when it is not an array. */
+  entries: number | string;
+  /** Its BSON size in bytes. */
+  bytes: number;
+  /** The whole chunk when it has no sequence: adopting it rewrites its entries. */
+  unnumbered?: Document;
+}
+
+/**
+ * A chunk the sidecar fills stops at this many bytes, well under the 16 MiB document limit:
+ * the rest is room for the seed's application, which pushes into a book's first chunk.
+ */
+export const MAX_CHUNK_BYTES = 8 * 1024 * 1024;
+
+/** `chunk` as placing extras sees it (the reader computes the same on the server). */
+export function lastChunkOf(rule: OutlierRule, chunk: Document): LastChunk {
+  const entries: unknown = chunk[rule.overflowArrayField];
+  const sequence: unknown = chunk[rule.sequenceField];
+  return {
+    _id: chunk._id,
+    sequence,
+    entries: Array.isArray(entries) ? entries.length : describeValue(entries),
+    bytes: BSON.calculateObjectSize(chunk),
+    ...(sequence === undefined ? { unnumbered: chunk } : {}),
+  };
+}
+
+/** What one more array element costs a document: the value, its type byte, and an index key of up to 7 digits. */
+function entryBytes(entry: unknown): number {
+  return BSON.calculateObjectSize({ v: entry }) - 5 + 6;
+}
+
+/**
+ * How many of `entries`, from the first, fit in `count` entries and `bytes`; at least one
+ * when `atLeastOne` (a new chunk takes an entry however large: it fits a document alone).
+ */
+function fitting(entries: readonly unknown[], count: number, bytes: number, atLeastOne: boolean): number {
+  let used = 0;
+  let taken = 0;
+  while (taken < entries.length && taken < count) {
+    used += entryBytes(entries[taken]);
+    if (used > bytes && !(atLeastOne && taken === 0)) break;
+    taken++;
+  }
+  return taken;
+}
 
 export type Placement = { ok: true; writes: Write[] } | { ok: false; reason: string };
 
 interface LastChunkSlot {
   /** Sequence number of the next new chunk. */
   nextSequence: number;
-  /** Entries the last chunk can still take. */
-  room: number;
+  /** Entries, and bytes of them, the last chunk can still take. */
+  room: { count: number; bytes: number };
   /** Writes to the last chunk, given the entries appended to it (none if nothing is). */
   append: (entries: unknown[]) => Write[];
 }
 
-function chunkLabel(rule: OutlierRule, chunk: Document): string {
-  return `${rule.overflowCollection} ${printedKey(chunk._id)}`;
+function chunkLabel(rule: OutlierRule, chunkId: unknown): string {
+  return `${rule.overflowCollection} ${printedKey(chunkId)}`;
 }
 
 /** The guard every write to a chunk carries: its _id and the exact size it was read with. */
 export function chunkGuard(rule: OutlierRule, chunk: Document): Document {
   const entries = chunk[rule.overflowArrayField] as unknown[];
-  return { _id: chunk._id, [rule.overflowArrayField]: { $size: entries.length } };
+  return sizeGuard(rule, chunk._id, entries.length);
+}
+
+function sizeGuard(rule: OutlierRule, chunkId: unknown, size: number): Document {
+  return { _id: chunkId, [rule.overflowArrayField]: { $size: size } };
 }
 
 export function overflowEntriesProblem(rule: OutlierRule, chunk: Document): string | null {
   const entries: unknown = chunk[rule.overflowArrayField];
   if (Array.isArray(entries)) return null;
-  return `${chunkLabel(rule, chunk)}: ${rule.overflowArrayField} is ${describeValue(entries)}, expected an array`;
+  return `${chunkLabel(rule, chunk._id)}: ${rule.overflowArrayField} is ${describeValue(entries)}, expected an array`;
 }
 
-function lastChunkSlot(rule: OutlierRule, lastChunk: Document | null): LastChunkSlot | string {
-  if (lastChunk === null) return { nextSequence: 0, room: 0, append: () => [] };
-  const problem = overflowEntriesProblem(rule, lastChunk);
-  if (problem !== null) return problem;
-  const stored: unknown = lastChunk[rule.sequenceField];
+function lastChunkSlot(rule: OutlierRule, lastChunk: LastChunk | null): LastChunkSlot | string {
+  if (lastChunk === null) return { nextSequence: 0, room: { count: 0, bytes: 0 }, append: () => [] };
+  const { entries: size, sequence: stored } = lastChunk;
+  if (typeof size === "string")
+    return `${chunkLabel(rule, lastChunk._id)}: ${rule.overflowArrayField} is ${size}, expected an array`;
   const adopt = stored === undefined;
   const sequence = sequenceNumber(stored);
   if (!adopt && sequence === undefined) {
-    return `${chunkLabel(rule, lastChunk)}: ${rule.sequenceField} is ${describeValue(stored)}, expected an integer from 0`;
+    return `${chunkLabel(rule, lastChunk._id)}: ${rule.sequenceField} is ${describeValue(stored)}, expected an integer from 0`;
   }
-  const size = (lastChunk[rule.overflowArrayField] as unknown[]).length;
   return {
     nextSequence: sequence === undefined ? 1 : sequence + 1,
-    room: Math.max(0, rule.chunkSize - size),
+    room: {
+      count: Math.max(0, rule.chunkSize - size),
+      bytes: Math.max(0, MAX_CHUNK_BYTES - lastChunk.bytes),
+    },
     append: (entries) => {
       if (entries.length === 0 && !adopt) return [];
-      const filter = chunkGuard(rule, lastChunk);
+      const filter = sizeGuard(rule, lastChunk._id, size);
       const update: Document = { $push: { [rule.overflowArrayField]: { $each: entries } } };
       if (adopt) {
         filter[rule.sequenceField] = { $exists: false };
@@ -70,30 +130,48 @@ function lastChunkSlot(rule: OutlierRule, lastChunk: Document | null): LastChunk
   };
 }
 
-/** A new overflow chunk of `sourceId` holding `entries` (at most chunkSize of them). */
+/** A new overflow chunk of `sourceId` holding `entries`. */
 export function newChunk(rule: OutlierRule, sourceId: unknown, sequence: number, entries: unknown[]): Write {
   return {
     op: "insertOne",
     collection: rule.overflowCollection,
-    document: {
-      _id: { [rule.referenceField]: sourceId, [rule.sequenceField]: sequence },
-      [rule.referenceField]: sourceId,
-      [rule.sequenceField]: sequence,
-      [rule.overflowArrayField]: entries,
-    },
+    document: newChunkDocument(rule, sourceId, sequence, entries),
   };
 }
 
-/** New chunks numbered from `firstSequence` holding `extras` in order, chunkSize at most each. */
+function newChunkDocument(
+  rule: OutlierRule,
+  sourceId: unknown,
+  sequence: number,
+  entries: unknown[],
+): Document {
+  return {
+    _id: { [rule.referenceField]: sourceId, [rule.sequenceField]: sequence },
+    [rule.referenceField]: sourceId,
+    [rule.sequenceField]: sequence,
+    [rule.overflowArrayField]: entries,
+  };
+}
+
+/**
+ * New chunks numbered from `firstSequence` holding `extras` in order, each at most chunkSize
+ * entries and MAX_CHUNK_BYTES (but for a single larger entry).
+ */
 export function chunksFrom(
   rule: OutlierRule,
   sourceId: unknown,
   firstSequence: number,
-  extras: unknown[],
+  extras: readonly unknown[],
 ): Write[] {
-  return inGroupsOf(extras, rule.chunkSize).map((group, index) =>
-    newChunk(rule, sourceId, firstSequence + index, group),
-  );
+  const budget =
+    MAX_CHUNK_BYTES - BSON.calculateObjectSize(newChunkDocument(rule, sourceId, firstSequence, []));
+  const chunks: Write[] = [];
+  for (let start = 0; start < extras.length;) {
+    const taken = fitting(extras.slice(start), rule.chunkSize, budget, true);
+    chunks.push(newChunk(rule, sourceId, firstSequence + chunks.length, extras.slice(start, start + taken)));
+    start += taken;
+  }
+  return chunks;
 }
 
 /**
@@ -106,17 +184,18 @@ export function chunksFrom(
 export function placeExtras(
   rule: OutlierRule,
   sourceId: unknown,
-  lastChunk: Document | null,
+  lastChunk: LastChunk | null,
   extras: readonly unknown[],
   olderThanUnnumbered = false,
 ): Placement {
   const slot = lastChunkSlot(rule, lastChunk);
   if (typeof slot === "string") return { ok: false, reason: slot };
-  if (olderThanUnnumbered && lastChunk !== null && lastChunk[rule.sequenceField] === undefined) {
-    return { ok: true, writes: prependToUnnumbered(rule, sourceId, lastChunk, extras) };
+  if (olderThanUnnumbered && lastChunk?.unnumbered) {
+    return { ok: true, writes: prependToUnnumbered(rule, sourceId, lastChunk.unnumbered, extras) };
   }
-  const appended = extras.slice(0, slot.room);
-  const created = chunksFrom(rule, sourceId, slot.nextSequence, extras.slice(slot.room));
+  const room = fitting(extras, slot.room.count, slot.room.bytes, false);
+  const appended = extras.slice(0, room);
+  const created = chunksFrom(rule, sourceId, slot.nextSequence, extras.slice(room));
   return { ok: true, writes: [...slot.append(appended), ...created] };
 }
 
@@ -128,15 +207,17 @@ export function prependToUnnumbered(
   extras: readonly unknown[],
 ): Write[] {
   const entries = [...extras, ...(chunk[rule.overflowArrayField] as unknown[])];
+  const { [rule.overflowArrayField]: _, ...rest } = chunk;
+  const kept = fitting(entries, rule.chunkSize, MAX_CHUNK_BYTES - BSON.calculateObjectSize(rest) - 16, true);
   const adopt: Write = {
     op: "updateOne",
     collection: rule.overflowCollection,
     filter: { ...chunkGuard(rule, chunk), [rule.sequenceField]: { $exists: false } },
     update: {
-      $set: { [rule.overflowArrayField]: entries.slice(0, rule.chunkSize), [rule.sequenceField]: 0 },
+      $set: { [rule.overflowArrayField]: entries.slice(0, kept), [rule.sequenceField]: 0 },
     },
   };
-  return [adopt, ...chunksFrom(rule, sourceId, 1, entries.slice(rule.chunkSize))];
+  return [adopt, ...chunksFrom(rule, sourceId, 1, entries.slice(kept))];
 }
 
 /**
@@ -152,7 +233,7 @@ export function mergeUnnumbered(
   rule: OutlierRule,
   sourceId: unknown,
   chunk: Document,
-  lastNumbered: Document,
+  lastNumbered: LastChunk,
   extras: readonly unknown[],
 ): Placement {
   const entries = chunk[rule.overflowArrayField] as unknown[];

@@ -30,6 +30,7 @@ import {
   chunksFrom,
   mergeUnnumbered,
   overflowEntriesProblem,
+  type LastChunk,
   placeExtras,
   prependToUnnumbered,
 } from "./overflow-chunks.js";
@@ -38,14 +39,14 @@ import type { Plan, Write } from "../plan.js";
 export interface OutlierState {
   source: Document;
   /** The overflow document of this source with the highest sequenceField (null if none). */
-  lastChunk: Document | null;
+  lastChunk: LastChunk | null;
 }
 
 export interface OverflowChunkState {
   /** An overflow document an application overfilled, or one without a sequence. */
   chunk: Document;
   /** The overflow document of the same source with the highest sequenceField (may be `chunk`). */
-  lastChunk: Document;
+  lastChunk: LastChunk;
   /** For a chunk without a sequence: its source document (null when it has none). */
   source?: Document | null;
 }
@@ -121,7 +122,7 @@ function planUnnumberedChunk(rule: OutlierRule, state: OverflowChunkState, sourc
   const excess = sourceExcess(rule, state.source ?? null);
   if ("reason" in excess) return { outcome: "skip", reason: excess.reason };
   const size = (chunk[rule.overflowArrayField] as unknown[]).length;
-  if (lastChunk[rule.sequenceField] !== undefined) {
+  if (lastChunk.sequence !== undefined) {
     const placement = mergeUnnumbered(rule, sourceId, chunk, lastChunk, excess.extras);
     if (!placement.ok) return { outcome: "skip", reason: placement.reason };
     return moved([...excess.trim, ...placement.writes], excess.extras.length + size);

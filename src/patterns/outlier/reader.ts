@@ -1,10 +1,50 @@
 // Reads what the outlier planners plan from. With a session, inside the correction's
 // transaction, so that the plan and its writes see one snapshot.
 import type { ClientSession, Db, Document } from "mongodb";
-import { bsonKey, RAW, verbatim, verbatimOrNull } from "../common/bson-value.js";
+import { bsonKey, numberValue, RAW, verbatim, verbatimOrNull } from "../common/bson-value.js";
 import { referringTo } from "../common/reference-filter.js";
+import { lastChunkOf, type LastChunk } from "./overflow-chunks.js";
 import type { OutlierRule } from "./rule.js";
 import type { OverflowChunkState, OutlierState } from "./planner.js";
+
+/**
+ * What placing extras needs of a chunk, computed on the server: never its entries, which may
+ * be MiBs, and which joined to a source may pass the 16 MiB limit. `entries` is null when
+ * the field is not an array (the chunk is then read whole, for the reason it is skipped).
+ */
+function lastChunkProjection(rule: OutlierRule): Document {
+  const entries = `$${rule.overflowArrayField}`;
+  return {
+    _id: 1,
+    sequence: `$${rule.sequenceField}`,
+    entries: { $cond: [{ $isArray: entries }, { $size: entries }, null] },
+    bytes: { $bsonSize: "$$ROOT" },
+  };
+}
+
+/** The last chunk as the server projected it; a chunk without a sequence or an entries array is read whole. */
+async function completed(
+  db: Db,
+  rule: OutlierRule,
+  projected: Document | undefined,
+  session?: ClientSession,
+): Promise<LastChunk | null> {
+  if (projected === undefined) return null;
+  const entries = numberValue(projected.entries);
+  if (projected.sequence !== undefined && entries !== undefined)
+    return {
+      _id: projected._id,
+      sequence: projected.sequence,
+      entries,
+      bytes: numberValue(projected.bytes)!,
+    };
+  const whole = verbatimOrNull(
+    await db
+      .collection(rule.overflowCollection)
+      .findOne({ _id: projected._id as never }, { session, ...RAW }),
+  );
+  return whole && lastChunkOf(rule, whole);
+}
 
 /** The overflow document of `sourceId` with the highest sequence number: where extras go next.
  * The sort is the index {reference: 1, sequence: 1} read backwards (one key examined): a
@@ -14,15 +54,21 @@ async function readLastChunk(
   rule: OutlierRule,
   sourceId: unknown,
   session?: ClientSession,
-): Promise<Document | null> {
+): Promise<LastChunk | null> {
   const [last] = await db
     .collection(rule.overflowCollection)
-    .find(referringTo(rule.referenceField, sourceId), { session, ...RAW })
-    .sort(lastChunkFirst(rule))
-    .limit(1)
+    .aggregate(
+      [
+        { $match: referringTo(rule.referenceField, sourceId) },
+        { $sort: lastChunkFirst(rule) },
+        { $limit: 1 },
+        { $project: lastChunkProjection(rule) },
+      ],
+      { session, ...RAW },
+    )
     .map(verbatim)
     .toArray();
-  return last ?? null;
+  return completed(db, rule, last, session);
 }
 
 function lastChunkFirst(rule: OutlierRule): Document {
@@ -48,7 +94,7 @@ export async function readOutlierStates(
     from: rule.overflowCollection,
     localField: "_id",
     foreignField: rule.referenceField,
-    pipeline: [{ $sort: lastChunkFirst(rule) }, { $limit: 1 }],
+    pipeline: [{ $sort: lastChunkFirst(rule) }, { $limit: 1 }, { $project: lastChunkProjection(rule) }],
     as: LAST_CHUNK,
   };
   const found = await db
@@ -62,11 +108,9 @@ export async function readOutlierStates(
       const joined = byId.get(bsonKey(id));
       if (!joined) return null;
       const { [LAST_CHUNK]: chunks, ...source } = joined;
-      const lastChunk = (chunks as Document[])[0] ?? null;
       // The join's equality with a null _id also takes chunks that lack the reference field.
-      if (id === null && lastChunk !== null && !(rule.referenceField in lastChunk))
-        return { source, lastChunk: await readLastChunk(db, rule, id, session) };
-      return { source, lastChunk };
+      if (id === null) return { source, lastChunk: await readLastChunk(db, rule, id, session) };
+      return { source, lastChunk: await completed(db, rule, (chunks as Document[])[0], session) };
     }),
   );
 }
@@ -83,7 +127,7 @@ export async function readOverflowChunkState(
   if (!chunk) return null;
   const sourceId: unknown = chunk[rule.referenceField];
   const lastChunk = await readLastChunk(db, rule, sourceId, session);
-  const state: OverflowChunkState = { chunk, lastChunk: lastChunk ?? chunk };
+  const state: OverflowChunkState = { chunk, lastChunk: lastChunk ?? lastChunkOf(rule, chunk) };
   // A chunk without a sequence is planned with its source's extras (planner.ts).
   if (chunk[rule.sequenceField] === undefined && sourceId !== undefined && sourceId !== null) {
     state.source = verbatimOrNull(

@@ -75,7 +75,7 @@ void test("reading several books and their last chunks is one command, costing t
   assert.deepEqual(
     // Read verbatim: numbers come as the driver's Int32 objects.
     states.map(
-      (state) => state && [numberValue(state.source._id), numberValue(state.lastChunk?.seq) ?? null],
+      (state) => state && [numberValue(state.source._id), numberValue(state.lastChunk?.sequence) ?? null],
     ),
     [[9, null], [8, 149], [7, 2], null],
   );

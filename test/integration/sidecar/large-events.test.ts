@@ -106,3 +106,27 @@ void test("a product pushed ~14 MiB of reviews at once is trimmed and copied, an
     description: "the large product trimmed and copied",
   });
 });
+
+void test("a book's extras of 40 KB each fill chunks by bytes, none near the 16 MiB limit", async () => {
+  const sales = fixture.db.collection<{ _id: number; customers_purchased: string[] }>("sales");
+  await sales.insertOne({ _id: 3, customers_purchased: [] });
+  const all = Array.from({ length: 550 }, (_, i) => text(i, 40_000));
+  for (let held = 0; held < all.length; held += 125 + (held === 0 ? 50 : 0)) {
+    const total = held === 0 ? 175 : held + 125;
+    await sales.updateOne({ _id: 3 }, { $push: { customers_purchased: { $each: all.slice(held, total) } } });
+    await waitUntil(() => isBookCorrected(fixture.db, 3, total), {
+      timeoutMs: LARGE_TIMEOUT_MS,
+      description: `the book's ${total} purchasers moved`,
+    });
+  }
+  assert.deepEqual(await allPurchasers(fixture.db, 3), all);
+  const sizes = await fixture.db
+    .collection("extra_sales")
+    .aggregate<{ size: number }>([
+      { $match: { book_id: 3 } },
+      { $project: { size: { $bsonSize: "$$ROOT" } } },
+    ])
+    .toArray();
+  assert.ok(sizes.length >= 3, `${sizes.length} chunks`);
+  for (const { size } of sizes) assert.ok(size <= 8 * 1024 * 1024, `a chunk of ${size} bytes`);
+});

@@ -10,6 +10,7 @@ import { bsonKey } from "../../../src/patterns/common/bson-value.js";
 import { planBucketSplit } from "../../../src/patterns/bucket/planner.js";
 import { planLooseEntryFold } from "../../../src/patterns/bucket/loose-entries.js";
 import { planOutlierMove, planOverflowChunkSplit } from "../../../src/patterns/outlier/planner.js";
+import { lastChunkOf } from "../../../src/patterns/outlier/overflow-chunks.js";
 import { planSubset } from "../../../src/patterns/subset/planner.js";
 import type { Plan } from "../../../src/patterns/plan.js";
 import { bucketRule, outlierRule, subsetRule } from "./support/rules.js";
@@ -97,11 +98,17 @@ void test("an outlier source and its last chunk are planned alike read verbatim 
         };
         const original = [...embedded, ...(lastChunk?.customers_purchased_extra ?? [])];
         assertPlansVerbatim(original, (reader) =>
-          planOutlierMove(outlier, { source: reader(source), lastChunk: lastChunk && reader(lastChunk) }),
+          planOutlierMove(outlier, {
+            source: reader(source),
+            lastChunk: lastChunk && lastChunkOf(outlier, reader(lastChunk)),
+          }),
         );
         if (lastChunk)
           assertPlansVerbatim(original, (reader) =>
-            planOverflowChunkSplit(outlier, { chunk: reader(lastChunk), lastChunk: reader(lastChunk) }),
+            planOverflowChunkSplit(outlier, {
+              chunk: reader(lastChunk),
+              lastChunk: lastChunkOf(outlier, reader(lastChunk)),
+            }),
           );
       },
     ),

@@ -1,7 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { BSON } from "mongodb";
 import type { Document } from "mongodb";
-import { planOverflowChunkSplit } from "../../../../src/patterns/outlier/planner.js";
+import { planOutlierMove, planOverflowChunkSplit } from "../../../../src/patterns/outlier/planner.js";
+import { lastChunkOf, MAX_CHUNK_BYTES } from "../../../../src/patterns/outlier/overflow-chunks.js";
 import type { Plan } from "../../../../src/patterns/plan.js";
 import { MemoryDb } from "../support/memory-db.js";
 import { chunksInOrder, readOverflowChunkState } from "../support/readers.js";
@@ -63,21 +65,61 @@ void test("splitting a chunk again after its split is a no-op", () => {
 
 void test("a chunk within chunkSize needs nothing", () => {
   const chunk = { _id: "a", book_id: 1, seq: 0, customers_purchased_extra: users(0, 10) };
-  assert.deepEqual(planOverflowChunkSplit(rule, { chunk, lastChunk: chunk }), { outcome: "none" });
+  assert.deepEqual(planOverflowChunkSplit(rule, { chunk, lastChunk: lastChunkOf(rule, chunk) }), {
+    outcome: "none",
+  });
 });
 
 void test("an overfilled chunk without a reference to its source is skipped naming the field", () => {
   const chunk = { _id: "a", seq: 0, customers_purchased_extra: users(0, 11) };
-  const plan = planOverflowChunkSplit(rule, { chunk, lastChunk: chunk });
+  const plan = planOverflowChunkSplit(rule, { chunk, lastChunk: lastChunkOf(rule, chunk) });
   assert.match(plan.outcome === "skip" ? plan.reason : "", /book_id is missing/);
 });
 
 void test("the chunk's trim is guarded by the size it was planned from", () => {
   const chunk = { _id: "a", book_id: 1, seq: 0, customers_purchased_extra: users(0, 11) };
-  const plan = planOverflowChunkSplit(rule, { chunk, lastChunk: chunk });
+  const plan = planOverflowChunkSplit(rule, { chunk, lastChunk: lastChunkOf(rule, chunk) });
   assert.ok(plan.outcome === "writes");
   assert.deepEqual(plan.writes[0]?.op === "updateOne" && plan.writes[0].filter, {
     _id: "a",
     customers_purchased_extra: { $size: 11 },
   });
+});
+
+void test("extras fill new chunks up to MAX_CHUNK_BYTES, and one larger entry gets a chunk of its own", () => {
+  const large = (i: number, bytes: number) => `${i}`.padEnd(bytes, "x");
+  const extras = [...Array.from({ length: 500 }, (_, i) => large(i, 40_000)), large(500, 9_000_000), "last"];
+  const plan = planOutlierMove(outlierRule, {
+    source: { _id: 1, customers_purchased: [...users(0, 50), ...extras] },
+    lastChunk: null,
+  });
+  assert.ok(plan.outcome === "writes");
+  const chunks = plan.writes.flatMap((write) => (write.op === "insertOne" ? [write.document] : []));
+  const sizes = chunks.map((chunk) => BSON.calculateObjectSize(chunk));
+  assert.deepEqual(
+    chunks.flatMap((chunk) => chunk.customers_purchased_extra as string[]),
+    extras,
+  );
+  const held = chunks.map((chunk) => (chunk.customers_purchased_extra as string[]).length);
+  assert.deepEqual(held.slice(-2), [1, 1], "the 9 MB entry alone, and the next after it");
+  sizes.slice(0, -2).forEach((size) => assert.ok(size <= MAX_CHUNK_BYTES, `a chunk of ${size} bytes`));
+  assert.ok(sizes[0]! > MAX_CHUNK_BYTES - 50_000, "a full chunk is filled to the bound");
+});
+
+void test("a last chunk full by bytes takes no more extras, though it holds fewer than chunkSize", () => {
+  const chunk = {
+    _id: "a",
+    book_id: 1,
+    seq: 0,
+    customers_purchased_extra: ["x".padEnd(MAX_CHUNK_BYTES - 20, "x")],
+  };
+  const plan = planOutlierMove(outlierRule, {
+    source: { _id: 1, customers_purchased: users(0, 51) },
+    lastChunk: lastChunkOf(outlierRule, chunk),
+  });
+  assert.ok(plan.outcome === "writes");
+  assert.deepEqual(
+    plan.writes.map((write) => write.op),
+    ["updateOne", "insertOne"],
+  );
 });

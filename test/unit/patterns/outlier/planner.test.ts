@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
 import { planOutlierMove } from "../../../../src/patterns/outlier/planner.js";
+import { lastChunkOf } from "../../../../src/patterns/outlier/overflow-chunks.js";
 import type { Plan } from "../../../../src/patterns/plan.js";
 import { MemoryDb, StaleWriteError } from "../support/memory-db.js";
 import { chunksInOrder, readOutlierState } from "../support/readers.js";
@@ -142,14 +143,20 @@ void test("a purchasers field that is not an array is skipped with a reason nami
 
 void test("a last chunk whose seq is not an integer is skipped with a reason naming seq", () => {
   const lastChunk = { _id: "c", book_id: 1, seq: "two", customers_purchased_extra: [] };
-  const plan = planOutlierMove(rule, { source: { _id: 1, customers_purchased: users(0, 60) }, lastChunk });
+  const plan = planOutlierMove(rule, {
+    source: { _id: 1, customers_purchased: users(0, 60) },
+    lastChunk: lastChunkOf(rule, lastChunk),
+  });
   assert.equal(plan.outcome, "skip");
   assert.match(plan.outcome === "skip" ? plan.reason : "", /extra_sales "c": seq is a string/);
 });
 
 void test("a last chunk whose extras field is not an array is skipped with a reason naming it", () => {
   const lastChunk = { _id: "c", book_id: 1, seq: 0, customers_purchased_extra: 7 };
-  const plan = planOutlierMove(rule, { source: { _id: 1, customers_purchased: users(0, 60) }, lastChunk });
+  const plan = planOutlierMove(rule, {
+    source: { _id: 1, customers_purchased: users(0, 60) },
+    lastChunk: lastChunkOf(rule, lastChunk),
+  });
   assert.match(plan.outcome === "skip" ? plan.reason : "", /customers_purchased_extra is a number/);
 });
 

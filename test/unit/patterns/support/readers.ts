@@ -10,6 +10,7 @@ import type { OutlierRule } from "../../../../src/patterns/outlier/rule.js";
 import type { SubsetRule } from "../../../../src/patterns/subset/rule.js";
 import { splitBaseIds, type BucketState } from "../../../../src/patterns/bucket/planner.js";
 import type { OutlierState, OverflowChunkState } from "../../../../src/patterns/outlier/planner.js";
+import { lastChunkOf } from "../../../../src/patterns/outlier/overflow-chunks.js";
 import type { SubsetState } from "../../../../src/patterns/subset/planner.js";
 import { matches, type MemoryDb } from "./memory-db.js";
 
@@ -29,12 +30,13 @@ export function chunksInOrder(db: MemoryDb, rule: OutlierRule, sourceId: unknown
 export function readOutlierState(db: MemoryDb, rule: OutlierRule, sourceId: unknown): OutlierState {
   const [source] = db.find(rule.collection, (doc) => matches(doc, { _id: sourceId }));
   if (!source) throw new Error(`no source ${String(sourceId)}`);
-  return { source, lastChunk: chunksInOrder(db, rule, sourceId).at(-1) ?? null };
+  const last = chunksInOrder(db, rule, sourceId).at(-1);
+  return { source, lastChunk: last ? lastChunkOf(rule, last) : null };
 }
 
 export function readOverflowChunkState(db: MemoryDb, rule: OutlierRule, chunk: Document): OverflowChunkState {
   const sourceId: unknown = chunk[rule.referenceField];
-  const lastChunk = chunksInOrder(db, rule, sourceId).at(-1) ?? chunk;
+  const lastChunk = lastChunkOf(rule, chunksInOrder(db, rule, sourceId).at(-1) ?? chunk);
   if (chunk[rule.sequenceField] !== undefined) return { chunk, lastChunk };
   const [source] = db.find(rule.collection, (doc) => matches(doc, { _id: sourceId }));
   return { chunk, lastChunk, source: source ?? null };
