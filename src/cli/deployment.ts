@@ -76,6 +76,10 @@ async function waitUntilReachable({ uri, timeoutSeconds, logger, shutdown }: Con
   const deadline = Date.now() + timeoutSeconds * 1000;
   let probe: MongoClient | undefined;
   shutdown.defer("mongodb probe", () => probe?.close());
+  // The wait between attempts is what keeps the process alive when nothing else does (sweep,
+  // migrate): a stop ends it instead of leaving it unreferenced.
+  const stopWaiting = new AbortController();
+  shutdown.defer("mongodb retry wait", () => stopWaiting.abort());
   for (let attempt = 1; ; attempt++) {
     const remainingMs = deadline - Date.now();
     const serverSelectionTimeoutMS = Math.max(
@@ -94,8 +98,11 @@ async function waitUntilReachable({ uri, timeoutSeconds, logger, shutdown }: Con
       if (shutdown.closed || retryInMs <= 0) throw unreachableError(error, uri, timeoutSeconds);
       const deployment = redactUriPasswords(uri);
       logger.warn({ err: error, attempt, retryInMs, deployment }, "cannot reach MongoDB yet; retrying");
-      // Unreferenced: a stop during the wait must not be held up by it.
-      await delay(retryInMs, undefined, { ref: false });
+      try {
+        await delay(retryInMs, undefined, { signal: stopWaiting.signal });
+      } catch {
+        throw unreachableError(error, uri, timeoutSeconds);
+      }
     }
   }
 }

@@ -38,9 +38,12 @@ function start(args: string[], env: Record<string, string> = {}): ChildProcess &
   return Object.assign(child, { output });
 }
 
-async function cli(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+/** Runs the CLI to its end; killed (and failing the test) if it takes longer than `timeoutMs`. */
+async function cli(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<Outcome> {
   const child = start(args, env);
+  const killTimer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
   const [code] = (await once(child, "close")) as [number | null];
+  clearTimeout(killTimer);
   return { ...child.output, code };
 }
 
@@ -152,22 +155,30 @@ void test("run with MONGODB_URI announces nothing and /readyz says it is not emb
   assert.equal(output.stderr, "");
 });
 
-void test("an unreachable MongoDB is retried with a log line per attempt, then one line and exit 3", async () => {
-  const port = await freePort();
-  const result = await cli(["run"], {
-    MONGODB_URI: `mongodb://127.0.0.1:${port}/shop?directConnection=true`,
-    SIDECAR_CONNECT_TIMEOUT_SECONDS: "3",
+// Every command that connects; run logs on stdout, sweep and migrate on stderr (their report
+// is on stdout), so there the one plain line comes after the JSON lines.
+for (const command of ["run", "sweep", "migrate"]) {
+  void test(`${command}: an unreachable MongoDB is retried with a log line per attempt, then one line and exit 3`, async () => {
+    const port = await freePort();
+    const result = await cli([command], {
+      MONGODB_URI: `mongodb://127.0.0.1:${port}/shop?directConnection=true`,
+      SIDECAR_CONNECT_TIMEOUT_SECONDS: "3",
+    });
+    assert.equal(result.code, 3, result.stderr);
+    const log = command === "run" ? result.stdout : result.stderr;
+    assert.match(log, /"attempt":1,.*"msg":"cannot reach MongoDB yet; retrying"/);
+    const plain = result.stderr
+      .trimEnd()
+      .split("\n")
+      .filter((line) => !line.startsWith("{"));
+    assert.equal(plain.length, 1, result.stderr);
+    assert.match(
+      plain[0]!,
+      /^mongo-pattern-sidecar: cannot reach MongoDB at mongodb:\/\/127\.0\.0\.1:\d+\/shop\S* after trying for 3 s: .*; check MONGODB_URI's hosts/,
+    );
+    assert.match(result.stdout, /"level":60,.*"msg":"sidecar failed"/, "the JSON log keeps the detail");
   });
-  assert.equal(result.code, 3);
-  assert.match(result.stdout, /"attempt":1,.*"msg":"cannot reach MongoDB yet; retrying"/);
-  const lines = result.stderr.trimEnd().split("\n");
-  assert.equal(lines.length, 1);
-  assert.match(
-    lines[0]!,
-    /^mongo-pattern-sidecar: cannot reach MongoDB at mongodb:\/\/127\.0\.0\.1:\d+\/shop\S* after trying for 3 s: .*; check MONGODB_URI's hosts/,
-  );
-  assert.match(result.stdout, /"level":60,.*"msg":"sidecar failed"/, "the JSON log keeps the detail");
-});
+}
 
 void test("an HTTP port in use is one line naming the port and exit 6", async () => {
   const taken = createServer().listen(0, "127.0.0.1");
