@@ -1,11 +1,25 @@
 // `mongo-pattern-sidecar dev-server`: the embedded MongoDB-compatible server alone, for
 // development against a throw-away database.
 import type { Logger } from "../../ops/logger.js";
-import { startEmbeddedMongo } from "../embedded-server.js";
+import { startEmbeddedMongo, type EmbeddedServer } from "../embedded-server.js";
+import { listenFailure } from "../failures.js";
 import { waitForStopSignal } from "../stop-signal.js";
 
+const HOST = "127.0.0.1";
+const DEFAULT_PORT = 27017;
+
+/** Starts the server; a port already taken (often by a MongoDB) is a failure a person can act on. */
+async function startServer(port: number): Promise<EmbeddedServer> {
+  try {
+    return await startEmbeddedMongo({ host: HOST, port });
+  } catch (error) {
+    const target = { purpose: "start the embedded server", host: HOST, port, choosePort: "pass --port with" };
+    throw listenFailure(error, target) ?? error;
+  }
+}
+
 export async function devServerCommand(port: number | undefined, logger: Logger): Promise<number> {
-  const server = await startEmbeddedMongo({ host: "127.0.0.1", port: port ?? 27017 });
+  const server = await startServer(port ?? DEFAULT_PORT);
   process.stdout.write(`embedded server listening: ${server.uri}\n(in memory: nothing is persisted)\n`);
   await waitForStopSignal(logger);
   await server.close();

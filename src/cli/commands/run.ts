@@ -1,13 +1,13 @@
 // `mongo-pattern-sidecar run`: serve the endpoints, connect, run the runner until a stop
 // signal, then stop everything in reverse order.
 import type { Config } from "../../config/schema.js";
-import { ListenError, startHttpServer, type HttpServer, type SidecarStatus } from "../../ops/http.js";
+import { startHttpServer, type HttpServer, type SidecarStatus } from "../../ops/http.js";
 import type { Logger } from "../../ops/logger.js";
 import { createMetrics } from "../../ops/metrics.js";
 import type { ShutdownStack } from "../../ops/shutdown.js";
 import { Runner } from "../../stream/runner.js";
 import { connectDeployment, type Deployment } from "../deployment.js";
-import { EXIT_STATUS, OperationalError } from "../failures.js";
+import { listenFailure } from "../failures.js";
 import { newShutdownStack, waitForStopSignal } from "../stop-signal.js";
 
 /**
@@ -38,17 +38,9 @@ async function startEndpoints(
   try {
     return await startHttpServer({ ...config.http, ...options });
   } catch (error) {
-    if (!(error instanceof ListenError) || !["EADDRINUSE", "EACCES"].includes(error.code ?? "")) throw error;
     const { host, port } = config.http;
-    const cause =
-      error.code === "EADDRINUSE" ? "is in use by another process" : "may not be used by this user";
-    throw new OperationalError(
-      `cannot serve the HTTP endpoints: port ${port} on ${host} ${cause}; ` +
-        "set http.port (SIDECAR_HTTP_PORT) to a free port, or stop the other process",
-      EXIT_STATUS.httpPortUnavailable,
-      {},
-      { cause: error },
-    );
+    const choosePort = "set http.port (SIDECAR_HTTP_PORT) to";
+    throw listenFailure(error, { purpose: "serve the HTTP endpoints", host, port, choosePort }) ?? error;
   }
 }
 

@@ -196,6 +196,23 @@ void test("an HTTP port in use is one line naming the port and exit 6", async ()
   }
 });
 
+void test("dev-server on a port in use is one line naming the port and exit 6", async () => {
+  const taken = createServer().listen(0, "127.0.0.1");
+  await once(taken, "listening");
+  const { port } = taken.address() as { port: number };
+  try {
+    const result = await cli(["dev-server", "--port", String(port)]);
+    assert.equal(result.code, 6, result.stderr);
+    assert.equal(
+      result.stderr,
+      `mongo-pattern-sidecar: cannot start the embedded server: port ${port} on 127.0.0.1 is in use by another process; pass --port with a free port, or stop the other process\n`,
+    );
+    assert.doesNotMatch(result.stdout, /listening/);
+  } finally {
+    taken.close();
+  }
+});
+
 void test("a sweep while another sidecar holds the writer lease is one line and exit 7", async () => {
   const lease = new WriterLease(fixture.db, "pattern_sidecar_state", newHolderId(), 60);
   assert.equal(await lease.acquireOrRenew(), true);
