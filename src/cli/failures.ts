@@ -8,7 +8,7 @@ export const EXIT_STATUS = {
   unreachable: 3,
   authentication: 4,
   notAuthorised: 5,
-  /** A port to listen on (the HTTP endpoints', dev-server's) cannot be bound. */
+  /** An address to listen on (the HTTP endpoints', dev-server's port) cannot be bound. */
   portUnavailable: 6,
   leaseHeld: 7,
   /** Not a failure: `sweep --dry-run` found documents it would change (as `diff` exits 1). */
@@ -37,25 +37,42 @@ export interface ListenTarget {
   port: number;
   /** Completed by "a free port": "set http.port (SIDECAR_HTTP_PORT) to". */
   choosePort: string;
+  /** The setting that names the host, when a person chooses it: "http.host". */
+  hostSetting?: string;
 }
 
-// The system's reasons a port cannot be bound (Node's error `code`), as what follows "port N on HOST".
-const PORT_PROBLEMS: Record<string, (target: ListenTarget) => string> = {
-  EADDRINUSE: ({ choosePort }) =>
-    `is in use by another process; ${choosePort} a free port, or stop the other process`,
-  EACCES: ({ choosePort }) => `may not be used by this user; ${choosePort} a free port above 1023`,
+// The system's reasons an address cannot be bound (Node's error `code`), each as the line's
+// end after "cannot <purpose>: "; undefined when the target cannot have that problem.
+const LISTEN_PROBLEMS: Record<string, (target: ListenTarget) => string | undefined> = {
+  EADDRINUSE: ({ host, port, choosePort }) =>
+    `port ${port} on ${host} is in use by another process; ${choosePort} a free port, or stop the other process`,
+  EACCES: ({ host, port, choosePort }) =>
+    `port ${port} on ${host} may not be used by this user; ${choosePort} a free port above 1023`,
+  EADDRNOTAVAIL: (target) => hostProblem(target, "is not an address of this machine"),
+  // A host name that resolves to nothing (getaddrinfo).
+  ENOTFOUND: (target) => hostProblem(target, "does not resolve to an address"),
 };
+
+function hostProblem({ host, hostSetting }: ListenTarget, problem: string): string | undefined {
+  if (hostSetting === undefined) return undefined;
+  return (
+    `${host} (${hostSetting}) ${problem}; ` +
+    `set ${hostSetting} in the configuration file to one of this machine's addresses, or to 0.0.0.0 for all of them`
+  );
+}
 
 /** The failure to report when listening on `target` failed with `error`; undefined for other errors. */
 export function listenFailure(error: unknown, target: ListenTarget): OperationalError | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
-  const problem = typeof code === "string" ? PORT_PROBLEMS[code] : undefined;
-  if (!problem) return undefined;
-  const { purpose, host, port } = target;
+  const problem = typeof code === "string" ? LISTEN_PROBLEMS[code]?.(target) : undefined;
+  if (problem === undefined) return undefined;
+  const { host, port } = target;
   return new OperationalError(
-    `cannot ${purpose}: port ${port} on ${host} ${problem(target)}`,
+    `cannot ${target.purpose}: ${problem}`,
     EXIT_STATUS.portUnavailable,
     { host, port },
-    { cause: error },
+    {
+      cause: error,
+    },
   );
 }

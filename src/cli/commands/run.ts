@@ -30,7 +30,7 @@ async function connectUnlessStopped(
   return deployment;
 }
 
-/** Starts the endpoints; a port already taken is a failure the operator can act on. */
+/** Starts the endpoints; a port already taken, or a host not this machine's, is a failure the operator can act on. */
 async function startEndpoints(
   config: Config,
   options: Omit<Parameters<typeof startHttpServer>[0], "host" | "port">,
@@ -40,7 +40,8 @@ async function startEndpoints(
   } catch (error) {
     const { host, port } = config.http;
     const choosePort = "set http.port (SIDECAR_HTTP_PORT) to";
-    throw listenFailure(error, { purpose: "serve the HTTP endpoints", host, port, choosePort }) ?? error;
+    const target = { purpose: "serve the HTTP endpoints", host, port, choosePort, hostSetting: "http.host" };
+    throw listenFailure(error, target) ?? error;
   }
 }
 

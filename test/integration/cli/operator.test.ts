@@ -6,7 +6,10 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { ENV_OVERRIDES } from "../../../src/config/load.js";
 import { newHolderId, WriterLease } from "../../../src/stream/lease.js";
@@ -194,6 +197,18 @@ void test("an HTTP port in use is one line naming the port and exit 6", async ()
   } finally {
     taken.close();
   }
+});
+
+// 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine, so binding it fails.
+void test("an http.host that is not an address of this machine is one line naming it and exit 6", async () => {
+  const config = join(await mkdtemp(join(tmpdir(), "http-host-")), "config.yaml");
+  await writeFile(config, "http:\n  host: 192.0.2.1\n");
+  const result = await cli(["run", "--config", config], { MONGODB_URI: databaseUri() });
+  assert.equal(result.code, 6, result.stderr);
+  assert.equal(
+    result.stderr,
+    "mongo-pattern-sidecar: cannot serve the HTTP endpoints: 192.0.2.1 (http.host) is not an address of this machine; set http.host in the configuration file to one of this machine's addresses, or to 0.0.0.0 for all of them\n",
+  );
 });
 
 void test("dev-server on a port in use is one line naming the port and exit 6", async () => {

@@ -27,3 +27,20 @@ void test("an error that is not about the address stays the caller's to report",
   assert.equal(listenFailure(new Error("no code"), HTTP), undefined);
   assert.equal(listenFailure(undefined, HTTP), undefined);
 });
+
+void test("an http.host name that resolves to nothing is one line naming the setting, with exit 6", () => {
+  const failure = listenFailure(systemError("ENOTFOUND"), {
+    ...HTTP,
+    host: "sidecar.invalid",
+    hostSetting: "http.host",
+  });
+  assert.equal(failure?.exitStatus, EXIT_STATUS.portUnavailable);
+  assert.equal(
+    failure.message,
+    "cannot serve the HTTP endpoints: sidecar.invalid (http.host) does not resolve to an address; set http.host in the configuration file to one of this machine's addresses, or to 0.0.0.0 for all of them",
+  );
+});
+
+void test("an address problem of a host nobody chooses stays the caller's to report", () => {
+  assert.equal(listenFailure(systemError("EADDRNOTAVAIL"), HTTP), undefined);
+});
