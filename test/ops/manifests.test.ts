@@ -12,6 +12,7 @@ import type { IContainer } from "kubernetes-models/v1/Container";
 import type { ISecret } from "kubernetes-models/v1/Secret";
 import { parse as parseYaml } from "yaml";
 import { parseCliArgs } from "../../src/cli/args.js";
+import { STOP_DEADLINE_MS } from "../../src/cli/stop-signal.js";
 import { loadConfig } from "../../src/config/load.js";
 import { configSchema } from "../../src/config/schema.js";
 import { ENDPOINT_PATHS } from "../../src/ops/http.js";
@@ -31,7 +32,7 @@ const [secret] = manifestsOfKind<ISecret>(manifests, "Secret");
 const [podMonitor] = manifestsOfKind<IPodMonitor>(manifests, "PodMonitor");
 const DEFAULT_HTTP_PORT = configSchema.parse({}).http.port;
 /** src/cli/stop-signal.ts gives in-flight work 10 s after SIGTERM; the pod must allow more. */
-const SIDECAR_STOP_DEADLINE_SECONDS = 10;
+const SIDECAR_STOP_DEADLINE_SECONDS = STOP_DEADLINE_MS / 1000;
 
 function sidecarContainer(deployment: IDeployment): IContainer {
   const containers = deployment.spec?.template.spec?.containers ?? [];
