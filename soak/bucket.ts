@@ -6,7 +6,15 @@
 import type { Collection, Db, Document } from "mongodb";
 import { seedUpsert } from "../test/integration/sidecar/seed-upsert.js";
 import type { Prng } from "./prng.js";
-import { exactlyOnce, inOrder, type Workload, type Writer } from "./workload.js";
+import {
+  exactlyOnce,
+  inOrder,
+  nextBatch,
+  writeUnlessTooLarge,
+  type Batch,
+  type Workload,
+  type Writer,
+} from "./workload.js";
 
 const THRESHOLD = 10;
 const SEED_CUSTOMERS = [201, 202, 203];
@@ -25,10 +33,10 @@ interface Bucket {
 const trades = (db: Db): Collection<Bucket> => db.collection<Bucket>("trades");
 
 // A minute apart, so that every trade may start a bucket of its own second.
-function trade(customerId: number, i: number): Document {
+function trade(customerId: number, i: number, element: (id: string) => string): Document {
   return {
     type: i % 2 ? "sell" : "buy",
-    ticker: `${customerId}-${i}`,
+    ticker: element(`${customerId}-${i}`),
     qty: i + 1,
     date: new Date(Date.UTC(2023, 9, 26) + i * MINUTE),
   };
@@ -48,22 +56,29 @@ async function naivePush(db: Db, customerId: number, batch: Document[], withCoun
   await trades(db).insertOne({ _id, customerId, count: batch.length, history: batch });
 }
 
+/** A trade in a large batch (nextBatch): a few thousand of them make ~14 MiB. */
+const TRADE_BYTES = 2800;
+
 function customerWriter(
   customerId: number,
   written: string[],
   write: (entries: Document[]) => Promise<void>,
-  batchSize: () => number,
+  nextOf: () => Batch,
 ): Writer {
   return {
     name: `customer ${customerId}`,
     async writeOnce() {
-      const batch = Array.from({ length: batchSize() }, (_, k) => trade(customerId, written.length + k));
+      const next = nextOf();
+      const { length, element } = next;
+      const batch = Array.from({ length }, (_, k) => trade(customerId, written.length + k, element));
+      if (!(await writeUnlessTooLarge(next, () => write(batch)))) return 0;
       written.push(...batch.map((entry) => entry.ticker as string));
-      await write(batch);
       return batch.length;
     },
   };
 }
+
+const one = (): Batch => ({ length: 1, element: (id) => id, large: false });
 
 function writerFor(db: Db, customerId: number, written: string[], prng: Prng): Writer {
   if (SEED_CUSTOMERS.includes(customerId))
@@ -71,20 +86,20 @@ function writerFor(db: Db, customerId: number, written: string[], prng: Prng): W
       customerId,
       written,
       ([entry]) => seedUpsert(trades(db) as never, customerId, entry!),
-      () => 1,
+      one,
     );
   if (NAIVE_CUSTOMERS.includes(customerId))
     return customerWriter(
       customerId,
       written,
       (batch) => naivePush(db, customerId, batch, prng.int(0, 1) === 1),
-      () => prng.int(1, 4),
+      () => nextBatch(prng, TRADE_BYTES),
     );
   return customerWriter(
     customerId,
     written,
     async ([entry]) => void (await db.collection("trades").insertOne({ ...entry, customerId })),
-    () => 1,
+    one,
   );
 }
 

@@ -4,13 +4,14 @@
 import { parseArgs } from "node:util";
 import { startTestMongo, uniqueDatabaseName } from "../test/support/mongo.js";
 import { runSoak, type SoakResult } from "./run-soak.js";
+import { largeWritesDone } from "./workload.js";
 
 function summary(result: SoakResult): string {
   const verdict = result.violations.length === 0 ? "ok" : `${result.violations.length} violated`;
   return (
     `soak seed=${result.seed} duration=${result.seconds}s writes=${result.writes} elements=${result.elements} ` +
     `corrections=${result.corrections} kills=${result.kills} sigterms=${result.terminations} stops=${result.stops} ` +
-    `takeovers=${result.takeovers} invariants: ${verdict}`
+    `takeovers=${result.takeovers} large=${largeWritesDone()} invariants: ${verdict}`
   );
 }
 

@@ -4,11 +4,21 @@
 // written by both at once. Each purchase is a unique string naming its book and writer.
 import type { Db, Document } from "mongodb";
 import type { Prng } from "./prng.js";
-import { exactlyOnce, inOrder, type Workload, type Writer } from "./workload.js";
+import {
+  exactlyOnce,
+  inOrder,
+  nextBatch,
+  writeUnlessTooLarge,
+  type Workload,
+  type Writer,
+} from "./workload.js";
 
 const THRESHOLD = 50;
 /** Small, so that books span several chunks and overfilled chunks get split. */
 export const CHUNK_SIZE = 25;
+
+/** A purchaser in a large batch (nextBatch): a few thousand of them make ~14 MiB. */
+const PURCHASER_BYTES = 2800;
 
 const SEED_BOOKS = [1, 2];
 const NAIVE_BOOKS = [3, 4];
@@ -68,12 +78,13 @@ function naiveWriter(db: Db, bookId: number, prng: Prng, ledger: Ledger): Writer
   return {
     name,
     async writeOnce() {
-      const batch = Array.from(
-        { length: prng.int(1, 4) },
-        (_, i) => `b${bookId}-naive-${written.length + i}`,
-      );
+      const next = nextBatch(prng, PURCHASER_BYTES);
+      const { length, element } = next;
+      const batch = Array.from({ length }, (_, i) => element(`b${bookId}-naive-${written.length + i}`));
+      const push = () =>
+        sales(db).updateOne({ _id: bookId }, { $push: { customers_purchased: { $each: batch } } });
+      if (!(await writeUnlessTooLarge(next, push))) return 0;
       written.push(...batch);
-      await sales(db).updateOne({ _id: bookId }, { $push: { customers_purchased: { $each: batch } } });
       return batch.length;
     },
   };

@@ -5,13 +5,15 @@
 import type { Db, Document } from "mongodb";
 import { review, type Product } from "../test/integration/sidecar/harness.js";
 import type { Prng } from "./prng.js";
-import { exactlyOnce, type Workload, type Writer } from "./workload.js";
+import { exactlyOnce, nextBatch, writeUnlessTooLarge, type Workload, type Writer } from "./workload.js";
 
 const THRESHOLD = 10;
 const PRODUCTS = [1, 2];
 /** Review ids of the inserting application start here; the pushing one's start at 1. */
 const INSERTED_IDS_FROM = 1_000_000;
 const DAY = 86_400_000;
+/** A review in a large batch (nextBatch): a few hundred of them make ~14 MiB. */
+const REVIEW_BYTES = 45_000;
 
 type Ledger = Map<number, Document[]>;
 /** Per product, the review ids the deleting application deleted from the full set. */
@@ -25,17 +27,27 @@ function reviewWriter(
   ledger: Ledger,
 ): Writer {
   let next = style === "push" ? 1 : INSERTED_IDS_FROM;
+  const publishedDate = () => new Date(Date.UTC(2019, 1, 1) + prng.int(0, 30) * DAY);
   return {
     name: `${style} product ${productId}`,
     async writeOnce() {
-      const written = review(next++, new Date(Date.UTC(2019, 1, 1) + prng.int(0, 30) * DAY));
-      ledger.get(productId)!.push(written);
-      if (style === "insert") await db.collection("reviews").insertOne({ ...written, product_id: productId });
-      else
-        await db
+      if (style === "insert") {
+        const written = review(next++, publishedDate());
+        ledger.get(productId)!.push(written);
+        await db.collection("reviews").insertOne({ ...written, product_id: productId });
+        return 1;
+      }
+      const batchOf = nextBatch(prng, REVIEW_BYTES);
+      const { length, element } = batchOf;
+      const written = Array.from({ length }, () => review(next++, publishedDate()));
+      const batch = written.map((entry) => ({ ...entry, review_text: element(entry.review_text as string) }));
+      const push = () =>
+        db
           .collection<Product>("products")
-          .updateOne({ _id: productId }, { $push: { reviews: { $each: [written], $position: 0 } } });
-      return 1;
+          .updateOne({ _id: productId }, { $push: { reviews: { $each: batch, $position: 0 } } });
+      if (!(await writeUnlessTooLarge(batchOf, push))) return 0;
+      ledger.get(productId)!.push(...written);
+      return length;
     },
   };
 }
