@@ -5,11 +5,12 @@ import { startClock } from "./measure.js";
 import { heading, ms, printSummary } from "./report.js";
 import { backlog } from "./backlog.js";
 import { endToEnd } from "./end-to-end.js";
+import { largeDocuments } from "./large-documents.js";
 import { planners } from "./planners.js";
 import { scale } from "./scale.js";
 import { serverLookups } from "./server-lookups.js";
 
-const BENCHMARKS: readonly Benchmark[] = [serverLookups, planners, endToEnd, backlog, scale];
+const BENCHMARKS: readonly Benchmark[] = [serverLookups, planners, endToEnd, backlog, scale, largeDocuments];
 
 function selected(names: readonly string[]): Benchmark[] | string {
   if (names.length === 0) return [...BENCHMARKS];

@@ -1,0 +1,166 @@
+// Documents near the 16 MiB limit, as a careless application writes them: per pattern, how
+// long the sidecar takes to correct one of ~14 MiB against a small one (in the same run), then
+// three at once, and the sidecar process's peak RSS against the manifests' memory limit.
+// The sidecar runs as deployed (the CLI in its own process, the image's flags), the embedded
+// server in another.
+import { readFileSync } from "node:fs";
+import { MongoClient, type Db, type Document } from "mongodb";
+import { parse as parseYaml } from "yaml";
+import { waitUntil } from "../src/cli/wait-until.js";
+import { isBookCorrected, review, users } from "../test/integration/sidecar/harness.js";
+import { uniqueDatabaseName } from "../test/support/mongo.js";
+import type { Benchmark } from "./benchmark.js";
+import { startClock } from "./measure.js";
+import { heading, mebibytes, ms, printTable, ratio } from "./report.js";
+import { startServerProcess } from "./server-process.js";
+import { startSidecarProcess } from "./sidecar-process.js";
+
+const LARGE_BYTES = 14 * 1024 * 1024;
+const CORRECTED_TIMEOUT_MS = 180_000;
+
+interface PatternCase {
+  name: string;
+  /** Writes a document of about `bytes` that breaks the rule; resolves to a check that it is corrected. */
+  write(db: Db, key: number, bytes: number): Promise<() => Promise<boolean>>;
+}
+
+function text(seed: number, bytes: number): string {
+  return `${seed}:`.padEnd(bytes, "x");
+}
+
+const outlier: PatternCase = {
+  name: "outlier (book)",
+  async write(db, key, bytes) {
+    const count = Math.max(60, Math.floor(bytes / 150));
+    const buyers = count === 60 ? users(0, 60) : Array.from({ length: count }, (_, i) => text(i, 140));
+    await db
+      .collection<{ _id: number; customers_purchased: string[] }>("sales")
+      .insertOne({ _id: key, customers_purchased: [] });
+    await db
+      .collection<{ _id: number; customers_purchased: string[] }>("sales")
+      .updateOne({ _id: key }, { $push: { customers_purchased: { $each: buyers } } });
+    return () => isBookCorrected(db, key, count);
+  },
+};
+
+const bucket: PatternCase = {
+  name: "bucket (trades)",
+  async write(db, key, bytes) {
+    const count = Math.max(11, Math.floor(bytes / 1500));
+    const start = Date.UTC(2024, 0, 1);
+    const history = Array.from({ length: count }, (_, i) => ({
+      type: "buy",
+      ticker: text(i, count === 11 ? 8 : 1400),
+      qty: 1,
+      date: new Date(start + i * 1000),
+    }));
+    await db
+      .collection<{ _id: string; customerId: number; count: number; history: Document[] }>("trades")
+      .insertOne({ _id: `${key}_${start / 1000}`, customerId: key, count, history });
+    return async () => {
+      const buckets = await db
+        .collection<{ _id: string; history: Document[] }>("trades")
+        .find({ customerId: key })
+        .toArray();
+      const held = buckets.reduce((sum, doc) => sum + (doc.history as unknown[]).length, 0);
+      return held === count && buckets.every((doc) => (doc.history as unknown[]).length <= 10);
+    };
+  },
+};
+
+const subset: PatternCase = {
+  name: "subset (product)",
+  async write(db, key, bytes) {
+    const count = Math.max(11, Math.floor(bytes / 45_000));
+    const day = 86_400_000;
+    const reviews = Array.from({ length: count }, (_, i) => ({
+      ...review(i, new Date(Date.UTC(2020, 0, 1) + i * day)),
+      ...(count === 11 ? {} : { review_text: text(i, 45_000) }),
+    }));
+    await db
+      .collection<{ _id: number; name: string; reviews: Document[] }>("products")
+      .insertOne({ _id: key, name: `p${key}`, reviews });
+    return async () => {
+      const product = await db
+        .collection<{ _id: number; reviews: unknown[] }>("products")
+        .findOne({ _id: key });
+      const copied = await db.collection("reviews").countDocuments({ product_id: key });
+      return product?.reviews.length === 10 && copied === count;
+    };
+  },
+};
+
+const CASES = [outlier, bucket, subset];
+
+async function timeCorrection(db: Db, pattern: PatternCase, key: number, bytes: number): Promise<number> {
+  const corrected = await pattern.write(db, key, bytes);
+  const elapsed = startClock();
+  await waitUntil(corrected, { timeoutMs: CORRECTED_TIMEOUT_MS, intervalMs: 10, description: pattern.name });
+  return elapsed();
+}
+
+/** The memory limit of the standalone Deployment's sidecar container, in bytes. */
+function manifestMemoryLimit(): number {
+  const docs = readFileSync("k8s/standalone-deployment.yaml", "utf8").split(/^---$/m);
+  const deployment = docs.map((doc) => parseYaml(doc) as Document).find((doc) => doc?.kind === "Deployment");
+  const limit = String(deployment?.spec.template.spec.containers[0].resources.limits.memory);
+  const mebi = /^(\d+)Mi$/.exec(limit);
+  if (!mebi) throw new Error(`unexpected memory limit ${limit}`);
+  return Number(mebi[1]) * 1024 * 1024;
+}
+
+/** A process's peak resident set (VmHWM), in bytes. */
+function peakRss(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]) * 1024;
+}
+
+export const largeDocuments: Benchmark = {
+  name: "large-documents",
+  description: "per pattern, correcting a ~14 MiB document against a small one; three at once; peak RSS",
+  async run() {
+    heading("large documents: ack to corrected, ~14 MiB against small, in one run");
+    const server = await startServerProcess();
+    const database = uniqueDatabaseName("bench_large");
+    const client = new MongoClient(server.uri);
+    const sidecar = await startSidecarProcess(server.uri, { database });
+    try {
+      await client.connect();
+      const db = client.db(database);
+      await sidecar.waitForCaughtUp(60_000);
+      const rows: string[][] = [];
+      const summary: string[] = [];
+      for (const [index, pattern] of CASES.entries()) {
+        const small = await timeCorrection(db, pattern, 100 + index, 0);
+        const large = await timeCorrection(db, pattern, 200 + index, LARGE_BYTES);
+        rows.push([pattern.name, ms(small), ms(large), ratio(large, small)]);
+        summary.push(`${pattern.name}: ~14 MiB ${ms(large)}, small ${ms(small)} (${ratio(large, small)})`);
+      }
+      printTable(["pattern", "small", "~14 MiB", "ratio"], rows);
+      const together = startClock();
+      const checks = await Promise.all(
+        CASES.map((pattern, index) => pattern.write(db, 300 + index, LARGE_BYTES)),
+      );
+      await waitUntil(async () => (await Promise.all(checks.map((check) => check()))).every(Boolean), {
+        timeoutMs: CORRECTED_TIMEOUT_MS,
+        intervalMs: 20,
+        description: "three large documents corrected",
+      });
+      const allThree = together();
+      const peak = peakRss(sidecar.pid);
+      const limit = manifestMemoryLimit();
+      console.log(`three ~14 MiB documents at once: ${ms(allThree)}`);
+      console.log(
+        `sidecar peak RSS ${mebibytes(peak)} of the manifests' ${mebibytes(limit)} limit (${ratio(peak, limit)})`,
+      );
+      summary.push(
+        `three at once: ${ms(allThree)}; peak RSS ${mebibytes(peak)} of ${mebibytes(limit)} (${ratio(peak, limit)})`,
+      );
+      return summary;
+    } finally {
+      await sidecar.stop();
+      await client.close();
+      await server.stop();
+    }
+  },
+};
