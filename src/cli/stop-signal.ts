@@ -13,7 +13,16 @@ export const STOP_DEADLINE_MS = 25_000;
 
 export function waitForStopSignal(logger: Logger): Promise<void> {
   return new Promise((resolve) => {
+    let stopping = false;
+    // Listening on after the first signal: without a listener, Node would end the process at
+    // once on a repeat, and Ctrl-C under `npm start` arrives twice (from the terminal, and
+    // forwarded by npm). The deadline below bounds the stop anyway.
     const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        logger.info({ signal }, "already stopping");
+        return;
+      }
+      stopping = true;
       logger.info({ signal }, "stopping");
       setTimeout(() => {
         logger.warn(
@@ -24,8 +33,8 @@ export function waitForStopSignal(logger: Logger): Promise<void> {
       }, STOP_DEADLINE_MS).unref();
       resolve();
     };
-    process.once("SIGTERM", onSignal);
-    process.once("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
   });
 }
 
