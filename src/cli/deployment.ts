@@ -3,7 +3,7 @@
 // backoff for connectTimeoutSeconds, logging each attempt, then fails with a line a person
 // can act on (src/cli/failures.ts).
 import { setTimeout as delay } from "node:timers/promises";
-import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
+import { MongoClient, ReadPreference, type Db, type MongoClientOptions } from "mongodb";
 import type { Config } from "../config/schema.js";
 import { redactUriPasswords } from "../config/mongodb-uri.js";
 import type { Logger } from "../ops/logger.js";
@@ -66,6 +66,13 @@ interface ConnectAttempts {
 }
 
 const CLIENT_OPTIONS = { appName: "mongo-pattern-sidecar" };
+
+/**
+ * Every read of the sidecar decides a write (a preview, a sweep's page, a parked retry), so
+ * none follows the URI's read preference: a lagging secondary would show a deleted review as
+ * still there, and a correction would copy it back.
+ */
+const PRIMARY_READS = { readPreference: ReadPreference.primary };
 
 /**
  * Waits until the deployment answers, retrying with backoff (1 s, 2 s, 4 s ... 10 s) until
@@ -161,10 +168,13 @@ export async function connectDeployment(
   const uri = config.mongodbUri ?? (await embeddedUri(shutdown));
   const attempts = { uri, timeoutSeconds: config.connectTimeoutSeconds, logger, shutdown };
   const client = await connectClient(attempts);
-  const db = client.db(config.database);
+  const db = client.db(config.database, PRIMARY_READS);
   await checkAuthorised(db, config.stateCollection);
   const leaseDb = options.leaseClient
-    ? (await connectClient(attempts, leaseClientOptions(config.leaseSeconds))).db(config.database)
+    ? (await connectClient(attempts, leaseClientOptions(config.leaseSeconds))).db(
+        config.database,
+        PRIMARY_READS,
+      )
     : undefined;
   logger.info({ deployment: redactUriPasswords(uri), database: config.database, embedded }, "connected");
   return { client, db, leaseDb };
