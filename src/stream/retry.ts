@@ -1,6 +1,7 @@
-// The one retry loop: attempts with exponential backoff and full jitter (a random wait up to
-// the exponential bound, so that two conflicting retriers do not collide again in step),
-// stopped early by an AbortSignal. Transactions and corrections both retry through it.
+// Attempts with exponential backoff and full jitter (a random wait up to the exponential
+// bound, so that two conflicting retriers do not collide again in step), stopped early by an
+// AbortSignal. Transactions and corrections retry through it; the connect, lease and parked
+// targets' loops have their own pacing.
 import { setTimeout as delay } from "node:timers/promises";
 
 export interface BackoffPolicy {

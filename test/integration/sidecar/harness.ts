@@ -152,13 +152,13 @@ export async function isBookCorrected(db: Db, bookId: number, total: number): Pr
   return embedded === 50 && book?.has_extras === true && (await allPurchasers(db, bookId)).length === total;
 }
 
-/** Fails the sidecar's own `commands` with `errorCode` (the real failCommand, aimed by appName). */
 /**
  * The commands that carry a correction's inserts: `insert` before MongoDB 8.0; since, one
  * `bulkWrite` carries all of a correction's writes (src/stream/bulk-write.ts).
  */
 export const CORRECTION_INSERT_COMMANDS = ["insert", "bulkWrite"];
 
+/** Fails the sidecar's own `commands` with `errorCode` (the real failCommand, aimed by appName). */
 export async function failSidecarCommands(
   mongo: TestMongo,
   options: { commands: string[]; errorCode: number; mode: "alwaysOn" | { times: number } },
