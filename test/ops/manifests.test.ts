@@ -145,6 +145,14 @@ for (const deployment of deployments) {
       assert.ok(container.resources?.limits?.memory);
     });
 
+    void test("mounts no service-account token: the sidecar never calls the Kubernetes API", () => {
+      assert.equal(podSpec?.automountServiceAccountToken, false);
+      const tokenMounts = (podSpec?.containers ?? []).flatMap((c) =>
+        (c.volumeMounts ?? []).filter((m) => m.mountPath.startsWith("/var/run/secrets/kubernetes.io")),
+      );
+      assert.deepEqual(tokenMounts, []);
+    });
+
     void test("leaves the sidecar more time to stop than its own stop deadline", () => {
       assert.ok((podSpec?.terminationGracePeriodSeconds ?? 30) > SIDECAR_STOP_DEADLINE_SECONDS);
     });
