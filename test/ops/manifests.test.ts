@@ -30,6 +30,8 @@ const deployments = manifestsOfKind<IDeployment>(manifests, "Deployment");
 const [configMap] = manifestsOfKind<IConfigMap>(manifests, "ConfigMap");
 const [secret] = manifestsOfKind<ISecret>(manifests, "Secret");
 const [podMonitor] = manifestsOfKind<IPodMonitor>(manifests, "PodMonitor");
+/** The Secret the Deployments read, as an example beside the kustomization, not in it. */
+const SECRET_EXAMPLE_FILE = "secret.example.yaml";
 const DEFAULT_HTTP_PORT = configSchema.parse({}).http.port;
 /** src/cli/stop-signal.ts gives in-flight work 10 s after SIGTERM; the pod must allow more. */
 const SIDECAR_STOP_DEADLINE_SECONDS = STOP_DEADLINE_MS / 1000;
@@ -51,17 +53,27 @@ void test("every manifest under k8s/ validates against its Kubernetes or CRD sch
   for (const manifest of manifests) validateAgainstSchema(manifest);
 });
 
-void test("the kustomization lists only manifests that exist, and every manifest but the standalone alternative", () => {
-  const kustomization = parseYaml(readFileSync(join(MANIFEST_DIR, KUSTOMIZATION_FILE), "utf8")) as {
-    kind: string;
-    resources: string[];
-  };
+const kustomization = parseYaml(readFileSync(join(MANIFEST_DIR, KUSTOMIZATION_FILE), "utf8")) as {
+  kind: string;
+  resources: string[];
+};
+
+void test("the kustomization lists only manifests that exist, and every manifest but the standalone alternative and the example Secret", () => {
   assert.equal(kustomization.kind, "Kustomization");
   for (const file of kustomization.resources) assert.ok(existsSync(join(MANIFEST_DIR, file)), file);
   const unlisted = [...new Set(manifests.map((manifest) => manifest.file))].filter(
     (file) => !kustomization.resources.includes(file),
   );
-  assert.deepEqual(unlisted, ["standalone-deployment.yaml"]);
+  assert.deepEqual(unlisted.sort(), [SECRET_EXAMPLE_FILE, "standalone-deployment.yaml"]);
+});
+
+void test("kubectl apply -k applies no Secret, so it never replaces the real one with the example", () => {
+  const applied = manifests.filter((manifest) => kustomization.resources.includes(manifest.file));
+  assert.deepEqual(
+    applied.filter((manifest) => manifest.object.kind === "Secret").map((manifest) => manifest.file),
+    [],
+  );
+  assert.equal(manifests.find((manifest) => manifest.object.kind === "Secret")?.file, SECRET_EXAMPLE_FILE);
 });
 
 void test("the ConfigMap's config.yaml loads with the sidecar's own configuration loader", () => {
