@@ -8,6 +8,7 @@ import { describe, test } from "node:test";
 import type { IPodMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor";
 import type { IDeployment } from "kubernetes-models/apps/v1/Deployment";
 import type { IConfigMap } from "kubernetes-models/v1/ConfigMap";
+import type { IPodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import type { IContainer } from "kubernetes-models/v1/Container";
 import type { ISecret } from "kubernetes-models/v1/Secret";
 import { parse as parseYaml } from "yaml";
@@ -32,6 +33,12 @@ const [secret] = manifestsOfKind<ISecret>(manifests, "Secret");
 const [podMonitor] = manifestsOfKind<IPodMonitor>(manifests, "PodMonitor");
 /** The Secret the Deployments read, as an example beside the kustomization, not in it. */
 const SECRET_EXAMPLE_FILE = "secret.example.yaml";
+/** The standalone alternative: listed in the kustomization instead of the in-app Deployment. */
+const STANDALONE_FILES = [...new Set(manifests.map((manifest) => manifest.file))]
+  .filter((file) => file.startsWith("standalone-"))
+  .sort();
+const standalone = deployments.find((deployment) => deployment.metadata?.name === "pattern-sidecar");
+
 const DEFAULT_HTTP_PORT = configSchema.parse({}).http.port;
 /** src/cli/stop-signal.ts gives in-flight work 10 s after SIGTERM; the pod must allow more. */
 const SIDECAR_STOP_DEADLINE_SECONDS = STOP_DEADLINE_MS / 1000;
@@ -64,7 +71,7 @@ void test("the kustomization lists only manifests that exist, and every manifest
   const unlisted = [...new Set(manifests.map((manifest) => manifest.file))].filter(
     (file) => !kustomization.resources.includes(file),
   );
-  assert.deepEqual(unlisted.sort(), [SECRET_EXAMPLE_FILE, "standalone-deployment.yaml"]);
+  assert.deepEqual(unlisted.sort(), [SECRET_EXAMPLE_FILE, ...STANDALONE_FILES]);
 });
 
 void test("kubectl apply -k applies no Secret, so it never replaces the real one with the example", () => {
@@ -180,3 +187,32 @@ for (const deployment of deployments) {
     });
   });
 }
+
+type LabelSelector = NonNullable<IPodDisruptionBudget["spec"]>["selector"];
+
+/** Whether a selector's matchLabels (the only form these manifests use) select pods of these labels. */
+function selects(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
+  assert.equal(selector?.matchExpressions, undefined);
+  const wanted = Object.entries(selector?.matchLabels ?? {});
+  return wanted.length > 0 && wanted.every(([key, value]) => labels[key] === value);
+}
+
+function podLabels(deployment: IDeployment | undefined): Record<string, string> {
+  return deployment?.spec?.template.metadata?.labels ?? {};
+}
+
+void test("a PodDisruptionBudget lets a drain evict one standalone sidecar at a time, never both", () => {
+  const budgets = manifestsOfKind<IPodDisruptionBudget>(manifests, "PodDisruptionBudget");
+  const budget = budgets.find((b) => selects(b.spec?.selector, podLabels(standalone)));
+  assert.ok(budget, "no PodDisruptionBudget selects the standalone Deployment's pods");
+  const replicas = standalone?.spec?.replicas ?? 1;
+  const { maxUnavailable, minAvailable } = budget.spec ?? {};
+  const mayEvict = maxUnavailable !== undefined ? Number(maxUnavailable) : replicas - Number(minAvailable);
+  assert.ok(mayEvict >= 1, "a drain can evict a sidecar");
+  assert.ok(mayEvict < replicas, "one sidecar stays to take the lease");
+  const inApp = deployments.filter((d) => d !== standalone);
+  assert.ok(
+    inApp.every((d) => !selects(budget.spec?.selector, podLabels(d))),
+    "it leaves the application's pods alone",
+  );
+});

@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { PodMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor";
 import { PrometheusRule } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
+import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
+import { PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { Secret } from "kubernetes-models/v1/Secret";
 import { parseAllDocuments } from "yaml";
@@ -21,6 +23,8 @@ const MODELS: Record<string, (data: never) => { validate(): void }> = {
   "apps/v1 Deployment": (data) => new Deployment(data),
   "v1 ConfigMap": (data) => new ConfigMap(data),
   "v1 Secret": (data) => new Secret(data),
+  "policy/v1 PodDisruptionBudget": (data) => new PodDisruptionBudget(data),
+  "networking.k8s.io/v1 NetworkPolicy": (data) => new NetworkPolicy(data),
   "monitoring.coreos.com/v1 PodMonitor": (data) => new PodMonitor(data),
   "monitoring.coreos.com/v1 PrometheusRule": (data) => new PrometheusRule(data),
 };
