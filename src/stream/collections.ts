@@ -2,7 +2,8 @@
 // again when a drop or rename took them. Collections are created up front because a
 // transaction may not be able to create one implicitly (older servers, sharded clusters),
 // and indexes cannot be built inside a transaction at all.
-import { MongoServerError, type Db } from "mongodb";
+import { isDeepStrictEqual } from "node:util";
+import { MongoServerError, type CollectionInfo, type Db, type Document } from "mongodb";
 import { classify } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
@@ -24,7 +25,13 @@ export async function ensureCollectionsAndIndexes(
   logger: Logger,
   metrics: Pick<Metrics, "errors">,
 ): Promise<PatternRule[]> {
-  for (const name of [...watchedCollections(rules), stateCollection]) {
+  // What exists is left alone: on mongod, collMod queues behind open transactions (the
+  // applications' writes then stall behind it) and an index build waits for every voter.
+  const existing = new Map(
+    (await db.listCollections({}, { nameOnly: false }).toArray()).map((c) => [c.name, c]),
+  );
+  for (const name of ownNamespaces(rules, stateCollection)) {
+    if (existing.has(name)) continue;
     try {
       await db.createCollection(name);
     } catch (error) {
@@ -32,12 +39,36 @@ export async function ensureCollectionsAndIndexes(
     }
   }
   const enforced = [];
-  for (const rule of rules) enforced.push(await setCollectionOptions(db, rule, logger));
+  for (const rule of rules) enforced.push(await setCollectionOptions(db, rule, existing, logger));
   // The copy ledger is pruned by age (src/stream/copy-ledger-pruning.ts); only its documents have the field.
   const ledgerIndex = { collection: stateCollection, keys: { [COPIED_AT]: 1 }, options: { sparse: true } };
-  for (const index of [...rules.flatMap((rule) => driverOf(rule).indexes(rule)), ledgerIndex])
-    await createIndex(db, index, logger, metrics);
+  const wanted = [...rules.flatMap((rule) => driverOf(rule).indexes(rule)), ledgerIndex];
+  for (const index of await missingIndexes(db, wanted)) await createIndex(db, index, logger, metrics);
   return enforced;
+}
+
+/** The collections the rules and the sidecar itself read and write: the only drops that matter. */
+export function ownNamespaces(rules: readonly PatternRule[], stateCollection: string): string[] {
+  return [...watchedCollections(rules), stateCollection];
+}
+
+/** The wanted indexes whose keys no index of their collection has yet. */
+async function missingIndexes(db: Db, wanted: readonly IndexWanted[]): Promise<IndexWanted[]> {
+  const keysByCollection = new Map<string, string[]>();
+  for (const collection of new Set(wanted.map((index) => index.collection))) {
+    const indexes = await db
+      .collection(collection)
+      .listIndexes()
+      .toArray()
+      .catch(() => []);
+    keysByCollection.set(
+      collection,
+      indexes.map((index) => JSON.stringify(index.key)),
+    );
+  }
+  return wanted.filter(
+    (index) => !keysByCollection.get(index.collection)?.includes(JSON.stringify(index.keys)),
+  );
 }
 
 async function createIndex(
@@ -55,9 +86,15 @@ async function createIndex(
   }
 }
 
-async function setCollectionOptions(db: Db, rule: PatternRule, logger: Logger): Promise<PatternRule> {
+async function setCollectionOptions(
+  db: Db,
+  rule: PatternRule,
+  existing: ReadonlyMap<string, CollectionInfo>,
+  logger: Logger,
+): Promise<PatternRule> {
   let enforced = rule;
   for (const wanted of driverOf(rule).collectionOptions?.(rule) ?? []) {
+    if (hasOptions(existing.get(wanted.collection), wanted.options)) continue;
     try {
       await db.command({ collMod: wanted.collection, ...wanted.options });
     } catch (err) {
@@ -68,6 +105,12 @@ async function setCollectionOptions(db: Db, rule: PatternRule, logger: Logger): 
     }
   }
   return enforced;
+}
+
+/** Whether listCollections already shows `options` set on the collection. */
+function hasOptions(collection: CollectionInfo | undefined, options: Document): boolean {
+  const current = (collection?.options ?? {}) as Document;
+  return Object.entries(options).every(([name, value]) => isDeepStrictEqual(current[name], value));
 }
 
 // Not counted in errors_total: a missing privilege (or a server before MongoDB 6.0, which

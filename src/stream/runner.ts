@@ -10,7 +10,7 @@ import type { Logger } from "../ops/logger.js";
 import { initialiseRuleMetrics, setRunnerState, type Metrics, type RunnerState } from "../ops/metrics.js";
 import type { PatternRule } from "../patterns/driver.js";
 import type { Plan } from "../patterns/plan.js";
-import { ensureCollectionsAndIndexes } from "./collections.js";
+import { ensureCollectionsAndIndexes, ownNamespaces } from "./collections.js";
 import { CopyLedgerPruning } from "./copy-ledger-pruning.js";
 import { correctUntilDone } from "./correct-until-done.js";
 import { CorrectionBatcher, SHARED_TRANSACTION_MAX } from "./correction-batch.js";
@@ -402,13 +402,16 @@ export class Runner {
   }
 
   /**
-   * A collection of the database was dropped or renamed (or the database itself): the rules'
-   * collections and their indexes are made again at once, so that the applications' next
-   * writes land in an indexed collection. Making them again is idempotent, so the drop of an
-   * unrelated collection costs a few round trips and nothing else.
+   * A collection of the rules (or the state collection) was dropped or renamed, or the
+   * database itself: the rules' collections and their indexes are made again at once, so
+   * that the applications' next writes land in an indexed collection. Other collections'
+   * drops and renames are none of the sidecar's business.
    */
   private async namespaceChanged(event: ProjectedChangeEvent): Promise<void> {
     const { operationType, ns, to } = event;
+    const own = ownNamespaces(this.rules, this.options.config.stateCollection);
+    const names = [ns?.coll, to?.coll];
+    if (names.some((name) => name !== undefined) && !names.some((name) => own.includes(name!))) return;
     this.options.logger.warn(
       { operationType, ns, to },
       "collection dropped or renamed; re-creating the rules' collections and indexes",
