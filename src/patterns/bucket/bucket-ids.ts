@@ -25,6 +25,16 @@ export function baseBucketId(keyText: string, firstEntryDate: Date): string {
 }
 
 const SUFFIXED = new RegExp(`^(.*)_(\\d{${SUFFIX_DIGITS}})$`);
+const AFTER_KEY = new RegExp(`^\\d+(_\\d{${SUFFIX_DIGITS}})?$`);
+
+/**
+ * Whether `id` is a bucket `_id` of the key printed `keyText`: `<key>_<seconds>`, optionally
+ * suffixed, nothing else between. "p_q_1700000000" starts with "p_" but is not one of "p"'s.
+ */
+export function isBucketIdOf(keyText: string, id: unknown): boolean {
+  const prefix = `${keyText}_`;
+  return typeof id === "string" && id.startsWith(prefix) && AFTER_KEY.test(id.slice(prefix.length));
+}
 
 function withSuffix(base: string, suffix: number): string {
   return suffix === 0 ? base : `${base}_${String(suffix).padStart(SUFFIX_DIGITS, "0")}`;

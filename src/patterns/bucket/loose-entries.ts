@@ -18,6 +18,7 @@ import { inGroupsOf } from "../common/groups.js";
 import type { Plan, Write } from "../plan.js";
 import { baseBucketId, bucketIdAllocator, bucketKeyText } from "./bucket-ids.js";
 import { newBucket } from "./new-bucket.js";
+import { isOpenBucketOf } from "./open-bucket.js";
 import { bucketRuleSchema, type BucketRule } from "./rule.js";
 
 export interface LooseEntryState {
@@ -25,9 +26,10 @@ export interface LooseEntryState {
   key: unknown;
   /** Loose documents of that key, oldest first (by date, then `_id`). */
   entries: Document[];
-  /** The key's newest bucket with fewer than `threshold` entries by its count, if any. */
+  /** The key's newest bucket with fewer than `threshold` entries by its count, if any; used
+   * only if it holds the key (by value and type) under an `_id` of the key's (open-bucket.ts). */
   openBucket: Document | null;
-  /** `_id`s of the existing buckets of this key (prefix "<key>_"). */
+  /** `_id`s taken that start with "<key>_" (whoever's), which new buckets must avoid. */
   takenIds: ReadonlySet<string>;
 }
 
@@ -76,7 +78,7 @@ export function planLooseEntryFold(rule: BucketRule, state: LooseEntryState): Pl
     };
   }
   if (state.entries.length === 0) return { outcome: "none" };
-  const { fill, rest } = fillOpenBucket(rule, state);
+  const { fill, rest } = fillOpenBucket(rule, state, keyText);
   const created = newBuckets(rule, state, keyText, rest);
   if (!created.ok) return { outcome: "skip", reason: created.reason };
   const removals = state.entries.map((doc) => removeLoose(rule, doc));
@@ -92,16 +94,21 @@ function removeLoose(rule: BucketRule, doc: Document): Write {
   };
 }
 
-function fillOpenBucket(rule: BucketRule, state: LooseEntryState): { fill: Write[]; rest: Document[] } {
-  const entries: unknown = state.openBucket?.[rule.arrayField];
-  if (!state.openBucket || !Array.isArray(entries) || entries.length >= rule.threshold)
+function fillOpenBucket(
+  rule: BucketRule,
+  state: LooseEntryState,
+  keyText: string,
+): { fill: Write[]; rest: Document[] } {
+  const open = state.openBucket;
+  const entries: unknown = open?.[rule.arrayField];
+  if (!open || !isOpenBucketOf(rule, state.key, keyText, open) || !Array.isArray(entries))
     return { fill: [], rest: state.entries };
   const room = rule.threshold - entries.length;
   const joining = state.entries.slice(0, room).map((doc) => entryOf(rule, doc));
   const fill: Write = {
     op: "updateOne",
     collection: rule.collection,
-    filter: { _id: state.openBucket._id, [rule.arrayField]: { $size: entries.length } },
+    filter: { _id: open._id, [rule.arrayField]: { $size: entries.length } },
     update: {
       $set: {
         [rule.arrayField]: [...entries, ...joining],

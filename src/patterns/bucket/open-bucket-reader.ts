@@ -1,11 +1,14 @@
 // Reads what folding a key's loose documents needs (loose-entries.ts): the loose documents
-// oldest first, the `_id`s the key's buckets take, and its open bucket, chosen as the seed's
-// upsert `updateOne({ _id: /^<key>_/, count: { $lt: 10 } }, ...)` would, preferring the
-// newest (`_id`s sort in time order) so that a fold lands where the seed's next push would.
-import type { ClientSession, Db, Document } from "mongodb";
-import { RAW, verbatim, verbatimOrNull } from "../common/bson-value.js";
+// oldest first, the `_id`s a new bucket of the key could collide with, and its open bucket,
+// chosen as the seed's upsert `updateOne({ _id: /^<key>_/, count: { $lt: 10 } }, ...)` would,
+// preferring the newest (`_id`s sort in time order) so that a fold lands where the seed's
+// next push would; but only a bucket of that very key (open-bucket.ts), which the prefix
+// alone does not tell.
+import type { ClientSession, Collection, Db, Document } from "mongodb";
+import { RAW, verbatim } from "../common/bson-value.js";
 import type { BucketRule } from "./rule.js";
 import type { LooseEntryState } from "./loose-entries.js";
+import { isOpenBucketOf } from "./open-bucket.js";
 
 /** Loose documents folded by one correction: a bounded transaction; `migrate` does bulk. */
 export const LOOSE_ENTRIES_PER_FOLD = 1000;
@@ -28,7 +31,15 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** `_id`s of the key's buckets; a prefix regex on `_id` is answered from the `_id` index. */
+function idPrefix(keyText: string): never {
+  return { $regex: `^${escapeRegex(keyText)}_` } as never;
+}
+
+/**
+ * `_id`s starting with "<key>_", whoever's they are: `_id`s are unique across customers, so
+ * every one a new bucket of the key could take counts. A prefix regex on `_id` is answered
+ * from the `_id` index.
+ */
 export async function bucketIdsOf(
   db: Db,
   rule: BucketRule,
@@ -37,9 +48,36 @@ export async function bucketIdsOf(
 ): Promise<Set<string>> {
   const taken = await db
     .collection(rule.collection)
-    .find({ _id: { $regex: `^${escapeRegex(keyText)}_` } as never }, { session, projection: { _id: 1 } })
+    .find({ _id: idPrefix(keyText) }, { session, projection: { _id: 1 } })
     .toArray();
   return new Set(taken.map((doc) => String(doc._id)));
+}
+
+/**
+ * The key's newest bucket with room: of the buckets the seed's upsert could pick (prefix and
+ * count), the first, newest first, that holds this very key with an `_id` of its own.
+ */
+async function readOpenBucket(
+  buckets: Collection,
+  rule: BucketRule,
+  key: { text: string; value: unknown },
+  session?: ClientSession,
+): Promise<Document | null> {
+  const candidates = buckets
+    .find(
+      {
+        _id: idPrefix(key.text),
+        [rule.keyField]: key.value,
+        [rule.countField]: { $lt: rule.threshold },
+        [rule.arrayField]: { $type: "array" },
+      },
+      { session, sort: { _id: -1 }, ...RAW },
+    )
+    .map(verbatim);
+  for await (const bucket of candidates) {
+    if (isOpenBucketOf(rule, key.value, key.text, bucket)) return bucket;
+  }
+  return null;
 }
 
 export async function readLooseEntryState(
@@ -55,17 +93,10 @@ export async function readLooseEntryState(
     .limit(LOOSE_ENTRIES_PER_FOLD)
     .map(verbatim)
     .toArray();
-  const takenIds = await bucketIdsOf(db, rule, key.text, session);
-  const openBucket = verbatimOrNull(
-    await buckets.findOne(
-      {
-        _id: { $in: [...takenIds] } as never,
-        [rule.countField]: { $lt: rule.threshold },
-        [rule.arrayField]: { $type: "array" },
-      },
-      { session, sort: { _id: -1 }, ...RAW },
-    ),
-  );
   // New buckets name the key as the loose documents hold it (the event's value is promoted).
-  return { key: entries[0]?.[rule.keyField] ?? key.value, entries, openBucket, takenIds };
+  const keyValue: unknown = entries[0]?.[rule.keyField] ?? key.value;
+  if (entries.length === 0) return { key: keyValue, entries, openBucket: null, takenIds: new Set() };
+  const takenIds = await bucketIdsOf(db, rule, key.text, session);
+  const openBucket = await readOpenBucket(buckets, rule, { text: key.text, value: keyValue }, session);
+  return { key: keyValue, entries, openBucket, takenIds };
 }
