@@ -3,7 +3,8 @@
 // the full set enter the source when they are among the newest, and entries deleted from the
 // full set leave the source (deleted-entries.ts).
 import type { Document } from "mongodb";
-import type { PatternDriver } from "../driver.js";
+import type { PatternDriver, WatchedWrite } from "../driver.js";
+import { sameBsonValue } from "../common/bson-value.js";
 import { deletesFrom, writesMatching, writesTo } from "../common/event-filters.js";
 import { distinctReferences, documentsMatching } from "../common/sweep-queries.js";
 import {
@@ -24,6 +25,13 @@ import { SOURCE, sourceTarget } from "./targets.js";
 function targetsOfFullSetEntry(rule: SubsetRule, fullDocument: Document | undefined) {
   const sourceId: unknown = fullDocument?.[rule.referenceField];
   return sourceId === undefined || sourceId === null ? [] : [sourceTarget(rule, sourceId)];
+}
+
+/** Whether an update of a full-set entry changed its reference, as the pre-image shows. */
+function movedAway(rule: SubsetRule, write: WatchedWrite): boolean {
+  const before = write.fullDocumentBeforeChange;
+  if (!rule.propagateDeletes || !before || !(rule.referenceField in before)) return false;
+  return !sameBsonValue(before[rule.referenceField], write.fullDocument?.[rule.referenceField]);
 }
 
 export const subsetDriver: PatternDriver<SubsetRule> = {
@@ -56,7 +64,10 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
     if (write.collection !== rule.fullSetCollection) return [];
     if (write.operationType === "delete")
       return rule.propagateDeletes ? deletedEntryTargets(rule, write) : [];
-    return targetsOfFullSetEntry(rule, write.fullDocument);
+    const targets = targetsOfFullSetEntry(rule, write.fullDocument);
+    // An entry moved to another source (its reference changed) left the one it was under: to
+    // that source, it is deleted, or its next correction would copy it back from its array.
+    return movedAway(rule, write) ? [...targets, ...deletedEntryTargets(rule, write)] : targets;
   },
 
   async plan(db, target, context) {

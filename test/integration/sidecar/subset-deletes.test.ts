@@ -226,3 +226,34 @@ void test("a delete whose event has no pre-image is logged with its key and coun
     await fixture.db.command({ collMod: "reviews", changeStreamPreAndPostImages: { enabled: true } });
   }
 });
+
+void test("a review an application moves to another product leaves the first product, and is never copied back", async () => {
+  const products = fixture.db.collection<Product>("products");
+  await products.insertOne({ _id: 501, name: "A", reviews: [reviewNumbered(5)] });
+  await products.insertOne({ _id: 502, name: "B", reviews: [] });
+  await waitUntil(
+    async () => (await fixture.db.collection("reviews").countDocuments({ product_id: 501 })) === 1,
+    {
+      description: "review 5 copied under product 501",
+    },
+  );
+  await fixture.db
+    .collection("reviews")
+    .updateOne({ product_id: 501, review_id: 5 }, { $set: { product_id: 502 } });
+  await waitUntil(async () => JSON.stringify(await embeddedIds(502)) === "[5]", {
+    description: "review 5 embedded in product 502",
+  });
+  await waitUntil(async () => JSON.stringify(await embeddedIds(501)) === "[]", {
+    description: "review 5 gone from product 501",
+  });
+  // Product 501's next correction must not copy review 5 back under it.
+  await products.updateOne({ _id: 501 }, { $push: { reviews: reviewNumbered(6) } });
+  await waitUntil(
+    async () => (await fixture.db.collection("reviews").countDocuments({ product_id: 501 })) === 1,
+    {
+      description: "review 6 copied under product 501",
+    },
+  );
+  assert.equal(await fixture.db.collection("reviews").countDocuments({ review_id: 5 }), 1);
+  assert.deepEqual(await embeddedIds(501), [6]);
+});
