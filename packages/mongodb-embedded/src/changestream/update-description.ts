@@ -2,7 +2,8 @@
 // reports its $v:2 oplog delta: a changed nested field as a dotted path, an element appended to
 // an array as "arr.<index>", a shortened array as truncatedArrays plus its changed elements,
 // a removed field in removedFields. The delta compares values by their exact BSON (type and
-// bytes), so 1 and 1.0 differ.
+// bytes), so 1 and 1.0 differ. A path an update operator logs as its whole new value (see
+// applyLoggedUpdate) is reported whole, as mongod's operators write it into the oplog.
 import { BSON, type Document } from "bson";
 
 export interface UpdateDescription {
@@ -23,6 +24,13 @@ class DiffCollector {
   readonly description: UpdateDescription = { updatedFields: {}, removedFields: [], truncatedArrays: [] };
   readonly ambiguous: Document = {};
   readonly path: PathPart[] = [];
+
+  constructor(private readonly wholeValuePaths: ReadonlySet<string>) {}
+
+  /** Whether the current path's change is reported as its whole new value. */
+  isWholeValue(): boolean {
+    return this.wholeValuePaths.size > 0 && this.wholeValuePaths.has(this.path.join("."));
+  }
 
   updated(value: unknown): void {
     this.description.updatedFields[this.dotted()] = value;
@@ -56,8 +64,14 @@ export interface RecordedUpdate {
   ambiguous: Document;
 }
 
-export function recordUpdate(preImage: Document, postImage: Document): RecordedUpdate {
-  const collector = new DiffCollector();
+const NO_PATHS: ReadonlySet<string> = new Set();
+
+export function recordUpdate(
+  preImage: Document,
+  postImage: Document,
+  wholeValuePaths: ReadonlySet<string> = NO_PATHS,
+): RecordedUpdate {
+  const collector = new DiffCollector(wholeValuePaths);
   diffDocuments(preImage, postImage, collector);
   return { description: collector.description, ambiguous: collector.ambiguous };
 }
@@ -129,7 +143,8 @@ function unchanged(before: unknown, after: unknown): boolean {
 
 function diffValues(before: unknown, after: unknown, out: DiffCollector): void {
   if (bsonEqual(before, after)) return;
-  if (isPlainDocument(before) && isPlainDocument(after)) diffDocuments(before, after, out);
+  if (out.isWholeValue()) out.updated(after);
+  else if (isPlainDocument(before) && isPlainDocument(after)) diffDocuments(before, after, out);
   else if (Array.isArray(before) && Array.isArray(after)) diffArrays(before, after, out);
   else out.updated(after);
 }

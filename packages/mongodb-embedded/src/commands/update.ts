@@ -3,6 +3,7 @@
 import type { Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
 import {
+  applyLoggedUpdate,
   applyUpdate,
   collatorFor,
   isReplacement,
@@ -155,7 +156,7 @@ function updateMatches(
 ): UpdateOutcome {
   const outcome: UpdateOutcome = { matched: matches.length, modified: 0, before: [], after: [] };
   for (const { key, doc } of matches) {
-    const updated = applyUpdate(doc, statement.u, {
+    const { document: updated, wholeValuePaths } = applyLoggedUpdate(doc, statement.u, {
       isInsert: false,
       arrayFilters: statement.arrayFilters,
       filter: statement.q,
@@ -167,7 +168,8 @@ function updateMatches(
     // mongod reports nModified 0 when the update leaves the document byte-for-byte unchanged.
     if (sameBsonBytes(doc, updated)) continue;
     assertUpdatedSize(updated);
-    scope.write(collection, key, doc, updated, isReplacement(statement.u) ? "replace" : "update");
+    const operationType = isReplacement(statement.u) ? "replace" : "update";
+    scope.write(collection, key, doc, updated, operationType, wholeValuePaths);
     outcome.modified += 1;
   }
   return outcome;

@@ -3,7 +3,13 @@
 export { compareValues, valuesEqual, type StringComparator } from "./bson-order.js";
 export { collatorFor, parseCollation, stringComparatorFor, type CollationSpec } from "./collation.js";
 export { compileFilter, matchesFilter, type DocumentPredicate, type FilterOptions } from "./filter.js";
-export { applyUpdate, isReplacement, type UpdateOptions } from "./update.js";
+export {
+  applyLoggedUpdate,
+  applyUpdate,
+  isReplacement,
+  type LoggedUpdate,
+  type UpdateOptions,
+} from "./update.js";
 export { upsertSeed } from "./upsert-seed.js";
 export { projectDocument } from "./projection.js";
 export { sortDocuments } from "./sort.js";

@@ -9,7 +9,7 @@ import { compileFilter } from "./filter.js";
 import { compileOperatorSet } from "./filter-operators.js";
 import { queryError } from "./query-error.js";
 import { sortDocuments } from "./sort.js";
-import type { FieldOperator } from "./update-field-operators.js";
+import type { FieldOperator, LoggedAs } from "./update-field-operators.js";
 import { readTarget, writeTarget, type Target } from "./update-path.js";
 
 function existingArray(target: Target, operator: string): unknown[] | undefined {
@@ -63,7 +63,8 @@ function sortElements(elements: unknown[], spec: unknown, strings?: StringCompar
 }
 
 const push: FieldOperator = (target, argument, strings) => {
-  const array = existingArray(target, "$push") ?? [];
+  const existing = existingArray(target, "$push");
+  const array = existing ?? [];
   const additions = eachList(argument, "$push");
   const modifiers = isPlainDocument(argument) && "$each" in argument ? argument : {};
   for (const name of Object.keys(modifiers)) {
@@ -71,22 +72,38 @@ const push: FieldOperator = (target, argument, strings) => {
       throw queryError("BadValue", `Unrecognized clause in $push: ${name}`);
     }
   }
+  // mongod's default $position is past any end: the elements are appended.
+  const position =
+    modifiers.$position === undefined ? Infinity : integerModifier(modifiers.$position, "$position");
   // concat, never push(...)/splice(...): spreading a long $each into arguments overflows the stack.
   let result: unknown[];
-  if (modifiers.$position !== undefined) {
-    const position = integerModifier(modifiers.$position, "$position");
-    const at = position < 0 ? Math.max(0, array.length + position) : Math.min(position, array.length);
-    result = array.slice(0, at).concat(additions, array.slice(at));
-  } else {
+  if (position >= array.length) {
     result = array.concat(additions);
+  } else {
+    const at = position < 0 ? Math.max(0, array.length + position) : position;
+    result = array.slice(0, at).concat(additions, array.slice(at));
   }
   if (modifiers.$sort !== undefined) result = sortElements(result, modifiers.$sort, strings);
+  let sliced = false;
   if (modifiers.$slice !== undefined) {
     const slice = integerModifier(modifiers.$slice, "$slice");
-    result = slice >= 0 ? result.slice(0, slice) : result.slice(Math.max(0, result.length + slice));
+    const kept = slice >= 0 ? result.slice(0, slice) : result.slice(Math.max(0, result.length + slice));
+    sliced = kept.length < result.length;
+    result = kept;
   }
   writeTarget(target, result);
+  return pushLoggedAs(array.length, position, modifiers.$sort !== undefined || sliced);
 };
+
+/**
+ * mongod logs a $push's appended elements at their positions only when they went after the
+ * existing elements of a non-empty array and no $sort or trimming $slice acted; otherwise the
+ * whole array. (mongo src/mongo/db/update/push_node.cpp, insertElementsWithPosition and logUpdate)
+ */
+function pushLoggedAs(existingLength: number, position: number, reordered: boolean): LoggedAs {
+  const appended = existingLength > 0 && position > existingLength;
+  return appended && !reordered ? "appendedElements" : "wholeValue";
+}
 
 const addToSet: FieldOperator = (target, argument, strings) => {
   const result = (existingArray(target, "$addToSet") ?? []).slice();

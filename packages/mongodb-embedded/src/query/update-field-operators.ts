@@ -9,7 +9,18 @@ import { combineNumbers, zeroLike } from "./numeric-arithmetic.js";
 import { queryError } from "./query-error.js";
 import { readTarget, removeTarget, writeTarget, type Target } from "./update-path.js";
 
-export type FieldOperator = (target: Target, argument: unknown, strings?: StringComparator) => void;
+/**
+ * What an operator's oplog entry says it did at its path: by default the path's whole new value;
+ * "appendedElements" only for a $push that purely appended.
+ * (mongo src/mongo/db/update/modifier_node.cpp, ModifierNode::logUpdate)
+ */
+export type LoggedAs = "wholeValue" | "appendedElements";
+
+export type FieldOperator = (
+  target: Target,
+  argument: unknown,
+  strings?: StringComparator,
+) => LoggedAs | void;
 
 const setField: FieldOperator = (target, argument) => writeTarget(target, deepCopy(argument));
 

@@ -5,13 +5,16 @@ import { readTarget, removeTarget, resolveTargets, writeTarget, type Target } fr
 
 const NO_ARRAY_FILTERS = new Map<string, (element: unknown) => boolean>();
 
-/** Renames within `doc`, one of the containers the update `owned` (see update-path.ts). */
+/**
+ * Renames within `doc`, one of the containers the update `owned` (see update-path.ts); the
+ * destination's path when something moved.
+ */
 export function applyRename(
   doc: Record<string, unknown>,
   source: string,
   destination: unknown,
   owned: Set<object>,
-): void {
+): string | undefined {
   if (typeof destination !== "string" || destination === "") {
     throw queryError(
       "BadValue",
@@ -31,14 +34,15 @@ export function applyRename(
     );
   }
   const [from] = resolveTargets(doc, source, { arrayFilters: NO_ARRAY_FILTERS, create: false, owned });
-  if (from === undefined) return;
+  if (from === undefined) return undefined;
   assertNotInArray(from, "source");
   const value = readTarget(from);
-  if (value === undefined) return;
+  if (value === undefined) return undefined;
   removeTarget(from);
   const [to] = resolveTargets(doc, destination, { arrayFilters: NO_ARRAY_FILTERS, create: true, owned });
   assertNotInArray(to, "destination");
   writeTarget(to, value);
+  return to.path;
 }
 
 function assertNotInArray(target: Target, side: string): void {

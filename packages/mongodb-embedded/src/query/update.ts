@@ -43,13 +43,33 @@ export function isReplacement(update: Document | Document[]): boolean {
 }
 
 export function applyUpdate(doc: Document, update: Document | Document[], options: UpdateOptions): Document {
+  return applyLoggedUpdate(doc, update, options).document;
+}
+
+export interface LoggedUpdate {
+  document: Document;
+  /**
+   * The paths whose change the oplog entry records as their whole new value, as mongod's
+   * update operators log them; a change elsewhere (a pipeline's, a $push's appended elements)
+   * is its delta between the two versions.
+   */
+  wholeValuePaths: ReadonlySet<string>;
+}
+
+/** The updated document, and how mongod's oplog entry for the update would record it. */
+export function applyLoggedUpdate(
+  doc: Document,
+  update: Document | Document[],
+  options: UpdateOptions,
+): LoggedUpdate {
+  const wholeValuePaths = new Set<string>();
   const result = Array.isArray(update)
     ? applyPipelineUpdate(doc, update, options.variables)
     : isReplacement(update)
       ? applyReplacement(doc, update)
-      : applyOperators(doc, update, options);
+      : applyOperators(doc, update, options, wholeValuePaths);
   assertIdUnchanged(doc, result);
-  return idFirst(result);
+  return { document: idFirst(result), wholeValuePaths };
 }
 
 function applyReplacement(doc: Document, replacement: Document): Document {
@@ -87,7 +107,12 @@ function targetPaths(updates: FieldUpdate[]): string[] {
   );
 }
 
-function applyOperators(doc: Document, update: Document, options: UpdateOptions): Document {
+function applyOperators(
+  doc: Document,
+  update: Document,
+  options: UpdateOptions,
+  wholeValuePaths: Set<string>,
+): Document {
   const updates = parseFieldUpdates(update).sort((a, b) => compareUpdatePaths(a.path, b.path));
   assertNoConflictingPaths(targetPaths(updates));
   const arrayFilters = compileArrayFilters(options.arrayFilters, options.strings);
@@ -99,12 +124,15 @@ function applyOperators(doc: Document, update: Document, options: UpdateOptions)
     if (fieldUpdate.operator === "$setOnInsert" && !options.isInsert) continue;
     const resolution = resolutionFor(doc, fieldUpdate, arrayFilters, owned, options);
     if (fieldUpdate.operator === "$rename") {
-      applyRename(result, fieldUpdate.path, fieldUpdate.argument, owned);
+      const destination = applyRename(result, fieldUpdate.path, fieldUpdate.argument, owned);
+      if (destination !== undefined) wholeValuePaths.add(destination);
       continue;
     }
     const apply = OPERATORS[fieldUpdate.operator];
-    for (const target of resolveTargets(result, fieldUpdate.path, resolution))
-      apply(target, fieldUpdate.argument, options.strings);
+    for (const target of resolveTargets(result, fieldUpdate.path, resolution)) {
+      const loggedAs = apply(target, fieldUpdate.argument, options.strings) ?? "wholeValue";
+      if (loggedAs === "wholeValue") wholeValuePaths.add(target.path);
+    }
   }
   return result;
 }

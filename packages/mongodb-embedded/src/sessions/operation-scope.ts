@@ -64,16 +64,20 @@ export class OperationScope {
     }
   }
 
-  /** Writes one document (null = delete); `before` is the version this operation read. */
+  /**
+   * Writes one document (null = delete); `before` is the version this operation read, and
+   * `wholeValuePaths` an update's paths its change event reports whole (applyLoggedUpdate).
+   */
   write(
     collection: StoredCollection,
     key: string,
     before: Document | null,
     after: Document | null,
     operationType: ChangeOperation,
+    wholeValuePaths?: ReadonlySet<string>,
   ): void {
     if (after) assertUnique(collection, key, after, before === null, this.view);
-    const record = this.changeRecord(collection, before, after, operationType);
+    const record = this.changeRecord(collection, before, after, operationType, wholeValuePaths);
     const transaction = this.transaction;
     if (!transaction) {
       this.catalog.commit([{ collection, key, doc: after }], [record]);
@@ -91,6 +95,7 @@ export class OperationScope {
     before: Document | null,
     after: Document | null,
     operationType: ChangeOperation,
+    wholeValuePaths: ReadonlySet<string> | undefined,
   ): ChangeRecord {
     const id = (after ?? before)?._id;
     const withImages = imagesRecorded(collection);
@@ -103,7 +108,8 @@ export class OperationScope {
     };
     // Images only where an event may carry them: kept in the change log, each would hold a
     // version of its document for as long as the log holds the change.
-    if (operationType === "update" && before && after) record.update = recordUpdate(before, after);
+    if (operationType === "update" && before && after)
+      record.update = recordUpdate(before, after, wholeValuePaths);
     if (after && (operationType !== "update" || withImages)) record.postImage = after;
     if (before && withImages) record.preImage = before;
     if (this.transaction) {

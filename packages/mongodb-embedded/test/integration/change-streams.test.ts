@@ -50,10 +50,11 @@ void test("insert, update, replace and delete events have mongod's shape", T, as
   }
   assert.deepEqual(insert!.fullDocument, { _id: 1, a: 1, arr: [1, 2, 3] });
   assert.equal("fullDocument" in update!, false);
+  // $pop logs its whole array (mongod's PopNode keeps ModifierNode::logUpdate): no truncatedArrays.
   assert.deepEqual(update!.updateDescription, {
-    updatedFields: { a: 2 },
+    updatedFields: { a: 2, arr: [1, 2] },
     removedFields: [],
-    truncatedArrays: [{ field: "arr", newSize: 2 }],
+    truncatedArrays: [],
   });
   assert.deepEqual(replace!.fullDocument, { _id: 1, b: 1 });
   assert.equal("fullDocument" in remove!, false);
