@@ -8,6 +8,7 @@ import { describe, test } from "node:test";
 import type { IPodMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor";
 import type { IDeployment } from "kubernetes-models/apps/v1/Deployment";
 import type { IConfigMap } from "kubernetes-models/v1/ConfigMap";
+import type { INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
 import type { IPodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import type { IContainer } from "kubernetes-models/v1/Container";
 import type { ISecret } from "kubernetes-models/v1/Secret";
@@ -215,4 +216,52 @@ void test("a PodDisruptionBudget lets a drain evict one standalone sidecar at a 
     inApp.every((d) => !selects(budget.spec?.selector, podLabels(d))),
     "it leaves the application's pods alone",
   );
+});
+
+/** The ports of a connection string's hosts, 27017 where a host names none. */
+function mongodbPorts(uri: string): number[] {
+  const hosts = /^mongodb:\/\/(?:[^@/]*@)?([^/?]+)/.exec(uri)?.[1];
+  assert.ok(hosts, `no hosts in ${uri}`);
+  return [...new Set(hosts.split(",").map((host) => Number(/:(\d+)$/.exec(host)?.[1] ?? 27017)))];
+}
+
+void describe("the standalone pods' NetworkPolicy", () => {
+  const policies = manifestsOfKind<INetworkPolicy>(manifests, "NetworkPolicy");
+  const policy = policies.find((p) => selects(p.spec?.podSelector, podLabels(standalone)));
+  const container = standalone && sidecarContainer(standalone);
+  /** A rule's ports as "protocol/number", named ports resolved on the sidecar's container. */
+  const portsOf = (rule: { ports?: { port?: string | number; protocol?: string }[] }) =>
+    (rule.ports ?? []).map((p) => `${p.protocol ?? "TCP"}/${container && namedPort(container, p.port)}`);
+
+  void test("selects the standalone pods, restricts both directions, and leaves the application's pods alone", () => {
+    assert.ok(policy, "no NetworkPolicy selects the standalone Deployment's pods");
+    assert.deepEqual([...(policy.spec?.policyTypes ?? [])].sort(), ["Egress", "Ingress"]);
+    const inApp = deployments.filter((d) => d !== standalone);
+    assert.ok(inApp.every((d) => !selects(policy.spec?.podSelector, podLabels(d))));
+  });
+
+  void test("lets in only the scraper's pods, on the metrics port alone", () => {
+    const rules = policy?.spec?.ingress ?? [];
+    assert.ok(rules.length > 0);
+    for (const rule of rules) {
+      assert.deepEqual(portsOf(rule), [`TCP/${DEFAULT_HTTP_PORT}`]);
+      assert.ok((rule.from ?? []).length > 0, "an ingress rule without `from` admits every pod");
+      for (const peer of rule.from ?? [])
+        assert.ok(
+          peer.podSelector?.matchLabels && peer.namespaceSelector?.matchLabels,
+          "a namespace and pod selector",
+        );
+    }
+  });
+
+  void test("lets out only MongoDB on the connection string's port and DNS over UDP and TCP", () => {
+    const uri = secret?.stringData?.MONGODB_URI ?? "";
+    const rules = policy?.spec?.egress ?? [];
+    for (const rule of rules)
+      assert.ok((rule.to ?? []).length > 0, "an egress rule without `to` reaches anywhere");
+    assert.deepEqual(
+      rules.flatMap(portsOf).sort(),
+      [...mongodbPorts(uri).map((port) => `TCP/${port}`), "TCP/53", "UDP/53"].sort(),
+    );
+  });
 });
