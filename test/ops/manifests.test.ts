@@ -32,6 +32,7 @@ const deployments = manifestsOfKind<IDeployment>(manifests, "Deployment");
 const [configMap] = manifestsOfKind<IConfigMap>(manifests, "ConfigMap");
 const [secret] = manifestsOfKind<ISecret>(manifests, "Secret");
 const [podMonitor] = manifestsOfKind<IPodMonitor>(manifests, "PodMonitor");
+const deploymentDocs = readFileSync(new URL("../../docs/deployment.md", import.meta.url), "utf8");
 /** The Secret the Deployments read, as an example beside the kustomization, not in it. */
 const SECRET_EXAMPLE_FILE = "secret.example.yaml";
 /** The standalone alternative: listed in the kustomization instead of the in-app Deployment. */
@@ -171,6 +172,18 @@ for (const deployment of deployments) {
         (c.volumeMounts ?? []).filter((m) => m.mountPath.startsWith("/var/run/secrets/kubernetes.io")),
       );
       assert.deepEqual(tokenMounts, []);
+    });
+
+    void test("has the requests and limits docs/deployment.md states", () => {
+      const stated = /requests (\S+) CPU \/ (\d+) Mi and is limited to (\S+) \/ (\d+) Mi/.exec(
+        deploymentDocs,
+      );
+      assert.ok(stated, "docs/deployment.md states the sidecar container's requests and limits");
+      const { requests, limits } = container.resources ?? {};
+      assert.deepEqual(
+        [requests?.cpu, requests?.memory, limits?.cpu, limits?.memory],
+        [stated[1], `${stated[2]}Mi`, stated[3], `${stated[4]}Mi`],
+      );
     });
 
     void test("leaves the sidecar more time to stop than its own stop deadline", () => {
