@@ -1,6 +1,9 @@
 // `_id`s of new buckets: `<key>_<epoch seconds of the first entry>`, as the seed builds them,
 // so that the seed's paging query `find({_id: /^<key>_/}).sort({_id: 1})` returns buckets
-// in time order. `_id`s compare as strings: a taken id gets a suffix `_000001`, `_000002`...
+// in time order. `_id`s compare as strings, so the seconds are always ten digits: zero-padded
+// before 2001-09-09T01:46:40Z (9 digits and fewer would sort after "1..."), and dates they
+// cannot order (before the epoch: "-" sorts before digits but "-2" after "-1"; past
+// 2286-11-20T17:46:39Z: 11 digits) name no bucket. A taken id gets a suffix `_000001`, `_000002`...
 // zero-padded so that suffixes sort numerically ("_000010" after "_000009") and so that
 // "123_1698349623" < "123_1698349623_000001" < "123_1698349624" ("_" sorts after the
 // digits' common prefix ends, the next second differs in an earlier digit). A new bucket
@@ -20,8 +23,26 @@ export function bucketKeyText(key: unknown): string | null {
   return null;
 }
 
-export function baseBucketId(keyText: string, firstEntryDate: Date): string {
-  return `${keyText}_${Math.floor(firstEntryDate.getTime() / 1000)}`;
+const SECONDS_DIGITS = 10;
+const LAST_SECOND = 10 ** SECONDS_DIGITS - 1;
+
+/** The first and last instants whose whole seconds since the epoch fit the ten digits of an `_id`. */
+export const FIRST_BUCKET_DATE = new Date(0);
+export const LAST_BUCKET_DATE = new Date(LAST_SECOND * 1000 + 999);
+
+/** `<key>_<ten digits of whole seconds>`, or null for a date outside FIRST_BUCKET_DATE..LAST_BUCKET_DATE. */
+export function baseBucketId(keyText: string, firstEntryDate: Date): string | null {
+  const seconds = Math.floor(firstEntryDate.getTime() / 1000);
+  if (!(seconds >= 0 && seconds <= LAST_SECOND)) return null;
+  return `${keyText}_${String(seconds).padStart(SECONDS_DIGITS, "0")}`;
+}
+
+/** Why a valid date names no bucket: the skip reason's end. */
+export function unorderableDate(date: Date): string {
+  return (
+    `${date.toISOString()}, outside the dates whose bucket _ids sort in time order ` +
+    `(${FIRST_BUCKET_DATE.toISOString()} to ${LAST_BUCKET_DATE.toISOString()})`
+  );
 }
 
 const SUFFIXED = new RegExp(`^(.*)_(\\d{${SUFFIX_DIGITS}})$`);

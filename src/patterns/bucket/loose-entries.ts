@@ -16,7 +16,7 @@ import type { Document } from "mongodb";
 import { describeValue, isValidDate } from "../common/bson-value.js";
 import { inGroupsOf } from "../common/groups.js";
 import type { Plan, Write } from "../plan.js";
-import { baseBucketId, bucketIdAllocator, bucketKeyText } from "./bucket-ids.js";
+import { baseBucketId, bucketIdAllocator, bucketKeyText, unorderableDate } from "./bucket-ids.js";
 import { newBucket } from "./new-bucket.js";
 import { isOpenBucketOf } from "./open-bucket.js";
 import { bucketRuleSchema, type BucketRule } from "./rule.js";
@@ -133,8 +133,10 @@ function newBuckets(
     const date: unknown = group[0]?.[rule.dateField];
     if (!isValidDate(date))
       return { ok: false, reason: `${rule.dateField} is ${describeValue(date)}, expected a date` };
-    const id = allocateId(baseBucketId(keyText, date));
-    if (id === null) return { ok: false, reason: `every suffix of ${baseBucketId(keyText, date)} is taken` };
+    const base = baseBucketId(keyText, date);
+    if (base === null) return { ok: false, reason: `${rule.dateField} is ${unorderableDate(date)}` };
+    const id = allocateId(base);
+    if (id === null) return { ok: false, reason: `every suffix of ${base} is taken` };
     inserts.push(
       newBucket(
         rule,

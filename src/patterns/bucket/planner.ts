@@ -2,7 +2,8 @@
 //
 // - Split: the first `threshold` entries stay; the rest go, verbatim and in order, into new
 //   buckets of at most `threshold`, each `_id`'d after its first entry's date (bucket-ids.ts).
-//   An entry that would start a new bucket without a valid date, or a missing key, makes
+//   An entry that would start a new bucket without a valid date (or one an `_id` cannot
+//   keep in time order), or a missing key, makes
 //   the document a skip: the sidecar cannot name the bucket, and it never guesses.
 // - Repair: a bucket within bounds whose count disagrees with its array gets count = length
 //   (the array is the data; count is derived from it for the seed's `count: {$lt: 10}`).
@@ -10,7 +11,7 @@
 //   replayed insert fails on the `_id` index instead of duplicating entries).
 import type { Document } from "mongodb";
 import type { BucketRule } from "./rule.js";
-import { baseBucketId, bucketIdAllocator, bucketKeyText } from "./bucket-ids.js";
+import { baseBucketId, bucketIdAllocator, bucketKeyText, unorderableDate } from "./bucket-ids.js";
 import { keepFirst } from "../common/array-trim.js";
 import { describeValue, isPlainDocument, isValidDate, numberValue } from "../common/bson-value.js";
 import { inGroupsOf } from "../common/groups.js";
@@ -34,7 +35,8 @@ export function splitBaseIds(rule: BucketRule, bucket: Document): string[] {
   const bases = new Set<string>();
   for (const [first] of inGroupsOf(entries.slice(rule.threshold), rule.threshold)) {
     const date = isPlainDocument(first) ? first[rule.dateField] : undefined;
-    if (isValidDate(date)) bases.add(baseBucketId(keyText, date));
+    const base = isValidDate(date) ? baseBucketId(keyText, date) : null;
+    if (base !== null) bases.add(base);
   }
   return [...bases];
 }
@@ -111,8 +113,9 @@ function newBucketId(
   if (!isValidDate(date)) {
     return { ok: false, reason: `${where}.${rule.dateField} is ${describeValue(date)}, expected a date` };
   }
-  const id = allocateId(baseBucketId(keyText, date));
-  if (id === null)
-    return { ok: false, reason: `${where}: every suffix of ${baseBucketId(keyText, date)} is taken` };
+  const base = baseBucketId(keyText, date);
+  if (base === null) return { ok: false, reason: `${where}.${rule.dateField} is ${unorderableDate(date)}` };
+  const id = allocateId(base);
+  if (id === null) return { ok: false, reason: `${where}: every suffix of ${base} is taken` };
   return { ok: true, value: id };
 }
