@@ -146,6 +146,24 @@ async function checkAuthorised(db: Db, stateCollection: string): Promise<void> {
   }
 }
 
+/**
+ * MongoDB 5.0 is wire version 13: the stream's filters use $getField and the readers $lookup
+ * with both localField and a pipeline, which earlier servers refuse (pre-images, for deletes
+ * in a full set, need 6.0: a rule runs without them, with a warning, on 5.0).
+ */
+const MIN_WIRE_VERSION = 13;
+
+/** Refuses, in one line, a deployment older than MongoDB 5.0. */
+export function checkServerVersion(hello: { maxWireVersion?: unknown }, uri: string): void {
+  const wireVersion = typeof hello.maxWireVersion === "number" ? hello.maxWireVersion : 0;
+  if (wireVersion >= MIN_WIRE_VERSION) return;
+  throw new OperationalError(
+    `MongoDB at ${redactUriPasswords(uri)} is older than 5.0 (wire version ${wireVersion}); ` +
+      "the sidecar needs MongoDB 5.0 or later (6.0 for deletes in a full set to reach its source): upgrade it",
+    EXIT_STATUS.serverTooOld,
+  );
+}
+
 async function embeddedUri(shutdown: ShutdownStack): Promise<string> {
   const server = await startEmbeddedMongo({ host: "127.0.0.1", port: 0 });
   // A stop while it started has already run the cleanups: close it here, or it keeps the process alive.
@@ -169,6 +187,7 @@ export async function connectDeployment(
   const attempts = { uri, timeoutSeconds: config.connectTimeoutSeconds, logger, shutdown };
   const client = await connectClient(attempts);
   const db = client.db(config.database, PRIMARY_READS);
+  checkServerVersion(await db.command({ hello: 1 }), uri);
   await checkAuthorised(db, config.stateCollection);
   const leaseDb = options.leaseClient
     ? (await connectClient(attempts, leaseClientOptions(config.leaseSeconds))).db(

@@ -13,6 +13,8 @@ export const EXIT_STATUS = {
   leaseHeld: 7,
   /** Not a failure: `sweep --dry-run` found documents it would change (as `diff` exits 1). */
   changesNeeded: 8,
+  /** The deployment is older than the sidecar needs (MongoDB 5.0). */
+  serverTooOld: 9,
 } as const;
 
 export type ExitStatus = (typeof EXIT_STATUS)[keyof typeof EXIT_STATUS];
