@@ -21,7 +21,7 @@ after(async () => {
 });
 
 /** The updatedFields of the event `update` produces on `{ _id: 1, ...initial }`, from db.watch(). */
-async function updatedFields(label: string, initial: Document, update: UpdateFilter<Document>) {
+async function updatedFields(label: string, initial: Document, update: Document) {
   const name = uniqueDatabaseName(label);
   databases.push(name);
   const db = mongo.client.db(name);
@@ -29,7 +29,7 @@ async function updatedFields(label: string, initial: Document, update: UpdateFil
   await coll.insertOne({ _id: 1 as never, ...initial });
   const stream = await openStream(db.watch());
   try {
-    await coll.updateOne({ _id: 1 as never }, update);
+    await coll.updateOne({ _id: 1 as never }, update as UpdateFilter<Document>);
     const [event] = await nextEvents(stream, 1);
     assert.equal(event!.operationType, "update");
     return (event!.updateDescription as Document).updatedFields as Document;
