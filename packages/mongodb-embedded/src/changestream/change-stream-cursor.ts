@@ -18,6 +18,7 @@ import {
   comparePositions,
   encodeResumeToken,
   highWaterMark,
+  passedOver,
   timestampToBigInt,
   type StreamPosition,
 } from "./resume-token.js";
@@ -139,7 +140,13 @@ export class ChangeStreamCursor implements ServerCursor {
       const sliceStart = result.position;
       let cutShort = false;
       for (const change of records) {
-        for (const candidate of this.candidatesFor(change)) {
+        const candidates = this.candidatesFor(change);
+        // A record out of scope moves the scan (and the post-batch token) past it, as mongod's
+        // does (mongo src/mongo/db/pipeline/plan_executor_pipeline.cpp, latest oplog timestamp).
+        if (candidates.length === 0 && comparePositions(passedOver(change.position), result.position) > 0) {
+          result.position = passedOver(change.position);
+        }
+        for (const candidate of candidates) {
           if (comparePositions(candidate.position, result.position) <= 0) continue;
           const event = this.build(candidate);
           if (event) {

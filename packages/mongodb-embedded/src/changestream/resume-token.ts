@@ -39,6 +39,15 @@ export function highWaterMark(clusterTime: bigint): StreamPosition {
   return { clusterTime, txnOpIndex: HIGH_WATER_MARK_INDEX, kind: "highWaterMark" };
 }
 
+/**
+ * The position just past the record at `position` and before the next one: where a stream
+ * that passed over a record it does not see stands (mongod's post-batch token moves past the
+ * oplog entries a stream filters out, so that resuming there scans none of them again).
+ */
+export function passedOver(position: StreamPosition): StreamPosition {
+  return { clusterTime: position.clusterTime, txnOpIndex: position.txnOpIndex, kind: "highWaterMark" };
+}
+
 /** The position just before the first event at `clusterTime` (startAtOperationTime). */
 export function positionBefore(clusterTime: bigint): StreamPosition {
   return highWaterMark(clusterTime - 1n);
