@@ -1,8 +1,9 @@
 // MongoDB wire protocol framing: the 16-byte header, OP_QUERY (only for the driver's first
 // `ismaster` handshake), OP_REPLY (its answer) and OP_MSG (everything else).
 // https://www.mongodb.com/docs/manual/reference/mongodb-wire-protocol/
-import { deserialize, serialize, type Document } from "bson";
+import { serialize, type Document } from "bson";
 import { crc32c } from "./crc32c.js";
+import { decodeDocument } from "./document-decoder.js";
 
 export const OpCode = { reply: 1, query: 2004, compressed: 2012, msg: 2013 } as const;
 
@@ -45,12 +46,6 @@ export class WireProtocolError extends Error {
   }
 }
 
-/**
- * Numbers keep their BSON type (Int32, Double, Long wrappers) so that a document written as a
- * double comes back a double, and an Int64 is never narrowed to a JS number.
- */
-const DESERIALIZE_OPTIONS = { promoteValues: false, promoteBuffers: false } as const;
-
 export function readHeader(frame: Uint8Array): MessageHeader {
   const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
   return {
@@ -78,7 +73,7 @@ function parseOpQuery(frame: Buffer, header: MessageHeader): OpQueryMessage {
   if (nameEnd < 0) throw new WireProtocolError("OP_QUERY collection name is not terminated");
   const fullCollectionName = frame.toString("utf8", offset, nameEnd);
   offset = nameEnd + 1 + 8; // numberToSkip, numberToReturn
-  const query = deserialize(frame.subarray(offset, offset + frame.readInt32LE(offset)), DESERIALIZE_OPTIONS);
+  const query = decodeDocument(frame.subarray(offset, offset + frame.readInt32LE(offset)));
   return { kind: "query", header, fullCollectionName, query };
 }
 
@@ -97,7 +92,7 @@ function parseOpMsg(frame: Buffer, header: MessageHeader): OpMsgMessage {
     const kind = frame[offset++];
     if (kind === 0) {
       const size = frame.readInt32LE(offset);
-      body = deserialize(frame.subarray(offset, offset + size), DESERIALIZE_OPTIONS);
+      body = decodeDocument(frame.subarray(offset, offset + size));
       offset += size;
     } else if (kind === 1) {
       const size = frame.readInt32LE(offset);
@@ -120,7 +115,7 @@ function parseDocumentSequence(section: Buffer): [string, Document[]] {
   let offset = nameEnd + 1;
   while (offset < section.length) {
     const size = section.readInt32LE(offset);
-    documents.push(deserialize(section.subarray(offset, offset + size), DESERIALIZE_OPTIONS));
+    documents.push(decodeDocument(section.subarray(offset, offset + size)));
     offset += size;
   }
   return [identifier, documents];
