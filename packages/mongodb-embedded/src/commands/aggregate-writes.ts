@@ -1,7 +1,7 @@
 // The writing stages of aggregate: $out replaces a collection's contents with the results
 // (keeping its options and indexes), $merge folds them into a collection document by document.
 import type { Document } from "bson";
-import { applyUpdate, runPipeline, valuesEqual } from "../query/index.js";
+import { applyUpdate, runPipeline, valuesEqual, withIdAhead } from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { ServerState } from "../server-state.js";
 import type { OperationScope } from "../sessions/operation-scope.js";
@@ -121,7 +121,7 @@ function mergedDocument(
   }
   switch (mode) {
     case "replace":
-      return { _id: existing._id, ...incoming };
+      return withIdAhead(existing._id, incoming);
     case "keepExisting":
       return undefined;
     case "merge":

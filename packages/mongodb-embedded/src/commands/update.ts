@@ -8,6 +8,7 @@ import {
   collatorFor,
   isReplacement,
   upsertSeed,
+  withIdAhead,
   type StringComparator,
 } from "../query/index.js";
 import type { OperationScope } from "../sessions/operation-scope.js";
@@ -192,7 +193,7 @@ function upsertDocument(
   });
   const doc = withIdFirst(
     isReplacement(statement.u) && seed._id !== undefined && updated._id === undefined
-      ? { _id: seed._id, ...updated }
+      ? withIdAhead(seed._id, updated)
       : updated,
   );
   assertValidId(doc._id);

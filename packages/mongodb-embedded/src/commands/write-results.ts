@@ -2,6 +2,7 @@
 // (ordered writes stop at the first, unordered ones go on) and the _id placement rules.
 import { ObjectId, type Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
+import { fieldNames, withIdAhead } from "../query/index.js";
 
 export interface WriteErrorEntry {
   index: number;
@@ -31,7 +32,6 @@ export function writeReply(n: number, writeErrors: WriteErrorEntry[], extra: Doc
 
 /** mongod stores _id first, generating an ObjectId when the document has none. */
 export function withIdFirst(doc: Document): Document {
-  if (doc._id !== undefined && Object.keys(doc)[0] === "_id") return doc;
-  const { _id, ...rest } = doc;
-  return { _id: _id === undefined ? new ObjectId() : _id, ...rest };
+  if (doc._id !== undefined && fieldNames(doc)[0] === "_id") return doc;
+  return withIdAhead(doc._id === undefined ? new ObjectId() : doc._id, doc);
 }

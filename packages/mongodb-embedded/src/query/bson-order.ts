@@ -5,6 +5,7 @@
 // collation changes how strings order and which are equal, and nothing else.
 import type { Binary, BSONRegExp, Long, ObjectId, Timestamp } from "bson";
 import { bsonTag, bsonTypeOf, isNumeric, toNumber } from "./bson-types.js";
+import { fieldNames } from "./field-order.js";
 
 /** mongod's canonicalizeBSONType, with undefined ranked as null (a missing field sorts as null). */
 export function canonicalRank(value: unknown): number {
@@ -148,8 +149,8 @@ function compareDocuments(
   b: Record<string, unknown>,
   strings: StringComparator,
 ): number {
-  const keysA = Object.keys(a);
-  const keysB = Object.keys(b);
+  const keysA = fieldNames(a);
+  const keysB = fieldNames(b);
   const shared = Math.min(keysA.length, keysB.length);
   for (let i = 0; i < shared; i++) {
     const valueA = a[keysA[i]];

@@ -6,6 +6,7 @@
 import type { Document } from "bson";
 import { isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
 import { deepCopy } from "./document-copy.js";
+import { withIdAhead } from "./field-order.js";
 import type { StringComparator } from "./bson-order.js";
 import { compileFilter } from "./filter.js";
 import { queryError } from "./query-error.js";
@@ -36,7 +37,7 @@ export function projectFields(doc: Document, parsed: ParsedProjection): Document
     return result;
   }
   const result = include(doc, parsed.fields);
-  return !parsed.excludeId && doc._id !== undefined ? { _id: doc._id, ...result } : result;
+  return !parsed.excludeId && doc._id !== undefined ? withIdAhead(doc._id, result) : result;
 }
 
 /**

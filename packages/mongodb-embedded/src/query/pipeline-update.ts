@@ -2,6 +2,7 @@
 // mongod allows there, run through the aggregation engine over the single document.
 import type { Document } from "bson";
 import { bsonTag, isPlainDocument, toNumber } from "./bson-types.js";
+import { withIdAhead } from "./field-order.js";
 import { runPipeline } from "./pipeline.js";
 import { queryError } from "./query-error.js";
 
@@ -17,7 +18,7 @@ export function applyPipelineUpdate(doc: Document, stages: Document[], variables
   const [result] = runPipeline([doc], stages, { collection: () => [], variables });
   if (result === undefined) throw queryError("BadValue", "the update pipeline produced no document");
   const restored = restoreNumericTypes(result, doc) as Document;
-  if (restored._id === undefined && doc._id !== undefined) return { _id: doc._id, ...restored };
+  if (restored._id === undefined && doc._id !== undefined) return withIdAhead(doc._id, restored);
   return restored;
 }
 

@@ -7,6 +7,7 @@
 // into it, so the parts it leaves alone stay shared with the (never mutated) stored version.
 import { isPlainDocument } from "./bson-types.js";
 import { shallowCopy } from "./document-copy.js";
+import { removeField, setField } from "./field-order.js";
 import { isArrayIndex } from "./filter-path.js";
 import { queryError } from "./query-error.js";
 
@@ -43,7 +44,7 @@ export function writeTarget(target: Target, value: unknown): void {
     while (container.length < index) container.push(null);
     container[index] = value;
   } else {
-    container[key] = value;
+    setField(container, key, value);
   }
 }
 
@@ -53,7 +54,7 @@ export function removeTarget(target: Target): void {
   if (Array.isArray(container)) {
     if (Number(key) < container.length) container[Number(key)] = null;
   } else {
-    delete container[key];
+    removeField(container, key);
   }
 }
 

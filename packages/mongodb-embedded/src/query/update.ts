@@ -5,6 +5,7 @@ import type { Document } from "bson";
 import { valuesEqual, type StringComparator } from "./bson-order.js";
 import { bsonTypeOf, isPlainDocument } from "./bson-types.js";
 import { deepCopy, shallowCopy } from "./document-copy.js";
+import { fieldNames, withIdAhead } from "./field-order.js";
 import { compileArrayFilters, identifiersInPath } from "./array-filters.js";
 import { positionalIndex } from "./positional.js";
 import { applyPipelineUpdate } from "./pipeline-update.js";
@@ -75,7 +76,7 @@ export function applyLoggedUpdate(
 function applyReplacement(doc: Document, replacement: Document): Document {
   const copy = deepCopy(replacement);
   if (doc._id === undefined || "_id" in copy) return copy;
-  return { _id: doc._id, ...copy };
+  return withIdAhead(doc._id, copy);
 }
 
 function parseFieldUpdates(update: Document): FieldUpdate[] {
@@ -186,7 +187,6 @@ function assertIdUnchanged(before: Document, after: Document): void {
 
 /** mongod always stores _id as the first field. */
 function idFirst(doc: Document): Document {
-  const keys = Object.keys(doc);
-  if (doc._id === undefined || keys[0] === "_id") return doc;
-  return { _id: doc._id, ...doc };
+  if (doc._id === undefined || fieldNames(doc)[0] === "_id") return doc;
+  return withIdAhead(doc._id, doc);
 }

@@ -3,6 +3,7 @@
 // are not equal (huge Longs beyond 2^53, for instance): callers re-check real equality, so a
 // key only ever narrows the candidates, it never decides a match on its own.
 import type { Binary, Decimal128, Long, ObjectId, Timestamp } from "bson";
+import { fieldNames } from "../query/field-order.js";
 
 export function canonicalKey(value: unknown): string {
   if (value === null || value === undefined) return "z";
@@ -57,9 +58,8 @@ function objectKey(value: object): string {
     default:
       return `${tag}:${JSON.stringify(value)}`;
   }
-  const fields = Object.entries(value as Record<string, unknown>).map(
-    ([name, field]) => `${JSON.stringify(name)}:${canonicalKey(field)}`,
-  );
+  const doc = value as Record<string, unknown>;
+  const fields = fieldNames(doc).map((name) => `${JSON.stringify(name)}:${canonicalKey(doc[name])}`);
   return `{${fields.join(",")}}`;
 }
 

@@ -5,6 +5,7 @@
 import { serialize, type Document } from "bson";
 import { bsonSize } from "../query/bson-size.js";
 import { isPlainDocument } from "../query/bson-types.js";
+import { fieldNames } from "../query/field-order.js";
 
 /**
  * Whether `before` and `after` serialize to the same bytes, as the old serialize-and-compare
@@ -29,8 +30,8 @@ function sameValues(a: unknown, b: unknown): boolean {
     return true;
   }
   if (!isPlainDocument(a) || !isPlainDocument(b)) return false;
-  const keys = Object.keys(a);
-  const otherKeys = Object.keys(b);
+  const keys = fieldNames(a);
+  const otherKeys = fieldNames(b);
   if (keys.length !== otherKeys.length) return false;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
