@@ -62,6 +62,8 @@ function expectation(issue: z.core.$ZodIssue): string {
     case "unrecognized_keys":
       return `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}`;
     case "invalid_type":
+      // A bounded integer's own message ("expected an integer from 1 to 100") for a fraction.
+      if (issue.expected === "int" && issue.message.startsWith("expected ")) return issue.message;
       return `expected ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
     case "too_big":
     case "too_small":
@@ -105,5 +107,6 @@ export function formatIssues(
   file: string | undefined,
   origins: readonly ValueOrigin[],
 ): string {
-  return issues.map((issue) => formatIssue(issue, raw, file, origins)).join("\n");
+  // One value can fail two checks that say the same (1e30: not a safe integer, and too big).
+  return [...new Set(issues.map((issue) => formatIssue(issue, raw, file, origins)))].join("\n");
 }

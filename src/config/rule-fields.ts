@@ -26,7 +26,57 @@ export const collectionName = z
     (name) => !name.startsWith("system."),
     expectedGot("expected a collection name not starting with 'system.' (MongoDB's own)"),
   );
-export const positiveInt = z.number().int("expected an integer").positive("expected a number above 0");
+
+/** An integer from `min` to `max`; each message names the range (issues.ts adds the value found). */
+export function intInRange(min: number, max: number) {
+  const expected = `expected an integer from ${min} to ${max}`;
+  return z.number().int(expected).min(min, expected).max(max, expected);
+}
+
+/**
+ * Most entries a threshold or chunk may name. A 16 MiB document holds at most about a million
+ * of the smallest entries, and each correction reads and rewrites an array whole: a bound
+ * this far below either still catches a typo (1e15) before it silently disables a rule.
+ */
+export const MAX_ENTRIES = 100_000;
+export const entryCount = intInRange(1, MAX_ENTRIES);
+
+// Every document's own key: new chunks and buckets get theirs from the sidecar, so no rule
+// field may be `_id` or inside it.
+const ID = "_id";
+
+function overlaps(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+}
+
+/**
+ * Rejects a rule whose fields collide: one that is `_id` (or in it), or two of `keys` that
+ * are the same field or one inside the other (a count written over the array, a chunk
+ * sequence over its reference). Each issue names both keys and the field.
+ */
+export function distinctFields<K extends string>(keys: readonly K[]) {
+  return (rule: Record<K, string>, ctx: z.RefinementCtx): void => {
+    keys.forEach((key, index) => {
+      const field = rule[key];
+      if (overlaps(field, ID)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `expected a field other than ${JSON.stringify(ID)}, which the sidecar sets itself, got ${JSON.stringify(field)}`,
+        });
+        return;
+      }
+      const other = keys.slice(0, index).find((earlier) => overlaps(field, rule[earlier]));
+      if (other === undefined) return;
+      const how = field === rule[other] ? "which is also" : "overlapping";
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: `expected a field of its own, got ${JSON.stringify(field)}, ${how} ${other} (${JSON.stringify(rule[other])})`,
+      });
+    });
+  };
+}
 
 /** Keys every rule has, whatever its pattern. */
 export const ruleBase = {

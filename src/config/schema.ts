@@ -8,7 +8,7 @@ import { MongoClient } from "mongodb";
 import { z } from "zod";
 import type { PatternRule } from "../patterns/driver.js";
 import { builtInRuleSchema, defaultRules } from "../patterns/registry.js";
-import { collectionName, expectedGot, positiveInt } from "./rule-fields.js";
+import { collectionName, expectedGot, intInRange } from "./rule-fields.js";
 import { checkRuleSet, withDefaultNames } from "./rule-set.js";
 import { isMongoUri } from "./mongodb-uri.js";
 
@@ -74,22 +74,28 @@ export const configSchema = z
     http: z
       .strictObject({
         host: httpHost.default("0.0.0.0"),
-        port: z.number().int().min(0).max(65535).default(9464),
+        port: intInRange(0, 65535).default(9464),
       })
       .prefault({}),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** JSON lines for log collectors; pretty for a person at a terminal (needs pino-pretty). */
     logFormat: z.enum(["json", "pretty"]).default("json"),
     /** How long connecting keeps retrying an unreachable or refusing deployment before giving up. */
-    connectTimeoutSeconds: positiveInt.default(60),
-    /** Corrections of different documents that may run at once. */
-    concurrency: positiveInt.default(8),
+    connectTimeoutSeconds: intInRange(1, 3600).default(60),
+    /**
+     * Corrections of different documents that may run at once. At most the driver's pool of
+     * 100 connections: more would only wait for one, each holding its session and backlog.
+     */
+    concurrency: intInRange(1, 100).default(8),
     /** Attempts for one correction's transaction before it is counted as failed and retried later. */
-    maxTransactionAttempts: positiveInt.default(10),
+    maxTransactionAttempts: intInRange(1, 100).default(10),
     /** Failed corrections of one target before it is parked and the stream moves past it. */
-    parkAfterAttempts: positiveInt.default(8),
-    /** Lease held by the one writing replica; another replica takes over after it expires. */
-    leaseSeconds: positiveInt.default(15),
+    parkAfterAttempts: intInRange(1, 100).default(8),
+    /**
+     * Lease held by the one writing replica; another replica takes over after it expires. At
+     * most an hour: a standby waits that long, and timers past 2^31-1 ms would fire at once.
+     */
+    leaseSeconds: intInRange(1, 3600).default(15),
     /**
      * What a takeover does when the server refuses killSessions (a platform without it):
      * "retry" keeps trying and never leads unfenced; "waitTransactionLifetime" leads once
@@ -98,7 +104,7 @@ export const configSchema = z
      */
     killSessionsRefused: z.enum(["retry", "waitTransactionLifetime"]).default("retry"),
     /** At least the server's transactionLifetimeLimitSeconds (60 on mongod) plus its reaper's delay. */
-    takeoverWaitSeconds: positiveInt.default(90),
+    takeoverWaitSeconds: intInRange(1, 3600).default(90),
     rules: z
       .array(builtInRuleSchema)
       .min(1, "expected at least one rule")

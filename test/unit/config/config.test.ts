@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeRules } from "../../../src/config/describe.js";
 import { loadConfig } from "../../../src/config/load.js";
+import { distinctFields } from "../../../src/config/rule-fields.js";
 import { ConfigError } from "../../../src/errors.js";
 import type { OutlierRule } from "../../../src/patterns/outlier/rule.js";
 
@@ -121,7 +122,7 @@ void test("an invalid threshold is reported with its key path, value, expectatio
   );
   assert.equal(
     errorOf(() => loadConfig({ file: path, env: {} })),
-    `${path}: rules[1].threshold: expected a number above 0, got -3`,
+    `${path}: rules[1].threshold: expected an integer from 1 to 100000, got -3`,
   );
 });
 
@@ -261,14 +262,14 @@ void test("an environment variable set but empty is an error naming it, MONGODB_
 void test("a port above 65535 is reported as a sentence, not zod's 'Too big'", () => {
   assert.equal(
     errorOf(() => loadConfig({ env: { SIDECAR_HTTP_PORT: "99999" } })),
-    "SIDECAR_HTTP_PORT: http.port: expected a number at most 65535, got 99999",
+    "SIDECAR_HTTP_PORT: http.port: expected an integer from 0 to 65535, got 99999",
   );
 });
 
 void test("a fractional number where an integer is expected says so", () => {
   assert.equal(
     errorOf(() => loadConfig({ env: { SIDECAR_CONCURRENCY: "5.5" } })),
-    "SIDECAR_CONCURRENCY: concurrency: expected an integer, got 5.5",
+    "SIDECAR_CONCURRENCY: concurrency: expected an integer from 1 to 100, got 5.5",
   );
 });
 
@@ -365,3 +366,146 @@ void test("SIDECAR_LOG_FORMAT and SIDECAR_CONNECT_TIMEOUT_SECONDS set logFormat 
     ["json", 60],
   );
 });
+
+void test("a concurrency of a billion is refused, naming the variable, the key, the value and the range", () => {
+  assert.equal(
+    errorOf(() => loadConfig({ env: { SIDECAR_CONCURRENCY: "1000000000" } })),
+    "SIDECAR_CONCURRENCY: concurrency: expected an integer from 1 to 100, got 1000000000",
+  );
+});
+
+void test("a lease, a threshold and a chunk size past their bounds are refused, one line each", () => {
+  const path = file(
+    "past-bounds.yaml",
+    "leaseSeconds: 1e7\nrules:\n  - pattern: outlier\n    threshold: 1e15\n    chunkSize: 1e12\n  - pattern: subset\n    threshold: 1e30\n",
+  );
+  assert.deepEqual(errorOf(() => loadConfig({ file: path, env: {} })).split("\n"), [
+    `${path}: leaseSeconds: expected an integer from 1 to 3600, got 10000000`,
+    `${path}: rules[0].threshold: expected an integer from 1 to 100000, got 1000000000000000`,
+    `${path}: rules[0].chunkSize: expected an integer from 1 to 100000, got 1000000000000`,
+    `${path}: rules[1].threshold: expected an integer from 1 to 100000, got 1e+30`,
+  ]);
+});
+
+// Every number of the configuration, with the largest value it takes.
+const NUMBER_BOUNDS: [path: string, max: number, yaml: (value: number) => string][] = [
+  ["http.port", 65535, (value) => `http:\n  port: ${value}\n`],
+  ["connectTimeoutSeconds", 3600, (value) => `connectTimeoutSeconds: ${value}\n`],
+  ["concurrency", 100, (value) => `concurrency: ${value}\n`],
+  ["maxTransactionAttempts", 100, (value) => `maxTransactionAttempts: ${value}\n`],
+  ["parkAfterAttempts", 100, (value) => `parkAfterAttempts: ${value}\n`],
+  ["leaseSeconds", 3600, (value) => `leaseSeconds: ${value}\n`],
+  ["takeoverWaitSeconds", 3600, (value) => `takeoverWaitSeconds: ${value}\n`],
+  ...(["outlier", "bucket", "subset"] as const).map(
+    (pattern): [string, number, (value: number) => string] => [
+      "rules[0].threshold",
+      100_000,
+      (value) => `rules:\n  - pattern: ${pattern}\n    threshold: ${value}\n`,
+    ],
+  ),
+  ["rules[0].chunkSize", 100_000, (value) => `rules:\n  - pattern: outlier\n    chunkSize: ${value}\n`],
+];
+
+void test("every number of the configuration has an upper bound, which it takes, and a message naming its range", () => {
+  for (const [key, max, yaml] of NUMBER_BOUNDS) {
+    assert.doesNotThrow(() => loadConfig({ file: file("at-bound.yaml", yaml(max)), env: {} }), key);
+    const path = file("past-bound.yaml", yaml(max + 1));
+    const min = key === "http.port" ? 0 : 1;
+    assert.equal(
+      errorOf(() => loadConfig({ file: path, env: {} })),
+      `${path}: ${key}: expected an integer from ${min} to ${max}, got ${max + 1}`,
+    );
+  }
+});
+
+function ruleError(rule: string): string {
+  const path = file("colliding.yaml", `rules:\n  - ${rule.replace(/, /g, "\n    ")}\n`);
+  return errorOf(() => loadConfig({ file: path, env: {} })).replace(`${path}: `, "");
+}
+
+void test("an outlier rule whose sequence or reference field is _id is refused", () => {
+  assert.equal(
+    ruleError("pattern: outlier, sequenceField: _id"),
+    'rules[0].sequenceField: expected a field other than "_id", which the sidecar sets itself, got "_id"',
+  );
+  assert.equal(
+    ruleError("pattern: outlier, referenceField: _id"),
+    'rules[0].referenceField: expected a field other than "_id", which the sidecar sets itself, got "_id"',
+  );
+});
+
+void test("a bucket rule keyed by _id is refused: the bucket's _id is the sidecar's", () => {
+  assert.equal(
+    ruleError("pattern: bucket, keyField: _id"),
+    'rules[0].keyField: expected a field other than "_id", which the sidecar sets itself, got "_id"',
+  );
+});
+
+void test("a flag or count field that is the array field itself is refused", () => {
+  assert.equal(
+    ruleError("pattern: outlier, flagField: customers_purchased"),
+    'rules[0].flagField: expected a field of its own, got "customers_purchased", which is also arrayField ("customers_purchased")',
+  );
+  assert.equal(
+    ruleError("pattern: bucket, countField: history"),
+    'rules[0].countField: expected a field of its own, got "history", which is also arrayField ("history")',
+  );
+});
+
+void test("any two fields of one rule that are the same field are refused", () => {
+  assert.equal(
+    ruleError("pattern: outlier, referenceField: seq"),
+    'rules[0].sequenceField: expected a field of its own, got "seq", which is also referenceField ("seq")',
+  );
+  assert.equal(
+    ruleError("pattern: outlier, overflowArrayField: book_id"),
+    'rules[0].overflowArrayField: expected a field of its own, got "book_id", which is also referenceField ("book_id")',
+  );
+  assert.equal(
+    ruleError("pattern: bucket, dateField: customerId"),
+    'rules[0].dateField: expected a field of its own, got "customerId", which is also keyField ("customerId")',
+  );
+  assert.equal(
+    ruleError("pattern: subset, idField: product_id"),
+    'rules[0].idField: expected a field of its own, got "product_id", which is also referenceField ("product_id")',
+  );
+  assert.equal(
+    ruleError("pattern: subset, sortField: reviews"),
+    'rules[0].sortField: expected a field of its own, got "reviews", which is also arrayField ("reviews")',
+  );
+});
+
+void test("a field inside another of the same rule is refused", () => {
+  const collide = distinctFields(["arrayField", "countField"]);
+  const issues: unknown[] = [];
+  const ctx = { addIssue: (issue: unknown) => issues.push(issue) } as unknown as Parameters<
+    typeof collide
+  >[1];
+  collide({ arrayField: "history", countField: "history.count" }, ctx);
+  collide({ arrayField: "_id.history", countField: "count" }, ctx);
+  assert.deepEqual(issues, [
+    {
+      code: "custom",
+      path: ["countField"],
+      message: 'expected a field of its own, got "history.count", overlapping arrayField ("history")',
+    },
+    {
+      code: "custom",
+      path: ["arrayField"],
+      message: 'expected a field other than "_id", which the sidecar sets itself, got "_id.history"',
+    },
+  ]);
+});
+
+void test("the seeds' rules and a rule renaming every field collide nowhere", () => {
+  assert.doesNotThrow(() => loadConfig({ env: {} }));
+  assert.doesNotThrow(() =>
+    ruleErrorFree(
+      "pattern: outlier, arrayField: buyers, flagField: more, referenceField: book, sequenceField: n, overflowArrayField: buyers_extra",
+    ),
+  );
+});
+
+function ruleErrorFree(rule: string): void {
+  loadConfig({ file: file("distinct.yaml", `rules:\n  - ${rule.replace(/, /g, "\n    ")}\n`), env: {} });
+}
