@@ -8,8 +8,8 @@ import { runInNewContext } from "node:vm";
 import { parse as parseYaml } from "yaml";
 import { configSchema, type Config } from "../../src/config/schema.js";
 import type { BuiltInRule } from "../../src/patterns/registry.js";
-import { watchedCollections } from "../../src/stream/targets.js";
 import { loadManifests, manifestsOfKind } from "./manifests.js";
+import { privilegesTheSidecarNeeds, unmapped } from "./sidecar-commands.js";
 
 interface Privilege {
   resource: { db: string; collection: string };
@@ -20,6 +20,7 @@ interface Privilege {
 const ALLOWED_ACTIONS = new Set([
   "find",
   "changeStream",
+  "listCollections",
   "insert",
   "update",
   "createCollection",
@@ -37,9 +38,13 @@ function createdRole(): { role: string; privileges: Privilege[] } {
   return JSON.parse(JSON.stringify(calls[0])) as { role: string; privileges: Privilege[] };
 }
 
-function configMapConfig(): Config {
+function configMapRaw(): Record<string, unknown> {
   const [configMap] = manifestsOfKind<{ data: Record<string, string> }>(loadManifests(), "ConfigMap");
-  return configSchema.parse(parseYaml(configMap!.data["config.yaml"]!)) as Config;
+  return parseYaml(configMap!.data["config.yaml"]!) as Record<string, unknown>;
+}
+
+function configMapConfig(): Config {
+  return configSchema.parse(configMapRaw()) as Config;
 }
 
 function actionsOn(privileges: Privilege[], collection: string): Set<string> {
@@ -52,19 +57,45 @@ function actionsOn(privileges: Privilege[], collection: string): Set<string> {
 const role = createdRole();
 const config = configMapConfig();
 
-void test("the role lets the sidecar watch the whole database", () => {
-  const databaseWide = role.privileges.find((p) => p.resource.collection === "");
-  assert.deepEqual(databaseWide?.resource, { db: "shop", collection: "" });
-  assert.deepEqual([...(databaseWide?.actions ?? [])].sort(), ["changeStream", "find"]);
+/** A privilege list as collection -> sorted actions, the database-wide one under "". */
+function byCollection(privileges: Iterable<[string, Iterable<string>]>): Record<string, string[]> {
+  return Object.fromEntries(
+    [...privileges].map(([collection, actions]) => [collection, [...actions].sort()]),
+  );
+}
+
+// What the sidecar needs is what it sends: the commands of a run through every kind of
+// correction, recorded by the driver's command monitoring, mapped to privilege actions.
+const needed = await privilegesTheSidecarNeeds(
+  (database) => configSchema.parse({ ...configMapRaw(), database }) as Config,
+);
+
+void test("the sidecar sent no command the role test cannot map to privileges", () => {
+  assert.deepEqual(unmapped, []);
 });
 
-void test("the role lets the sidecar write every collection the ConfigMap's rules touch", () => {
-  for (const collection of [...watchedCollections(config.rules), config.stateCollection]) {
-    const actions = actionsOn(role.privileges, collection);
-    for (const needed of ["find", "insert", "update", "createCollection"]) {
-      assert.ok(actions.has(needed), `${needed} on ${collection}`);
-    }
-  }
+void test("the role grants on each collection exactly the write actions the sidecar's commands need", () => {
+  const READS = new Set(["find", "changeStream"]);
+  const writes = [...needed]
+    .filter(([collection]) => collection !== "")
+    .map(([collection, actions]): [string, string[]] => [
+      collection,
+      [...actions].filter((a) => !READS.has(a)),
+    ]);
+  const granted = role.privileges
+    .filter((p) => p.resource.collection !== "")
+    .map((p): [string, string[]] => [p.resource.collection, p.actions]);
+  assert.deepEqual(byCollection(granted), byCollection(writes));
+});
+
+void test("the role grants on the whole database exactly the reads, watch and listing the sidecar needs", () => {
+  const databaseWide = role.privileges.find((p) => p.resource.collection === "");
+  assert.deepEqual(databaseWide?.resource, { db: "shop", collection: "" });
+  const reads = new Set(
+    [...needed].flatMap(([, actions]) => [...actions].filter((a) => a === "find" || a === "changeStream")),
+  );
+  const wanted = new Set([...(needed.get("") ?? []), ...reads]);
+  assert.deepEqual([...(databaseWide?.actions ?? [])].sort(), [...wanted].sort());
 });
 
 void test("the role lets the sidecar create the indexes of the overflow and full-set collections", () => {
@@ -115,7 +146,7 @@ void test("the role lets the sidecar enable pre-images on the full-set collectio
   assert.ok(actionsOn(role.privileges, config.stateCollection).has("createIndex"));
 });
 
-void test("the role grants nothing beyond reading, watching, inserting, updating, creating, deletes and collMod", () => {
+void test("the role grants nothing beyond reading, watching, listing, inserting, updating, creating, deletes and collMod", () => {
   const granted = new Set(role.privileges.flatMap((p) => p.actions));
   assert.deepEqual(
     [...granted].filter((action) => !ALLOWED_ACTIONS.has(action)),
