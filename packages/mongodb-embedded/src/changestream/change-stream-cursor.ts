@@ -23,6 +23,7 @@ import {
   type StreamPosition,
 } from "./resume-token.js";
 import type { ChangeStreamOptions } from "./stream-options.js";
+import { eventOrFragments, withoutSplitStage, type PositionedEvent } from "./split-large-event.js";
 import { cursorNamespace, invalidatesScope, isVisibleInScope, type StreamScope } from "./stream-scope.js";
 import { assertEventFits, compileUserPipeline, MAX_EVENT_BYTES } from "./user-pipeline.js";
 
@@ -65,6 +66,8 @@ export class ChangeStreamCursor implements ServerCursor {
   private position: StreamPosition;
   private finished = false;
   private readonly prefilter: EventPrefilter;
+  /** True when the pipeline ends in $changeStreamSplitLargeEvent. */
+  private readonly splits: boolean;
   private readonly userPipeline: (event: Document) => Document | null;
   /** The stages after the leading $match, for the events the prefilter already accepted. */
   private readonly afterMatch: (event: Document) => Document | null;
@@ -79,8 +82,10 @@ export class ChangeStreamCursor implements ServerCursor {
     this.ns = cursorNamespace(scope);
     this.position = start;
     // Compiled once per cursor, not once per event.
-    this.prefilter = compileEventPrefilter(pipeline);
-    this.userPipeline = compileUserPipeline(pipeline);
+    const { stages, splits } = withoutSplitStage(pipeline);
+    this.splits = splits;
+    this.prefilter = compileEventPrefilter(stages);
+    this.userPipeline = compileUserPipeline(stages);
     this.afterMatch = compileUserPipeline(this.prefilter.afterMatch);
   }
 
@@ -147,20 +152,22 @@ export class ChangeStreamCursor implements ServerCursor {
           result.position = passedOver(change.position);
         }
         for (const candidate of candidates) {
-          if (comparePositions(candidate.position, result.position) <= 0) continue;
-          const event = this.build(candidate);
-          if (event) {
-            const size = assertEventFits(event);
-            if (result.documents.length > 0 && bytes + size > MAX_EVENT_BYTES) return result;
-            result.documents.push(event);
-            bytes += size;
+          if (isPassed(candidate.position, result.position)) continue;
+          for (const output of this.outputsFor(candidate, result.position)) {
+            if (output.document) {
+              const size = assertEventFits(output.document);
+              if (result.documents.length > 0 && bytes + size > MAX_EVENT_BYTES) return result;
+              result.documents.push(output.document);
+              bytes += size;
+            }
+            result.position = output.position;
+            // A batch may end between two fragments: the next resumes after the last one sent.
+            if (result.documents.length >= limit && !candidate.invalidates) return result;
           }
-          result.position = candidate.position;
           if (candidate.invalidates) {
             result.invalidated = true;
             return result;
           }
-          if (result.documents.length >= limit) return result;
         }
         // Only once the position moved, so that the next slice starts further on.
         if (slice.over && comparePositions(result.position, sliceStart) > 0) {
@@ -187,6 +194,20 @@ export class ChangeStreamCursor implements ServerCursor {
       candidates.push({ change, position: { ...change.position, kind: "invalidate" }, invalidates: true });
     }
     return candidates;
+  }
+
+  /**
+   * What the stream returns for the candidate: nothing (document null) when the user's stages
+   * drop it, the event, or (split) its fragments after the one `position` names.
+   */
+  private outputsFor(
+    candidate: Candidate,
+    position: StreamPosition,
+  ): (PositionedEvent | { document: null; position: StreamPosition })[] {
+    const event = this.build(candidate);
+    if (event === null || !this.splits) return [{ document: event, position: candidate.position }];
+    const resumed = samePlace(candidate.position, position) ? position.fragment : undefined;
+    return eventOrFragments(event, candidate.position, resumed);
   }
 
   /** The candidate's event after the user's stages, or null when they drop it. */
@@ -230,4 +251,14 @@ export class ChangeStreamCursor implements ServerCursor {
     const now = highWaterMark(timestampToBigInt(this.deps.currentClusterTime()));
     return encodeResumeToken(comparePositions(now, this.position) > 0 ? now : this.position);
   }
+}
+
+/** The candidate was returned already: it is at or before `position`, and not partly returned. */
+function isPassed(candidate: StreamPosition, position: StreamPosition): boolean {
+  const order = comparePositions(candidate, { ...position, fragment: undefined });
+  return order < 0 || (order === 0 && position.fragment === undefined);
+}
+
+function samePlace(a: StreamPosition, b: StreamPosition): boolean {
+  return a.clusterTime === b.clusterTime && a.txnOpIndex === b.txnOpIndex && a.kind === b.kind;
 }

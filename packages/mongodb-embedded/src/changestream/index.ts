@@ -7,6 +7,7 @@ import { ChangeStreamCursor } from "./change-stream-cursor.js";
 import { verifyResumePoint } from "./resume-point.js";
 import { highWaterMark, timestampToBigInt } from "./resume-token.js";
 import { parseChangeStreamOptions } from "./stream-options.js";
+import { assertCanResumeFromFragment, withoutSplitStage } from "./split-large-event.js";
 import { resolveScope } from "./stream-scope.js";
 import { validateUserPipeline } from "./user-pipeline.js";
 
@@ -37,11 +38,13 @@ export function openChangeStream(request: ChangeStreamRequest, deps: ChangeStrea
   const options = parseChangeStreamOptions(request.spec);
   const scope = resolveScope(request);
   validateUserPipeline(request.pipeline);
+  const { splits } = withoutSplitStage(request.pipeline);
   let start;
   if (options.start.kind === "now") {
     // mongod starts just after the latest committed operation, so it is not returned.
     start = highWaterMark(timestampToBigInt(deps.currentClusterTime()));
   } else {
+    assertCanResumeFromFragment(options.start.position, splits);
     verifyResumePoint(deps.changeLog, scope, options.start, options.showExpandedEvents);
     start = options.start.position;
   }

@@ -14,13 +14,16 @@ export interface StreamPosition {
   /** Index of the event inside its commit (transactions share one clusterTime). */
   txnOpIndex: number;
   kind: TokenKind;
+  /** The 0-based fragment of an event $changeStreamSplitLargeEvent split; absent otherwise. */
+  fragment?: number;
 }
 
 const TOKEN_VERSION = "01";
 const KIND_CODES: Record<TokenKind, string> = { event: "00", invalidate: "01", highWaterMark: "ff" };
 /** A high-water mark sorts after every event of its cluster time. */
 const HIGH_WATER_MARK_INDEX = 0xffffffff;
-const TOKEN_PATTERN = /^01([0-9a-f]{16})([0-9a-f]{8})(00|01|ff)$/;
+/** A fragment's token is its event's token and the fragment number: it sorts after the event's. */
+const TOKEN_PATTERN = /^01([0-9a-f]{16})([0-9a-f]{8})(00|01|ff)([0-9a-f]{8})?$/;
 
 export function timestampToBigInt(ts: Timestamp): bigint {
   return (BigInt(ts.t) << 32n) | BigInt(ts.i);
@@ -56,13 +59,15 @@ export function positionBefore(clusterTime: bigint): StreamPosition {
 export function comparePositions(a: StreamPosition, b: StreamPosition): number {
   if (a.clusterTime !== b.clusterTime) return a.clusterTime < b.clusterTime ? -1 : 1;
   if (a.txnOpIndex !== b.txnOpIndex) return a.txnOpIndex < b.txnOpIndex ? -1 : 1;
-  return KIND_CODES[a.kind].localeCompare(KIND_CODES[b.kind]);
+  if (a.kind !== b.kind) return KIND_CODES[a.kind].localeCompare(KIND_CODES[b.kind]);
+  return (a.fragment ?? -1) - (b.fragment ?? -1);
 }
 
 export function encodeResumeToken(position: StreamPosition): { _data: string } {
   const time = position.clusterTime.toString(16).padStart(16, "0");
   const index = position.txnOpIndex.toString(16).padStart(8, "0");
-  return { _data: `${TOKEN_VERSION}${time}${index}${KIND_CODES[position.kind]}` };
+  const fragment = position.fragment === undefined ? "" : position.fragment.toString(16).padStart(8, "0");
+  return { _data: `${TOKEN_VERSION}${time}${index}${KIND_CODES[position.kind]}${fragment}` };
 }
 
 /** Parses a token the driver sends back (resumeAfter / startAfter); mongod's codes when bad. */
@@ -84,7 +89,13 @@ export function decodeResumeToken(token: unknown, optionName: string): StreamPos
       `Invalid resume token in '${optionName}': '${data}' was not issued by this server`,
     );
   }
-  const [, time, index, kindCode] = match as unknown as [string, string, string, string];
+  const [, time, index, kindCode, fragment] = match as unknown as [string, string, string, string, string?];
   const kind = (Object.keys(KIND_CODES) as TokenKind[]).find((k) => KIND_CODES[k] === kindCode);
-  return { clusterTime: BigInt(`0x${time}`), txnOpIndex: Number.parseInt(index, 16), kind: kind ?? "event" };
+  const position: StreamPosition = {
+    clusterTime: BigInt(`0x${time}`),
+    txnOpIndex: Number.parseInt(index, 16),
+    kind: kind ?? "event",
+  };
+  if (fragment !== undefined) position.fragment = Number.parseInt(fragment, 16);
+  return position;
 }

@@ -3,6 +3,7 @@
 import { BSON, type Document } from "bson";
 import { ErrorCode, ServerError } from "../errors.js";
 import { compilePipeline } from "../query/index.js";
+import { MAX_INTERNAL_BSON_BYTES, SPLIT_STAGE } from "./split-large-event.js";
 import { bsonEqual } from "./update-description.js";
 
 /** mongod's allowlist: stages whose constraints say isAllowedInChangeStream (7.0). */
@@ -45,7 +46,6 @@ const KNOWN_STAGES = new Set([
   "$sortByCount",
   "$unionWith",
   "$unwind",
-  "$changeStreamSplitLargeEvent",
   "$currentOp",
   "$listLocalSessions",
   "$planCacheStats",
@@ -53,8 +53,11 @@ const KNOWN_STAGES = new Set([
   "$vectorSearch",
 ]);
 
-/** mongod refuses an event bigger than this when it builds the reply (BSONObjectTooLarge). */
-export const MAX_EVENT_BYTES = 16 * 1024 * 1024;
+/**
+ * mongod refuses an event bigger than this when it serializes it for the reply, after the
+ * user's stages (BSONObjectTooLarge; mongo src/mongo/db/pipeline/plan_executor_pipeline.cpp).
+ */
+export const MAX_EVENT_BYTES = MAX_INTERNAL_BSON_BYTES;
 
 export function validateUserPipeline(stages: Document[]): void {
   for (const stage of stages) {
@@ -74,7 +77,8 @@ export function validateUserPipeline(stages: Document[]): void {
         "$changeStream is only valid as the first stage in a pipeline.",
       );
     }
-    if (ALLOWED_STAGES.has(name)) continue;
+    // Its place and spec are checked where it is taken off the stages (withoutSplitStage).
+    if (ALLOWED_STAGES.has(name) || name === SPLIT_STAGE) continue;
     if (KNOWN_STAGES.has(name)) {
       throw new ServerError(
         ErrorCode.IllegalOperation,

@@ -31,10 +31,11 @@ void test("a stage that modifies _id fails the stream with ChangeStreamFatalErro
   await assert.rejects(nextBatch(cursor), isCode(280));
 });
 
-void test("an event larger than 16 MiB fails the batch with BSONObjectTooLarge", async () => {
+void test("an event larger than 16 MiB + 16 KiB fails the batch with BSONObjectTooLarge", async () => {
   const deployment = new FakeDeployment();
   const cursor = deployment.open({ db: "db", coll: "c" });
-  deployment.commit(insertRecord("db", "c", { _id: 1, big: "x".repeat(16 * 1024 * 1024) }));
+  // mongod's limit for a document it returns is BSONObjMaxInternalSize, not the 16 MiB of a stored one.
+  deployment.commit(insertRecord("db", "c", { _id: 1, big: "x".repeat(16 * 1024 * 1024 + 16 * 1024) }));
   await assert.rejects(nextBatch(cursor), isCode(10334));
 });
 
