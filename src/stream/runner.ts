@@ -13,19 +13,16 @@ import type { Plan } from "../patterns/plan.js";
 import { ensureCollectionsAndIndexes, ownNamespaces } from "./collections.js";
 import { CopyLedgerPruning } from "./copy-ledger-pruning.js";
 import { correctUntilDone } from "./correct-until-done.js";
-import { CorrectionBatcher, SHARED_TRANSACTION_MAX } from "./correction-batch.js";
+import { SHARED_TRANSACTION_MAX } from "./correction-batch.js";
 import { consumeEvents } from "./event-consumer.js";
-import { newHolderId, WriterLease } from "./lease.js";
-import { LeaseKeeper } from "./lease-keeper.js";
-import { EventPlans } from "./event-plans.js";
-import { OwnWrites } from "./own-writes.js";
+import type { LeaseKeeper } from "./lease-keeper.js";
 import { retryParkedTargets, type ParkedRetryContext } from "./parked-retry.js";
-import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "./parked-targets.js";
+import { PARKED_FIRST_RETRY_MS } from "./parked-targets.js";
 import { NARROW_STRETCH_EVENTS, PoisonEvents, type StreamMode } from "./poison-events.js";
 import { pause } from "./retry.js";
-import { SessionPool } from "./session-pool.js";
-import { Slots } from "./slots.js";
+import type { SessionPool } from "./session-pool.js";
 import { StreamLag } from "./stream-lag.js";
+import { wireCorrections } from "./wiring.js";
 import { sweep } from "./sweep.js";
 import { SweepCheckpoints, type SweepStart } from "./sweep-checkpoints.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./targets.js";
@@ -102,43 +99,27 @@ export class Runner {
   constructor(private readonly options: RunnerOptions) {
     const { config, db, metrics, logger } = options;
     this.rules = config.rules.filter((rule) => rule.enabled);
-    const holder = options.holderId ?? newHolderId();
-    // One session per concurrent correction, and one for the parked targets' retries.
-    this.sessions = new SessionPool(options.client, config.concurrency + 1);
-    const lease = new WriterLease(db, config.stateCollection, holder, config.leaseSeconds, {
-      sessionIds: () => this.sessions.ids,
-      keeperDb: options.leaseDb,
-      fencing: config,
-    });
-    this.keeper = new LeaseKeeper({
-      lease,
-      leaseSeconds: config.leaseSeconds,
+    const corrections = wireCorrections({
+      client: options.client,
+      db,
+      leaseDb: options.leaseDb,
+      config,
+      rules: this.rules,
       metrics,
       logger,
+      holderId: options.holderId,
       stopSignal: this.stopSignal.signal,
+      parkedRetryMs: this.parkedRetryMs,
     });
+    this.sessions = corrections.sessions;
+    this.keeper = corrections.keeper;
+    this.correction = corrections.context;
     this.tokens = new TokenStore(
       db,
       config.stateCollection,
       streamName(db.databaseName),
       rulesFingerprint(this.rules),
     );
-    const context = {
-      ...options,
-      lease,
-      stateCollection: config.stateCollection,
-      sessions: this.sessions,
-      maxTransactionAttempts: config.maxTransactionAttempts,
-      ownWrites: new OwnWrites(),
-      eventPlans: new EventPlans(),
-      slots: new Slots(config.concurrency),
-    };
-    this.correction = {
-      ...context,
-      batcher: new CorrectionBatcher(context),
-      parkAfterAttempts: config.parkAfterAttempts,
-      parked: new ParkedTargets(db, config.stateCollection, this.rules, this.parkedRetryMs),
-    };
     this.ledgerPruning = new CopyLedgerPruning(db, config.stateCollection, logger, metrics);
     setRunnerState(metrics, "starting");
     initialiseRuleMetrics(metrics, this.rules);

@@ -7,14 +7,11 @@ import type { Logger } from "../../ops/logger.js";
 import { createMetrics, type Metrics } from "../../ops/metrics.js";
 import { relaxedExtendedJson } from "../../patterns/common/bson-value.js";
 import { ensureCollectionsAndIndexes } from "../../stream/collections.js";
-import { correctTarget } from "../../stream/correction.js";
-import { OwnWrites } from "../../stream/own-writes.js";
 import { retryParkedTargets } from "../../stream/parked-retry.js";
-import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "../../stream/parked-targets.js";
-import { newHolderId, WriterLease } from "../../stream/lease.js";
-import { LeaseKeeper } from "../../stream/lease-keeper.js";
 import { sweep, type AffectedDocument, type RuleSweepReport } from "../../stream/sweep.js";
 import { SweepCheckpoints } from "../../stream/sweep-checkpoints.js";
+import { wireCorrections } from "../../stream/wiring.js";
+import { correctTarget } from "../../stream/correction.js";
 import type { SweepOutput } from "../args.js";
 import { connectDeployment, type Deployment } from "../deployment.js";
 import { EXIT_STATUS, OperationalError } from "../failures.js";
@@ -43,11 +40,21 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
     logger,
     metrics,
   );
-  const lease = new WriterLease(deployment.db, config.stateCollection, newHolderId(), config.leaseSeconds, {
-    fencing: config,
+  // As the runner is wired: the lease on its own client and listing the sweep's sessions,
+  // so that a sidecar taking over from a paused sweep can fence it.
+  const { client, db, leaseDb } = deployment;
+  const { keeper, sessions, context } = wireCorrections({
+    client,
+    db,
+    leaseDb,
+    config,
+    rules,
+    metrics,
+    logger,
   });
-  const keeper = new LeaseKeeper({ lease, leaseSeconds: config.leaseSeconds, metrics, logger });
+  const lease = keeper.lease;
   if (!(await keeper.tryAcquire())) {
+    await sessions.close();
     throw new OperationalError(
       `another sidecar holds the writer lease (in ${config.stateCollection}), so this sweep would race it; ` +
         `stop it first, use --dry-run, or wait up to ${config.leaseSeconds} s for a stopped one's lease to expire`,
@@ -57,17 +64,6 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
   }
   keeper.startRenewing();
   try {
-    const context = {
-      ...deployment,
-      lease,
-      stateCollection,
-      metrics,
-      logger,
-      maxTransactionAttempts: config.maxTransactionAttempts,
-      parkAfterAttempts: config.parkAfterAttempts,
-      parked: new ParkedTargets(deployment.db, config.stateCollection, rules, PARKED_FIRST_RETRY_MS),
-      ownWrites: new OwnWrites(),
-    };
     const checkpoints = new SweepCheckpoints(deployment.db, config.stateCollection);
     return await sweep({
       db: deployment.db,
@@ -82,6 +78,7 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
     });
   } finally {
     await keeper.release();
+    await sessions.close();
   }
 }
 
@@ -125,7 +122,7 @@ export async function sweepCommand(
   const { dryRun, output } = options;
   const shutdown = newShutdownStack(logger);
   try {
-    const deployment = await connectDeployment(config, logger, shutdown);
+    const deployment = await connectDeployment(config, logger, shutdown, { leaseClient: !dryRun });
     const onAffected = output === "json" ? printAffected : undefined;
     const metrics = createMetrics();
     const reports = await sweepOnce({ deployment, config, logger, metrics, dryRun, onAffected });
