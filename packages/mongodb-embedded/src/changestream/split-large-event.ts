@@ -4,12 +4,10 @@
 // change_stream_split_event_helpers.cpp; the docs' "Large Change Events" page.
 import { BSON, type Document } from "bson";
 import { ErrorCode, ServerError } from "../errors.js";
+import { MAX_INTERNAL_BSON_BYTES } from "../reply-limit.js";
 import { encodeResumeToken, type StreamPosition } from "./resume-token.js";
 
 export const SPLIT_STAGE = "$changeStreamSplitLargeEvent";
-
-/** mongod's BSONObjMaxInternalSize: the largest document a reply may carry (16 MiB + 16 KiB). */
-export const MAX_INTERNAL_BSON_BYTES = 16 * 1024 * 1024 + 16 * 1024;
 
 /** An event over this is split; each fragment stays under it (kBSONObjMaxChangeEventSize). */
 export const MAX_CHANGE_EVENT_BYTES = MAX_INTERNAL_BSON_BYTES - 8 * 1024;

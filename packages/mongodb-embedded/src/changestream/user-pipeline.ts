@@ -3,7 +3,8 @@
 import { BSON, type Document } from "bson";
 import { ErrorCode, ServerError } from "../errors.js";
 import { compilePipeline } from "../query/index.js";
-import { MAX_INTERNAL_BSON_BYTES, SPLIT_STAGE } from "./split-large-event.js";
+import { MAX_INTERNAL_BSON_BYTES } from "../reply-limit.js";
+import { SPLIT_STAGE } from "./split-large-event.js";
 import { bsonEqual } from "./update-description.js";
 
 /** mongod's allowlist: stages whose constraints say isAllowedInChangeStream (7.0). */

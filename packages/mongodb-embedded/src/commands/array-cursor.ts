@@ -4,6 +4,7 @@
 import type { Document } from "bson";
 import type { CursorBatch, NextBatchOptions, ServerCursor } from "../cursor.js";
 import { bsonSize } from "../query/bson-size.js";
+import { MAX_INTERNAL_BSON_BYTES, objectTooLarge } from "../reply-limit.js";
 
 /** mongod stops filling a batch once it passes 16 MiB. */
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
@@ -26,7 +27,10 @@ export class ArrayCursor implements ServerCursor {
     let bytes = 0;
     while (this.position < this.documents.length && batch.length < limit) {
       const doc = this.documents[this.position]!;
-      bytes += bsonSize(doc);
+      const size = bsonSize(doc);
+      // A result mongod could not serialize (a $group's or $lookup's) fails the batch carrying it.
+      if (size > MAX_INTERNAL_BSON_BYTES) throw objectTooLarge(size, doc);
+      bytes += size;
       if (batch.length > 0 && bytes > MAX_BATCH_BYTES) break;
       batch.push(doc);
       this.position += 1;

@@ -1,9 +1,10 @@
 // MongoDB wire protocol framing: the 16-byte header, OP_QUERY (only for the driver's first
 // `ismaster` handshake), OP_REPLY (its answer) and OP_MSG (everything else).
 // https://www.mongodb.com/docs/manual/reference/mongodb-wire-protocol/
-import { serialize, type Document } from "bson";
+import { calculateObjectSize, serialize, type Document } from "bson";
 import { crc32c } from "./crc32c.js";
 import { decodeDocument } from "./document-decoder.js";
+import { MAX_INTERNAL_BSON_BYTES, objectTooLarge } from "../reply-limit.js";
 
 export const OpCode = { reply: 1, query: 2004, compressed: 2012, msg: 2013 } as const;
 
@@ -130,9 +131,28 @@ function encodeHeader(length: number, requestId: number, responseTo: number, opC
   return header;
 }
 
+/**
+ * The reply's BSON, or, when it is over mongod's limit, the BSONObjectTooLarge error reply in its
+ * place (with the reply's cluster time): the command fails, its connection and the server stay.
+ */
+function serializeReply(reply: Document): Uint8Array {
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = serialize(reply);
+  } catch (error) {
+    // bson throws (a RangeError) past its 17 MiB buffer; anything else is not about size.
+    if (calculateObjectSize(reply) <= MAX_INTERNAL_BSON_BYTES) throw error;
+  }
+  if (bytes !== undefined && bytes.length <= MAX_INTERNAL_BSON_BYTES) return bytes;
+  const failure: Document = objectTooLarge(bytes?.length ?? calculateObjectSize(reply), reply).toReply();
+  if (reply.$clusterTime !== undefined) failure.$clusterTime = reply.$clusterTime;
+  if (reply.operationTime !== undefined) failure.operationTime = reply.operationTime;
+  return serialize(failure);
+}
+
 /** OP_MSG with a single kind-0 body. */
 export function encodeOpMsg(body: Document, requestId: number, responseTo: number, flagBits = 0): Buffer {
-  const bytes = serialize(body);
+  const bytes = serializeReply(body);
   const prefix = Buffer.alloc(5);
   prefix.writeUInt32LE(flagBits, 0);
   prefix[4] = 0;
@@ -142,7 +162,7 @@ export function encodeOpMsg(body: Document, requestId: number, responseTo: numbe
 
 /** OP_REPLY carrying one document: the answer to a legacy OP_QUERY command. */
 export function encodeOpReply(document: Document, requestId: number, responseTo: number): Buffer {
-  const bytes = serialize(document);
+  const bytes = serializeReply(document);
   const fields = Buffer.alloc(20);
   fields.writeInt32LE(0, 0); // responseFlags
   fields.writeBigInt64LE(0n, 4); // cursorID
