@@ -68,10 +68,10 @@ function orderedView(this: object): object {
   });
 }
 
-/** Gives `copy`, a copy of `original` with the same keys, the original's field order. */
+/** Gives `copy`, a copy of `original` or of some of its fields, the original's field order. */
 export function copyFieldOrder(original: object, copy: object): void {
   const order = (original as Ordered)[FIELD_ORDER];
-  if (order !== undefined) keepFieldOrder(copy, currentOrder(original, order));
+  if (order !== undefined) keepFieldOrder(copy, currentOrder(copy, order));
 }
 
 /** Sets a field as an update does: an existing field keeps its place, a new one goes last. */

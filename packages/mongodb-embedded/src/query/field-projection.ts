@@ -6,7 +6,7 @@
 import type { Document } from "bson";
 import { isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
 import { deepCopy } from "./document-copy.js";
-import { withIdAhead } from "./field-order.js";
+import { copyFieldOrder, withIdAhead } from "./field-order.js";
 import type { StringComparator } from "./bson-order.js";
 import { compileFilter } from "./filter.js";
 import { queryError } from "./query-error.js";
@@ -122,6 +122,7 @@ function include(doc: Document, tree: FieldTree): Document {
       if (projected !== undefined) result[key] = projected;
     }
   }
+  copyFieldOrder(doc, result);
   return result;
 }
 
@@ -140,6 +141,7 @@ function exclude(doc: Document, tree: FieldTree): Document {
     if (node === true) continue;
     result[key] = node === undefined ? deepCopy(doc[key]) : excludeNested(doc[key], node);
   }
+  copyFieldOrder(doc, result);
   return result;
 }
 

@@ -4,6 +4,7 @@
 // mingo's in-place path writes ($addFields "a.b") away from the caller's documents.
 import type { Document } from "bson";
 import { bsonTag, isPlainDocument, toNumber } from "./bson-types.js";
+import { copyFieldOrder } from "./field-order.js";
 
 export function toMingoValue(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
@@ -14,6 +15,7 @@ export function toMingoValue(value: unknown): unknown {
   if (!isPlainDocument(value)) return value;
   const copy: Document = {};
   for (const key of Object.keys(value)) copy[key] = toMingoValue(value[key]);
+  copyFieldOrder(value, copy);
   return copy;
 }
 
@@ -39,6 +41,7 @@ export function toSharedMingoValue(value: unknown): unknown {
       copy[key] = converted;
     }
   }
+  if (copy !== undefined) copyFieldOrder(value, copy);
   return copy ?? value;
 }
 

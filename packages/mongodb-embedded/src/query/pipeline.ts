@@ -20,6 +20,7 @@ import { parseLookupSpec } from "./lookup-spec.js";
 import { withMingoErrors } from "./mingo-errors.js";
 import { compileLeadingNativeStages } from "./native-stages.js";
 import { toMingoDocument, toMingoValue } from "./mingo-view.js";
+import { copyFieldOrder } from "./field-order.js";
 import { pipelineContextFor } from "./pipeline-context.js";
 import { queryError } from "./query-error.js";
 
@@ -129,5 +130,6 @@ function withoutRemoved(doc: Document): Document {
       if (kept !== value) (copy ??= { ...doc })[name] = kept;
     }
   }
+  if (copy !== undefined) copyFieldOrder(doc, copy);
   return copy ?? doc;
 }
