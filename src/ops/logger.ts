@@ -2,22 +2,50 @@
 // For a person at a terminal, `logFormat: pretty` formats the same lines with pino-pretty, a
 // development dependency loaded only then: the production image logs JSON for collectors.
 // Credentials never reach a log line: connection strings are redacted before logging, and
-// the serialised error messages are scrubbed too (a driver error may quote the URI).
+// the serialised error messages are scrubbed too (a driver error may quote the URI). Nor does
+// a long value: an error's message and stack and a document key are cut (quoted-value.ts), so
+// that a 5 MiB string in a document makes a line of a few KiB.
 import { pino, stdSerializers, type Logger, type LevelWithSilent } from "pino";
 import { redactUriPasswords } from "../config/mongodb-uri.js";
 import { printableValue } from "../patterns/common/bson-value.js";
+import { shortened } from "../patterns/common/quoted-value.js";
 
 export type { Logger };
+
+/** Bytes of an error's message, and of each line of its stack, kept in a log line. */
+const MESSAGE_BYTES = 4096;
+/** Bytes of a document key kept in a log line. */
+const KEY_BYTES = 1024;
+/** Bytes of an error's stack, its causes' included, kept in a log line. */
+const STACK_BYTES = 16384;
 
 function serializeError(error: Error) {
   const plain = stdSerializers.err(error);
   const context = plain.context as Record<string, unknown> | undefined;
   return {
     ...plain,
-    message: redactUriPasswords(plain.message),
-    stack: plain.stack && redactUriPasswords(plain.stack),
-    ...(context?.key === undefined ? {} : { context: { ...context, key: printableValue(context.key) } }),
+    message: shortened(redactUriPasswords(plain.message), MESSAGE_BYTES),
+    stack: plain.stack && boundedStack(redactUriPasswords(plain.stack)),
+    ...(context?.key === undefined ? {} : { context: { ...context, key: printableKey(context.key) } }),
   };
+}
+
+/** `stack` with each line (a message, a frame) cut, then as a whole: frames are short, messages need not be. */
+function boundedStack(stack: string): string {
+  const lines = stack.split("\n").map((line) => shortened(line, MESSAGE_BYTES));
+  return shortened(lines.join("\n"), STACK_BYTES);
+}
+
+/**
+ * A document key as logged: numbers by value (read verbatim, a Long would print as its bits),
+ * and a long key (an _id may be a long string) cut, as JSON text.
+ */
+function printableKey(key: unknown): unknown {
+  const printable = printableValue(key);
+  if (typeof printable === "string") return shortened(printable, KEY_BYTES);
+  const json = JSON.stringify(printable) ?? "";
+  const cut = shortened(json, KEY_BYTES);
+  return cut === json ? printable : cut;
 }
 
 export interface LoggerOptions {
@@ -31,9 +59,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     {
       level: options.level ?? "info",
       base: { name: "mongo-pattern-sidecar" },
-      // Document keys are read verbatim (bson-value.ts): a Long would print as its bits, not
-      // its number. Here and in an error's context.
-      serializers: { err: serializeError, key: printableValue },
+      // Document keys are read verbatim (bson-value.ts), here and in an error's context.
+      serializers: { err: serializeError, key: printableKey },
       redact: { paths: ["uri", "mongodbUri", "*.uri", "*.mongodbUri", "password"], censor: "***" },
     },
     options.destination ?? pino.destination(1),

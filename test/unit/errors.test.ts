@@ -4,6 +4,7 @@ import { MongoNetworkError, MongoServerError, MongoWriteConcernError } from "mon
 import {
   BadDocumentError,
   classify,
+  ConfigError,
   isRedone,
   isRetryableTransactionError,
   StalePlanError,
@@ -65,4 +66,10 @@ void test("anything else is fatal", () => {
   assert.equal(classify(serverError(13, [])), "fatal");
   assert.equal(classify(new TypeError("bug")), "fatal");
   assert.equal(classify("a string"), "fatal");
+});
+
+void test("a configuration error quoting a 5 MiB value is masked without a freeze", () => {
+  const value = "x".repeat(5 * 1024 * 1024);
+  const message = `rules[0].arrayField: expected a field name, got "${value}"`;
+  assert.equal(new ConfigError(message).message, message);
 });

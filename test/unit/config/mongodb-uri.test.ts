@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { databaseOfUri, redactUriPasswords } from "../../../src/config/mongodb-uri.js";
+import { databaseOfUri, redactUri, redactUriPasswords } from "../../../src/config/mongodb-uri.js";
 
 void test("the database is the connection string's path", () => {
   assert.equal(databaseOfUri("mongodb://user:pw@h1:27017,h2:27017/shop?replicaSet=rs0"), "shop");
@@ -21,4 +21,33 @@ void test("passwords are masked in connection strings inside any text", () => {
 
 void test("a raw @ in a password does not leak the password's tail", () => {
   assert.equal(redactUriPasswords("mongodb://admin:p@ss@host/db"), "mongodb://admin:****@host/db");
+});
+
+const FIVE_MIB = 5 * 1024 * 1024;
+
+void test("a 5 MiB text quoting no connection string comes out of the mask unchanged", () => {
+  // Scheme characters without "://": the text a backtracking mask retried from every position.
+  const text = "x".repeat(FIVE_MIB);
+  assert.equal(redactUriPasswords(text), text);
+});
+
+void test("a 5 MiB text quoting thousands of connection strings has every password masked", () => {
+  const text = "mongodb://admin:s3cret@db/shop x:// ".repeat(FIVE_MIB / 36);
+  const masked = redactUriPasswords(text);
+  assert.equal(masked, "mongodb://admin:****@db/shop x:// ".repeat(FIVE_MIB / 36));
+});
+
+void test("a password with a raw space, which the driver accepts, is masked whole", () => {
+  assert.equal(
+    redactUri("mongodb://admin:pa ss@h1,h2/shop?replicaSet=rs0"),
+    "mongodb://admin:****@h1,h2/shop?replicaSet=rs0",
+  );
+  assert.equal(
+    redactUriPasswords("failed to connect to mongodb://admin:pa ss word@host/shop"),
+    "failed to connect to mongodb://admin:****@host/shop",
+  );
+});
+
+void test("a connection string the driver's parser rejects is still masked", () => {
+  assert.equal(redactUri("mongodb://admin:p@ss@host/db"), "mongodb://admin:****@host/db");
 });

@@ -11,6 +11,10 @@ import { waitUntil } from "../../../src/cli/wait-until.js";
 import { Long } from "mongodb";
 import { BadDocumentError } from "../../../src/errors.js";
 import { batchedDestination, createLogger } from "../../../src/ops/logger.js";
+import { createMetrics } from "../../../src/ops/metrics.js";
+import { planSubset } from "../../../src/patterns/subset/planner.js";
+import { recordOutcome, type CorrectionContext } from "../../../src/stream/correction.js";
+import { subsetRule } from "../patterns/support/rules.js";
 
 function capturingLogger() {
   const lines: string[] = [];
@@ -115,4 +119,42 @@ void test("a document key past 2^53 is logged with every digit, beside a line an
   const printed = { book_id: { $numberLong: "9007199254740993" } };
   assert.deepEqual(line.key, printed);
   assert.deepEqual(line.err.context.key, printed);
+});
+
+const FIVE_MIB = 5 * 1024 * 1024;
+
+/** The line the sidecar logs when it skips product p1, whose reviews array holds `entry`. */
+function skipLineFor(entry: unknown): string {
+  const { logger, lines } = capturingLogger();
+  const plan = planSubset(subsetRule, { source: { _id: "p1", reviews: [entry] }, fullSet: [] });
+  assert.equal(plan.outcome, "skip");
+  const context = { metrics: createMetrics(), logger } as Pick<CorrectionContext, "metrics" | "logger">;
+  const target = { rule: subsetRule, role: "source", collection: subsetRule.collection, id: "p1" };
+  recordOutcome(context as CorrectionContext, target, plan, 1);
+  assert.equal(lines.length, 1);
+  return lines[0]!;
+}
+
+void test("a 5 MiB string in a watched array makes a skip line of a few KiB, its size given", () => {
+  const line = skipLineFor("x".repeat(FIVE_MIB));
+  assert.ok(line.length < 16_384, `a line of ${line.length} characters`);
+  const { reason } = JSON.parse(line) as { reason: string };
+  assert.match(reason, /^reviews\[0\] is a string \("x+…" \(5242880 bytes\)\), expected a document$/);
+});
+
+void test("a logged error's message of 5 MiB is cut, its size given", () => {
+  const { logger, lines } = capturingLogger();
+  logger.error({ err: new Error(`refused: ${"x".repeat(FIVE_MIB)}`) }, "write refused");
+  assert.ok((lines[0] ?? "").length < 32_768, `a line of ${lines[0]?.length} characters`);
+  const { err } = JSON.parse(lines[0] ?? "{}") as { err: { message: string; stack: string } };
+  assert.match(err.message, /^refused: x+… \(5242889 bytes\)$/);
+  assert.match(err.stack, /^Error: refused: x+… \(5242896 bytes\)\n {4}at /);
+});
+
+void test("a 5 MiB document key is logged cut, its size given", () => {
+  const { logger, lines } = capturingLogger();
+  logger.warn({ key: "k".repeat(FIVE_MIB) }, "skipped");
+  const { key } = JSON.parse(lines[0] ?? "{}") as { key: string };
+  assert.match(key, /^k+… \(5242880 bytes\)$/);
+  assert.ok(key.length < 2048);
 });
