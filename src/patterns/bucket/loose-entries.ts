@@ -15,6 +15,7 @@
 import type { Document } from "mongodb";
 import { describeValue, isValidDate } from "../common/bson-value.js";
 import { inGroupsOf } from "../common/groups.js";
+import { fieldEntries, orderedDocument } from "../common/field-order.js";
 import type { Plan, Write } from "../plan.js";
 import { baseBucketId, bucketIdAllocator, bucketKeyText, unorderableDate } from "./bucket-ids.js";
 import { newBucket } from "./new-bucket.js";
@@ -60,9 +61,8 @@ export function isLooseEntry(rule: BucketRule, doc: Document): boolean {
 
 /** The bucket entry a loose document becomes: itself without `_id` and the key field. */
 export function entryOf(rule: BucketRule, doc: Document): Document {
-  const { _id: _ignored, ...entry } = doc;
-  delete entry[rule.keyField];
-  return entry;
+  // In the document's own field order (a rest spread would put integer-like names first).
+  return orderedDocument(fieldEntries(doc).filter(([name]) => name !== "_id" && name !== rule.keyField));
 }
 
 /**

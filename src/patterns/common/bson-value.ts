@@ -2,7 +2,7 @@
 // canonical Extended JSON (type- and key-order-sensitive, as MongoDB compares documents, but
 // numbers by value), numbers as read verbatim, and the type names used in skip reasons.
 import { BSON, type Document } from "mongodb";
-import { quoted } from "./quoted-value.js";
+import { decodeInOrder, fieldNames, recordedOrder } from "./field-order.js";
 
 /**
  * Options of every read whose documents a plan may write back, decoded by `verbatim`: the
@@ -15,9 +15,13 @@ import { quoted } from "./quoted-value.js";
  */
 export const RAW: { raw: true } = { raw: true };
 
-/** A document read with RAW, its numbers as Int32, Long and Double objects. */
+/**
+ * A document read with RAW, its numbers as Int32, Long and Double objects, and its fields in
+ * their BSON order wherever JS would list them otherwise (field-order.ts): written back, it is
+ * the same bytes.
+ */
 export function verbatim(raw: unknown): Document {
-  return BSON.deserialize(raw as Uint8Array, { promoteValues: false });
+  return decodeInOrder(raw as Uint8Array);
 }
 
 /** A document or null read with RAW (findOne), decoded by `verbatim`. */
@@ -33,11 +37,16 @@ export function bsonKey(value: unknown): string {
 /**
  * `value` with its Int32, Double and Long numbers as JS numbers, as MongoDB compares them (by
  * value), and as the driver's default promotion hands them over: keys printed from it are the
- * same whether the value was read verbatim or not.
+ * same whether the value was read verbatim or not. A document whose field order JSON would
+ * not keep (integer-like names after others) becomes its list of fields under a name no BSON
+ * document can hold, so that keys printed from two orders differ, as MongoDB's values do.
  */
 export function numbersByValue(value: unknown): unknown {
-  return mapNumbers(value, (long) => long);
+  return mapNumbers(value, (long) => long, true);
 }
+
+/** A field name no document holds (BSON names end at a zero byte). */
+const FIELD_LIST = "\u0000fields";
 
 /**
  * `value` as logs and messages print it (JSON): numbers by value, and an int64 a JS number
@@ -45,18 +54,24 @@ export function numbersByValue(value: unknown): unknown {
  * JSON form of its own: it would print as its two 32-bit halves).
  */
 export function printableValue(value: unknown): unknown {
-  return mapNumbers(value, (long) => ({ $numberLong: long.toString() }));
+  return mapNumbers(value, (long) => ({ $numberLong: long.toString() }), false);
 }
 
-/** `value` with each number a JS number holds as that number, and each other Long as `wide` makes it. */
-function mapNumbers(value: unknown, wide: (long: BSON.Long) => unknown): unknown {
+/**
+ * `value` with each number a JS number holds as that number, and each other Long as `wide`
+ * makes it; with `keepOrder`, a document JSON would reorder as its list of fields.
+ */
+function mapNumbers(value: unknown, wide: (long: BSON.Long) => unknown, keepOrder: boolean): unknown {
   const number = numberValue(value);
   if (number !== undefined) return number;
   if (value instanceof BSON.Long) return wide(value);
-  if (Array.isArray(value)) return value.map((element) => mapNumbers(element, wide));
+  if (Array.isArray(value)) return value.map((element) => mapNumbers(element, wide, keepOrder));
   if (!isPlainDocument(value)) return value;
+  const order = keepOrder ? recordedOrder(value) : undefined;
+  if (order !== undefined)
+    return { [FIELD_LIST]: order.map((name) => [name, mapNumbers(value[name], wide, keepOrder)]) };
   const mapped: Document = {};
-  for (const [name, field] of Object.entries(value)) mapped[name] = mapNumbers(field, wide);
+  for (const name of fieldNames(value)) mapped[name] = mapNumbers(value[name], wide, keepOrder);
   return mapped;
 }
 
@@ -98,9 +113,9 @@ export function relaxedExtendedJson(value: unknown): unknown {
   return (BSON.EJSON.serialize({ v: printableValue(value) }, { relaxed: true }) as { v: unknown }).v;
 }
 
-/** A document key for messages: JSON, numbers by value (a Long prints as its number), cut if long (quoted). */
+/** A document key for messages: JSON, numbers by value (a Long prints as its number). */
 export function printedKey(value: unknown): string {
-  return quoted(printableValue(value));
+  return JSON.stringify(printableValue(value));
 }
 
 /** A short description of what a field holds, for "expected X, found Y" messages. */
@@ -113,7 +128,7 @@ export function describeValue(value: unknown): string {
   if (number !== undefined) return `a number (${number})`;
   if (typeof value === "object" && "_bsontype" in value) return `a ${String(value._bsontype)}`;
   if (typeof value === "object") return "a document";
-  return `a ${typeof value} (${quoted(value)})`;
+  return `a ${typeof value} (${JSON.stringify(value)})`;
 }
 
 /** The non-negative integer `value` holds (an int32, an int64 or an integral double), if it holds one. */

@@ -4,6 +4,7 @@
 import { ObjectId, type Document } from "mongodb";
 import type { SubsetRule } from "./rule.js";
 import { bsonKey, describeValue, isPlainDocument, isValidDate, numberValue } from "../common/bson-value.js";
+import { fieldEntries, orderedDocument } from "../common/field-order.js";
 
 /** Why `entry` (described by `where`) cannot be ranked, or null when it can. */
 export function entryProblem(rule: SubsetRule, entry: unknown, where: string): string | null {
@@ -18,9 +19,10 @@ export function entryProblem(rule: SubsetRule, entry: unknown, where: string): s
 
 /** The embedded form of a full-set document: the entry without its `_id` and reference. */
 export function embeddedForm(rule: SubsetRule, fullSetDocument: Document): Document {
-  const { _id: _ignored, ...rest } = fullSetDocument;
-  delete rest[rule.referenceField];
-  return rest;
+  // In the document's own field order (a rest spread would put integer-like names first).
+  return orderedDocument(
+    fieldEntries(fullSetDocument).filter(([name]) => name !== "_id" && name !== rule.referenceField),
+  );
 }
 
 export function entryKey(rule: SubsetRule, entry: Document): string {

@@ -23,6 +23,7 @@ import type { Document } from "mongodb";
 import type { SubsetRule } from "./rule.js";
 import { bsonKey, describeValue, printedKey, sameBsonValue } from "../common/bson-value.js";
 import { forgetCopy, recordCopy, type CopyLedger } from "../common/copy-ledger.js";
+import { fieldEntries, orderedDocument } from "../common/field-order.js";
 import { embeddedForm, entryKey, entryProblem, newestFirst } from "./entries.js";
 import type { CorrectionKind, Plan, Write } from "../plan.js";
 
@@ -103,7 +104,7 @@ function entriesToCopy(
     else if (!sameBsonValue(earlier, entry)) {
       return {
         ok: false,
-        reason: `${rule.arrayField} holds ${rule.idField} ${printedKey(entry[rule.idField])} twice with different contents`,
+        reason: `${rule.arrayField} holds ${rule.idField} ${bsonKey(entry[rule.idField])} twice with different contents`,
       };
     }
   }
@@ -159,13 +160,20 @@ function kindOf(rule: SubsetRule, copied: number, embeddedCount: number): Correc
 }
 
 function copyToFullSet(rule: SubsetRule, sourceId: unknown, entry: Document, ledger?: CopyLedger): Write[] {
-  // A spread, not extended(): an application's entry may hold a field named "__proto__".
-  const document = { ...entry, [rule.referenceField]: sourceId };
-  if (!ledger) return [{ op: "insertOne", collection: rule.fullSetCollection, document }];
+  // The entry's fields in its order (a spread would put integer-like names first), then the
+  // reference, as `{ ...entry, [referenceField]: sourceId }` would place it.
+  const fields = [...fieldEntries(entry), [rule.referenceField, sourceId] as const];
+  if (!ledger) {
+    return [{ op: "insertOne", collection: rule.fullSetCollection, document: orderedDocument(fields) }];
+  }
   const _id = ledger.newId();
   const record = { rule: rule.name, source: sourceId, entry: entry[rule.idField] };
   return [
-    { op: "insertOne", collection: rule.fullSetCollection, document: { _id, ...document } },
+    {
+      op: "insertOne",
+      collection: rule.fullSetCollection,
+      document: orderedDocument([["_id", _id], ...fields]),
+    },
     recordCopy(ledger, _id, record),
   ];
 }

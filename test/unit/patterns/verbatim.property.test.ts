@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { BSON, Double, Int32, Long, type Document } from "mongodb";
-import { bsonKey } from "../../../src/patterns/common/bson-value.js";
+import { bsonKey, verbatim } from "../../../src/patterns/common/bson-value.js";
 import { planBucketSplit } from "../../../src/patterns/bucket/planner.js";
 import { planLooseEntryFold } from "../../../src/patterns/bucket/loose-entries.js";
 import { planOutlierMove, planOverflowChunkSplit } from "../../../src/patterns/outlier/planner.js";
@@ -158,6 +158,58 @@ void test("a product is planned alike read verbatim or promoted, copying reviews
       }));
       const product = { _id: productId, reviews };
       assertPlansVerbatim(reviews, (reader) => planSubset(subset, { source: reader(product), fullSet: [] }));
+    }),
+  );
+});
+
+/** An entry whose names look like numbers and come after another one, in a drawn order. */
+const numberNamedEntries = (max: number): fc.Arbitrary<Map<string, unknown>[]> =>
+  fc
+    .array(fc.uniqueArray(fc.constantFrom("2", "1", "10", "0", "x"), { minLength: 1 }), { maxLength: max })
+    .map((rows) =>
+      rows.map(
+        (names, i) =>
+          new Map<string, unknown>([
+            ["tag", `e${i}`],
+            ...names.map((name) => [name, new Int32(i)] as [string, unknown]),
+            ["date", new Date(Date.UTC(2024, 0, 1) + i * DAY)],
+            ["published_date", new Date(Date.UTC(2024, 0, 1) + i * DAY)],
+          ]),
+      ),
+    );
+
+const bytesOf = (value: unknown): string => Buffer.from(BSON.serialize({ v: value })).toString("hex");
+
+void test("entries and ids whose names look like numbers are written back in their order, byte for byte", () => {
+  const id = new Map<string, unknown>([
+    ["b", new Int32(1)],
+    ["1", new Int32(1)],
+  ]);
+  fc.assert(
+    fc.property(numberNamedEntries(14), (written) => {
+      const sent = { _id: id, customers_purchased: written, history: written, reviews: written };
+      const doc = verbatim(BSON.serialize(sent));
+      const plans = [
+        planOutlierMove(outlier, { source: doc, lastChunk: null }),
+        planBucketSplit(bucket, {
+          bucket: { ...doc, customerId: 1, count: written.length },
+          takenIds: new Set(),
+        }),
+      ];
+      const byTag = new Map(written.map((entry) => [entry.get("tag") as string, bytesOf(entry)]));
+      for (const plan of plans)
+        for (const entry of entriesWritten(plan))
+          assert.equal(bytesOf(entry), byTag.get(entry.tag as string));
+      const copies = entriesWritten(planSubset(subset, { source: doc, fullSet: [] })).filter(
+        (entry) => entry.product_id !== undefined,
+      );
+      for (const copy of copies)
+        assert.equal(bytesOf(copy.product_id), bytesOf(id), "the copy names its product as written");
+      const moved = plans.flatMap((plan) => (plan.outcome === "writes" ? plan.writes : []));
+      for (const write of moved)
+        if (write.op === "insertOne" && write.document.book_id !== undefined)
+          assert.equal(bytesOf(write.document.book_id), bytesOf(id), "a chunk names its book as written");
+      assert.notEqual(bsonKey(doc._id), bsonKey({ "1": 1, b: 1 }), "keys tell the two orders apart");
     }),
   );
 });
