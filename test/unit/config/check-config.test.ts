@@ -42,3 +42,24 @@ void test("a configuration error quoting a URI with a raw space in its password 
   assert.match(stderr, /got "mongdb:\/\/admin:\*\*\*\*@host\/shop"/);
   assert.doesNotMatch(stderr, /ss@/);
 });
+
+void test("check-config prints the TLS key's and the proxy's passwords masked", async () => {
+  const uri =
+    "mongodb://admin:s3cret@host/shop?tls=true&tlsCertificateKeyFilePassword=kp0&proxyHost=p&proxyUsername=u&proxyPassword=pp0";
+  const { code, stdout } = await checkConfig({ MONGODB_URI: uri });
+  assert.equal(code, 0);
+  assert.match(
+    stdout,
+    /^deployment: mongodb:\/\/admin:\*\*\*\*@host\/shop\?tls=true&tlsCertificateKeyFilePassword=\*\*\*\*&proxyHost=p&proxyUsername=u&proxyPassword=\*\*\*\*$/m,
+  );
+  assert.doesNotMatch(stdout, /kp0|pp0/);
+});
+
+void test("a configuration error quoting a URI does not show its TLS key's password on stderr", async () => {
+  const { code, stderr } = await checkConfig({
+    MONGODB_URI: "mongdb://host/shop?tlsCertificateKeyFilePassword=kp0",
+  });
+  assert.equal(code, 2);
+  assert.match(stderr, /mongdb:\/\/host\/shop\?tlsCertificateKeyFilePassword=\*\*\*\*/);
+  assert.doesNotMatch(stderr, /kp0/);
+});

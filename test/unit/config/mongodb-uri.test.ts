@@ -51,3 +51,41 @@ void test("a password with a raw space, which the driver accepts, is masked whol
 void test("a connection string the driver's parser rejects is still masked", () => {
   assert.equal(redactUri("mongodb://admin:p@ss@host/db"), "mongodb://admin:****@host/db");
 });
+
+void test("every secret option of a connection string is masked, whatever the case of its name", () => {
+  assert.equal(
+    redactUri(
+      "mongodb://admin:s3cret@host/shop?tls=true&TLSCertificateKeyFilePassword=kp&proxyHost=p&proxyUsername=u&proxyPassword=pp",
+    ),
+    "mongodb://admin:****@host/shop?tls=true&TLSCertificateKeyFilePassword=****&proxyHost=p&proxyUsername=u&proxyPassword=****",
+  );
+});
+
+void test("the AWS session token among the mechanism properties is masked, the other properties kept", () => {
+  assert.equal(
+    redactUri(
+      "mongodb://key:s3cret@host/shop?authMechanism=MONGODB-AWS&authMechanismProperties=SERVICE_NAME:db,AWS_SESSION_TOKEN:tok",
+    ),
+    "mongodb://key:****@host/shop?authMechanism=MONGODB-AWS&authMechanismProperties=SERVICE_NAME:db,AWS_SESSION_TOKEN:****",
+  );
+});
+
+void test("secret options in connection strings inside any text are masked", () => {
+  assert.equal(
+    redactUriPasswords(
+      "cannot use mongodb://h/?tlsCertificateKeyFilePassword=kp&tls=true nor mongdb://h/?authMechanismProperties=AWS_SESSION_TOKEN%3Atok,SERVICE_NAME:db\nnext line",
+    ),
+    "cannot use mongodb://h/?tlsCertificateKeyFilePassword=****&tls=true nor mongdb://h/?authMechanismProperties=AWS_SESSION_TOKEN%3A****,SERVICE_NAME:db\nnext line",
+  );
+});
+
+void test("a secret option's raw space does not leak the value's tail, nor does masking twice", () => {
+  const once = redactUriPasswords('got "mongdb://h/?proxyPassword=p w&tls=true"');
+  assert.equal(once, 'got "mongdb://h/?proxyPassword=****&tls=true"');
+  assert.equal(redactUriPasswords(once), once);
+});
+
+void test("a 5 MiB text repeating a secret option's name is masked in one pass", () => {
+  const text = "proxyPassword=".repeat(FIVE_MIB / 14);
+  assert.equal(redactUriPasswords(text), "proxyPassword=****");
+});

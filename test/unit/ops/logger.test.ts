@@ -9,6 +9,7 @@ import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { Long } from "mongodb";
+import { redactUriPasswords } from "../../../src/config/mongodb-uri.js";
 import { BadDocumentError } from "../../../src/errors.js";
 import { batchedDestination, createLogger } from "../../../src/ops/logger.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
@@ -34,6 +35,28 @@ void test("a logged error that quotes a connection string does not carry its pas
   assert.equal(lines.length, 1);
   assert.doesNotMatch(lines[0] ?? "", /s3cret/);
   assert.match(lines[0] ?? "", /mongodb:\/\/admin:\*\*\*\*@db\.example\.com\/shop/);
+});
+
+void test("a logged error quoting a connection string carries none of its secret options", () => {
+  const { logger, lines } = capturingLogger();
+  const uri =
+    "mongodb://key:s3cret@db.example.com/shop?tlsCertificateKeyFilePassword=kp0&authMechanismProperties=AWS_SESSION_TOKEN:tok0";
+  logger.error({ err: new Error(`connect failed: ${uri}`) }, "sidecar failed");
+  assert.doesNotMatch(lines[0] ?? "", /s3cret|kp0|tok0/);
+  assert.match(
+    lines[0] ?? "",
+    /tlsCertificateKeyFilePassword=\*\*\*\*&authMechanismProperties=AWS_SESSION_TOKEN:\*\*\*\*/,
+  );
+});
+
+void test("a deployment logged masked, as connecting logs it, carries neither its password nor its proxy's", () => {
+  const { logger, lines } = capturingLogger();
+  logger.info(
+    { deployment: redactUriPasswords("mongodb://admin:pa ss0@host/shop?proxyPassword=pp0") },
+    "connected",
+  );
+  const { deployment } = JSON.parse(lines[0] ?? "{}") as { deployment: string };
+  assert.equal(deployment, "mongodb://admin:****@host/shop?proxyPassword=****");
 });
 
 void test("a connection string logged as a uri field is censored", () => {
