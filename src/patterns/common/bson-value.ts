@@ -3,6 +3,7 @@
 // numbers by value), numbers as read verbatim, and the type names used in skip reasons.
 import { BSON, type Document } from "mongodb";
 import { decodeInOrder, fieldNames, recordedOrder } from "./field-order.js";
+import { quoted } from "./quoted-value.js";
 
 /**
  * Options of every read whose documents a plan may write back, decoded by `verbatim`: the
@@ -113,9 +114,9 @@ export function relaxedExtendedJson(value: unknown): unknown {
   return (BSON.EJSON.serialize({ v: printableValue(value) }, { relaxed: true }) as { v: unknown }).v;
 }
 
-/** A document key for messages: JSON, numbers by value (a Long prints as its number). */
+/** A document key for messages: JSON, numbers by value (a Long prints as its number), cut if long (quoted). */
 export function printedKey(value: unknown): string {
-  return JSON.stringify(printableValue(value));
+  return quoted(printableValue(value));
 }
 
 /** A short description of what a field holds, for "expected X, found Y" messages. */
@@ -128,7 +129,7 @@ export function describeValue(value: unknown): string {
   if (number !== undefined) return `a number (${number})`;
   if (typeof value === "object" && "_bsontype" in value) return `a ${String(value._bsontype)}`;
   if (typeof value === "object") return "a document";
-  return `a ${typeof value} (${JSON.stringify(value)})`;
+  return `a ${typeof value} (${quoted(value)})`;
 }
 
 /** The non-negative integer `value` holds (an int32, an int64 or an integral double), if it holds one. */

@@ -104,7 +104,7 @@ function entriesToCopy(
     else if (!sameBsonValue(earlier, entry)) {
       return {
         ok: false,
-        reason: `${rule.arrayField} holds ${rule.idField} ${bsonKey(entry[rule.idField])} twice with different contents`,
+        reason: `${rule.arrayField} holds ${rule.idField} ${printedKey(entry[rule.idField])} twice with different contents`,
       };
     }
   }
