@@ -83,8 +83,10 @@ class SlotCompiler implements ExpressionCompiler {
     if (!text.startsWith("$")) return () => text;
     if (!text.startsWith("$$")) return pathReader(ROOT_SLOT, fieldPathParts(text.slice(1)));
     const [name, ...parts] = fieldPathParts(text.slice(2));
+    // $$REMOVE is the missing value: a field it is given is left out.
+    if (name === "REMOVE" && parts.length === 0) return () => undefined;
     const slot = this.slots.get(name);
-    // System variables ($$NOW, $$REMOVE, ...) and unknown names keep mingo's handling.
+    // Other system variables ($$NOW, ...) and unknown names keep mingo's handling.
     if (slot === undefined) throw new NativeUnsupported(`variable $$${name}`);
     return pathReader(slot, parts);
   }

@@ -5,7 +5,13 @@ import {
   isExpressionTrue,
   isNullish,
 } from "./expression-values.js";
-import type { Evaluator, OperatorCompiler } from "./native-expression-types.js";
+import { isPlainDocument } from "./bson-types.js";
+import {
+  NativeUnsupported,
+  type Evaluator,
+  type ExpressionCompiler,
+  type OperatorCompiler,
+} from "./native-expression-types.js";
 import { atLeast, compileOperands, exactly, namedArguments } from "./native-operands.js";
 
 function comparison(operator: string, holds: (order: number) => boolean): OperatorCompiler {
@@ -43,6 +49,28 @@ function condBranches(argument: unknown, compile: (expression: unknown) => Evalu
   return [compile(named.if), compile(named.then), compile(named.else)];
 }
 
+/**
+ * `{vars: {name: expression, ...}, in: expression}`: each variable evaluated once, in the
+ * outer scope, then `in` with them bound (mongod's ExpressionLet).
+ */
+const $let: OperatorCompiler = (argument, compiler) => {
+  const named = namedArguments("$let", argument, ["vars", "in"]);
+  if (!isPlainDocument(named.vars)) throw new NativeUnsupported("$let whose vars is not a document");
+  const bindings: { slot: number; value: Evaluator }[] = [];
+  let inner: ExpressionCompiler = compiler;
+  for (const [name, expression] of Object.entries(named.vars)) {
+    const value = compiler.compile(expression);
+    const bound = inner.withVariable(name);
+    bindings.push({ slot: bound.slot, value });
+    inner = bound.compiler;
+  }
+  const body = inner.compile(named.in);
+  return (frame) => {
+    for (const { slot, value } of bindings) frame[slot] = value(frame);
+    return body(frame);
+  };
+};
+
 /** The first operand that is neither null nor missing, else the last one's value as it is. */
 const $ifNull: OperatorCompiler = (argument, compiler) => {
   const parts = compileOperands("$ifNull", argument, compiler, atLeast(2));
@@ -78,6 +106,7 @@ export const NATIVE_LOGIC_OPERATORS: Readonly<Record<string, OperatorCompiler>> 
   $or,
   $not,
   $cond,
+  $let,
   $ifNull,
   $isArray,
   $type,

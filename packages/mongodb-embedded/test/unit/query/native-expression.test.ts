@@ -344,6 +344,19 @@ void describe("native expressions: strings, numbers and fields", () => {
     assert.equal(evaluate({ $getField: "x" }, { x: 4 }), 4);
   });
 
+  void it("$let binds its vars once, in the outer scope, for its in", () => {
+    const doc = { a: 2, b: 3 };
+    assert.equal(evaluate({ $let: { vars: { x: "$a", y: "$b" }, in: { $add: ["$$x", "$$y"] } } }, doc), 5);
+    const shadowing = {
+      $let: { vars: { x: 1 }, in: { $let: { vars: { x: { $add: ["$$x", 1] } }, in: "$$x" } } },
+    };
+    assert.equal(evaluate(shadowing), 2);
+  });
+
+  void it("$$REMOVE is the missing value", () => {
+    assert.equal(typeOf({ $cond: [false, 1, "$$REMOVE"] }), "missing");
+  });
+
   void it("$bsonSize gives a document's BSON size, null for null or missing", () => {
     const doc = { o: { a: "xyz" } };
     assert.equal(evaluate({ $bsonSize: "$o" }, doc), BSON.calculateObjectSize(doc.o));
