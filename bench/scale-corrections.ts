@@ -14,9 +14,7 @@ import type { OutlierRule } from "../src/patterns/outlier/rule.js";
 import type { Plan } from "../src/patterns/plan.js";
 import { ensureCollectionsAndIndexes } from "../src/stream/collections.js";
 import { correctTarget } from "../src/stream/correction.js";
-import { newHolderId, WriterLease } from "../src/stream/lease.js";
-import { OwnWrites } from "../src/stream/own-writes.js";
-import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "../src/stream/parked-targets.js";
+import { wireCorrections } from "../src/stream/wiring.js";
 import { testConfig, users } from "../test/integration/sidecar/harness.js";
 import { uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
 import { timeOnce } from "./measure.js";
@@ -34,20 +32,15 @@ export async function freshDatabase(
   const config = testConfig(db.databaseName, { leaseSeconds: 600 });
   const metrics = createMetrics();
   await ensureCollectionsAndIndexes(db, config.rules, config.stateCollection, logger, metrics);
-  const lease = new WriterLease(db, config.stateCollection, newHolderId(), config.leaseSeconds);
-  if (!(await lease.acquireOrRenew())) throw new Error("bench: lease not acquired");
-  const context = {
+  const { keeper, context } = wireCorrections({
     client: mongo.client as MongoClient,
     db,
-    stateCollection: config.stateCollection,
-    lease,
+    config,
+    rules: config.rules,
     metrics,
     logger,
-    maxTransactionAttempts: config.maxTransactionAttempts,
-    parkAfterAttempts: config.parkAfterAttempts,
-    parked: new ParkedTargets(db, config.stateCollection, config.rules, PARKED_FIRST_RETRY_MS),
-    ownWrites: new OwnWrites(),
-  };
+  });
+  if (!(await keeper.tryAcquire())) throw new Error("bench: lease not acquired");
   const correct: Correct = async (rule, role, collection, id) => {
     const plan = await correctTarget(context, { rule, role, collection, id });
     if (plan.outcome !== "writes")

@@ -3,7 +3,7 @@
 // that does not come back; it sends SIGKILL 30 s after.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,27 +22,37 @@ async function healthStatus(port: number): Promise<number | undefined> {
   }
 }
 
-void test("a sidecar still connecting to an unreachable deployment stops cleanly on SIGTERM", async () => {
-  const [httpPort, nothingListens] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "src/main.ts", "run"], {
-    env: {
-      ...process.env,
-      MONGODB_URI: `mongodb://127.0.0.1:${nothingListens}/shop?replicaSet=rs0`,
-      SIDECAR_HTTP_PORT: String(httpPort),
-      SIDECAR_LOG_LEVEL: "warn",
-    },
+/** `run` as a process, its warnings and errors gathered from stdout and stderr. */
+function startRun(
+  args: string[],
+  uri: string,
+  httpPort: number,
+): { child: ChildProcess; output: () => string } {
+  const cli = ["--conditions=source", "--import", "tsx", "src/main.ts", "run", ...args];
+  const child = spawn(process.execPath, cli, {
+    env: { ...process.env, MONGODB_URI: uri, SIDECAR_HTTP_PORT: String(httpPort), SIDECAR_LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output };
+}
+
+void test("a sidecar still connecting to an unreachable deployment stops cleanly on SIGTERM", async () => {
+  const [httpPort, nothingListens] = [await freePort(), await freePort()];
+  const { child, output } = startRun(
+    [],
+    `mongodb://127.0.0.1:${nothingListens}/shop?replicaSet=rs0`,
+    httpPort,
+  );
   try {
     await waitUntil(async () => (await healthStatus(httpPort)) === 200, {
       timeoutMs: 10_000,
       description: "/healthz while connecting",
     });
     assert.equal(await stopWithSigterm(child, 30_000), 0);
-    assert.doesNotMatch(output, /stop took too long/, "the stop waited for server selection");
+    assert.doesNotMatch(output(), /stop took too long/, "the stop waited for server selection");
   } finally {
     child.kill("SIGKILL");
   }
@@ -65,26 +75,15 @@ void test("a commit that hangs does not hold SIGTERM past the stop deadline, and
   });
   const config = join(await mkdtemp(join(tmpdir(), "hung-commit-")), "config.yaml");
   await writeFile(config, "leaseSeconds: 3\n");
-  const cliArgs = ["--conditions=source", "--import", "tsx", "src/main.ts", "run", "--config", config];
-  const child = spawn(process.execPath, cliArgs, {
-    env: {
-      ...process.env,
-      MONGODB_URI: mongo.uri.replace(/\/?(\?|$)/, `/${db.databaseName}$1`),
-      SIDECAR_HTTP_PORT: String(httpPort),
-      SIDECAR_LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const uri = mongo.uri.replace(/\/?(\?|$)/, `/${db.databaseName}$1`);
+  const { child, output } = startRun(["--config", config], uri, httpPort);
   try {
     await insertBook(db, 1, 60);
     await mongo.client
       .db("admin")
       .command({ waitForFailPoint: "failCommand", timesEntered: Number(entered) + 1, maxTimeMS: 30_000 });
     assert.equal(await stopWithSigterm(child, 30_000), 0);
-    assert.match(output, /stop took too long/);
+    assert.match(output(), /stop took too long/);
   } finally {
     child.kill("SIGKILL");
     await mongo.client.db("admin").command({ configureFailPoint: "failCommand", mode: "off" });
