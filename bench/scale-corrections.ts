@@ -13,7 +13,7 @@ import { readOutlierStates } from "../src/patterns/outlier/reader.js";
 import type { OutlierRule } from "../src/patterns/outlier/rule.js";
 import type { Plan } from "../src/patterns/plan.js";
 import { ensureCollectionsAndIndexes } from "../src/stream/collections.js";
-import { correctTarget } from "../src/stream/correction.js";
+import { correctTarget } from "../src/stream/correction/correction.js";
 import { wireCorrections } from "../src/stream/wiring.js";
 import { testConfig, users } from "../test/integration/sidecar/harness.js";
 import { uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";

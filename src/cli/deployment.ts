@@ -8,7 +8,7 @@ import type { Config } from "../config/schema.js";
 import { redactUriPasswords } from "../config/mongodb-uri.js";
 import type { Logger } from "../ops/logger.js";
 import type { ShutdownStack } from "../ops/shutdown.js";
-import { leaseClientOptions } from "../stream/lease.js";
+import { leaseClientOptions } from "../stream/lease/lease.js";
 import { startEmbeddedMongo } from "./embedded-server.js";
 import { EXIT_STATUS, OperationalError } from "./failures.js";
 

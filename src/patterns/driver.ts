@@ -212,7 +212,7 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
   eventShowsBroken?(rule: R, write: WatchedWrite, target: CorrectionTarget<R>): boolean;
   /**
    * Whether corrections of distinct targets of `role` read and write disjoint documents, so
-   * that several may share one transaction (src/stream/correction-batch.ts). Absent means no.
+   * that several may share one transaction (src/stream/correction/correction-batch.ts). Absent means no.
    */
   independentTargets?(rule: R, role: string): boolean;
   /**

@@ -1,5 +1,5 @@
 // What a pure planner returns: the writes that bring one document back into its pattern's
-// shape. The I/O layer (src/stream/apply.ts) runs them inside one transaction, after
+// shape. The I/O layer (src/stream/correction/apply.ts) runs them inside one transaction, after
 // re-reading the state the plan was made from.
 import type { Document } from "mongodb";
 

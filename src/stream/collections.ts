@@ -10,7 +10,7 @@ import type { Metrics } from "../ops/metrics.js";
 import { COPIED_AT } from "../patterns/common/copy-ledger.js";
 import type { CollectionOptionWanted, IndexWanted, PatternRule } from "../patterns/driver.js";
 import { driverOf } from "../patterns/registry.js";
-import { watchedCollections } from "./targets.js";
+import { watchedCollections } from "./events/targets.js";
 
 const NAMESPACE_EXISTS = 48;
 

@@ -12,22 +12,22 @@ import type { PatternRule } from "../patterns/driver.js";
 import type { Plan } from "../patterns/plan.js";
 import { ensureCollectionsAndIndexes, ownNamespaces } from "./collections.js";
 import { CopyLedgerPruning } from "./copy-ledger-pruning.js";
-import { correctUntilDone } from "./correct-until-done.js";
-import { SHARED_TRANSACTION_MAX } from "./correction-batch.js";
-import { consumeEvents } from "./event-consumer.js";
-import type { LeaseKeeper } from "./lease-keeper.js";
-import { retryParkedTargets, type ParkedRetryContext } from "./parked-retry.js";
-import { PARKED_FIRST_RETRY_MS } from "./parked-targets.js";
-import { NARROW_STRETCH_EVENTS, PoisonEvents, type StreamMode } from "./poison-events.js";
+import { correctUntilDone } from "./correction/correct-until-done.js";
+import { SHARED_TRANSACTION_MAX } from "./correction/correction-batch.js";
+import { consumeEvents } from "./events/event-consumer.js";
+import type { LeaseKeeper } from "./lease/lease-keeper.js";
+import { retryParkedTargets, type ParkedRetryContext } from "./parking/parked-retry.js";
+import { PARKED_FIRST_RETRY_MS } from "./parking/parked-targets.js";
+import { NARROW_STRETCH_EVENTS, PoisonEvents, type StreamMode } from "./events/poison-events.js";
 import { pause } from "./retry.js";
-import type { SessionPool } from "./session-pool.js";
-import { StreamLag } from "./stream-lag.js";
+import type { SessionPool } from "./lease/session-pool.js";
+import { StreamLag } from "./events/stream-lag.js";
 import { wireCorrections } from "./wiring.js";
-import { sweep } from "./sweep.js";
-import { SweepCheckpoints, type SweepStart } from "./sweep-checkpoints.js";
-import type { CorrectionTarget, ProjectedChangeEvent } from "./targets.js";
-import { rulesFingerprint, streamName, TokenStore } from "./token-store.js";
-import { buildWatchPipeline, watchOptions } from "./watch-pipeline.js";
+import { sweep } from "./sweep/sweep.js";
+import { SweepCheckpoints, type SweepStart } from "./sweep/sweep-checkpoints.js";
+import type { CorrectionTarget, ProjectedChangeEvent } from "./events/targets.js";
+import { rulesFingerprint, streamName, TokenStore } from "./position/token-store.js";
+import { buildWatchPipeline, watchOptions } from "./events/watch-pipeline.js";
 
 /**
  * How often an idle stream's position (its post-batch token) is written: far inside any

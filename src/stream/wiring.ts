@@ -6,16 +6,16 @@ import type { Config } from "../config/schema.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { PatternRule } from "../patterns/driver.js";
-import { CorrectionBatcher } from "./correction-batch.js";
-import type { CorrectionContext } from "./correction.js";
-import { EventPlans } from "./event-plans.js";
-import { newHolderId, WriterLease } from "./lease.js";
-import { LeaseKeeper } from "./lease-keeper.js";
-import { OwnWrites } from "./own-writes.js";
-import type { ParkedRetryContext } from "./parked-retry.js";
-import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "./parked-targets.js";
-import { SessionPool } from "./session-pool.js";
-import { Slots } from "./slots.js";
+import { CorrectionBatcher } from "./correction/correction-batch.js";
+import type { CorrectionContext } from "./correction/correction.js";
+import { EventPlans } from "./correction/event-plans.js";
+import { newHolderId, WriterLease } from "./lease/lease.js";
+import { LeaseKeeper } from "./lease/lease-keeper.js";
+import { OwnWrites } from "./events/own-writes.js";
+import type { ParkedRetryContext } from "./parking/parked-retry.js";
+import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "./parking/parked-targets.js";
+import { SessionPool } from "./lease/session-pool.js";
+import { Slots } from "./correction/slots.js";
 
 export interface WiringOptions {
   client: MongoClient;

@@ -6,7 +6,7 @@ import { waitUntil } from "../../src/cli/wait-until.js";
 import type { Config } from "../../src/config/schema.js";
 import { createLogger } from "../../src/ops/logger.js";
 import { createMetrics } from "../../src/ops/metrics.js";
-import { leaseClientOptions } from "../../src/stream/lease.js";
+import { leaseClientOptions } from "../../src/stream/lease/lease.js";
 import { Runner } from "../../src/stream/runner.js";
 import { review, users, waitForCaughtUp } from "../integration/sidecar/harness.js";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../support/mongo.js";

@@ -7,9 +7,9 @@ import type { Logger } from "../../ops/logger.js";
 import { createMetrics } from "../../ops/metrics.js";
 import type { MigrationReport } from "../../patterns/driver.js";
 import { driverOf } from "../../patterns/registry.js";
-import { applyWrites } from "../../stream/apply.js";
+import { applyWrites } from "../../stream/correction/apply.js";
 import { ensureCollectionsAndIndexes } from "../../stream/collections.js";
-import { ownSession, runTransaction } from "../../stream/transaction.js";
+import { ownSession, runTransaction } from "../../stream/correction/transaction.js";
 import { connectDeployment, type Deployment } from "../deployment.js";
 import { newShutdownStack } from "../stop-signal.js";
 

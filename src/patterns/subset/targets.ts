@@ -1,5 +1,5 @@
 // The subset driver's kinds of correction target. Every correction of a source starts from
-// the source, under the source's key (src/stream/targets.ts), so that the corrections of one
+// the source, under the source's key (src/stream/events/targets.ts), so that the corrections of one
 // source run in the order of the events that called for them, whichever collection those
 // events were about.
 import type { CorrectionTarget } from "../driver.js";

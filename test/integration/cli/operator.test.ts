@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { ENV_OVERRIDES } from "../../../src/config/load.js";
-import { newHolderId, WriterLease } from "../../../src/stream/lease.js";
+import { newHolderId, WriterLease } from "../../../src/stream/lease/lease.js";
 import { freePort } from "../../ops/free-port.js";
 import { stopWithSigterm } from "../../ops/stop-process.js";
 import { useTestDatabase } from "../../support/mongo.js";

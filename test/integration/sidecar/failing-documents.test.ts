@@ -5,7 +5,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Db } from "mongodb";
-import { streamName } from "../../../src/stream/token-store.js";
+import { streamName } from "../../../src/stream/position/token-store.js";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../../support/mongo.js";
 import {

@@ -1,8 +1,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { LeaseLostError } from "../../../src/errors.js";
-import { correctTarget } from "../../../src/stream/correction.js";
-import { LEASE_ID, WriterLease } from "../../../src/stream/lease.js";
+import { correctTarget } from "../../../src/stream/correction/correction.js";
+import { LEASE_ID, WriterLease } from "../../../src/stream/lease/lease.js";
 import { useTestDatabase, type TestDatabase } from "../../support/mongo.js";
 import { correctionContext, insertBook, testConfig } from "./harness.js";
 import type { OutlierRule } from "../../../src/patterns/outlier/rule.js";

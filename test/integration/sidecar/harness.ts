@@ -6,9 +6,9 @@ import { pino } from "pino";
 import { configSchema, type Config } from "../../../src/config/schema.js";
 import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics, type Metrics } from "../../../src/ops/metrics.js";
-import type { CorrectionContext } from "../../../src/stream/correction.js";
-import { leaseClientOptions, type WriterLease } from "../../../src/stream/lease.js";
-import { OwnWrites } from "../../../src/stream/own-writes.js";
+import type { CorrectionContext } from "../../../src/stream/correction/correction.js";
+import { leaseClientOptions, type WriterLease } from "../../../src/stream/lease/lease.js";
+import { OwnWrites } from "../../../src/stream/events/own-writes.js";
 import { Runner } from "../../../src/stream/runner.js";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { useTestDatabase, type ServerVersion, type TestMongo } from "../../support/mongo.js";
@@ -154,7 +154,7 @@ export async function isBookCorrected(db: Db, bookId: number, total: number): Pr
 
 /**
  * The commands that carry a correction's inserts: `insert` before MongoDB 8.0; since, one
- * `bulkWrite` carries all of a correction's writes (src/stream/bulk-write.ts).
+ * `bulkWrite` carries all of a correction's writes (src/stream/correction/bulk-write.ts).
  */
 export const CORRECTION_INSERT_COMMANDS = ["insert", "bulkWrite"];
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { Db, Document, MongoClient } from "mongodb";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { FencingRefusedError } from "../../../src/errors.js";
-import { WriterLease, type FencingOptions } from "../../../src/stream/lease.js";
+import { WriterLease, type FencingOptions } from "../../../src/stream/lease/lease.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import { turnFailPointOff } from "./harness.js";
 

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
-import { leaseClientOptions, WriterLease } from "../../../src/stream/lease.js";
-import { LeaseKeeper } from "../../../src/stream/lease-keeper.js";
+import { leaseClientOptions, WriterLease } from "../../../src/stream/lease/lease.js";
+import { LeaseKeeper } from "../../../src/stream/lease/lease-keeper.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import { logCapture, turnFailPointOff, type LogLine } from "./harness.js";
 

@@ -3,7 +3,7 @@
 // same document, not in its place.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ParkedTargets } from "../../../src/stream/parked-targets.js";
+import { ParkedTargets } from "../../../src/stream/parking/parked-targets.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import { testConfig } from "./harness.js";
 

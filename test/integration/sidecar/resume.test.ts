@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { streamName } from "../../../src/stream/token-store.js";
+import { streamName } from "../../../src/stream/position/token-store.js";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import {

@@ -7,7 +7,7 @@ import { waitUntil } from "../../../src/cli/wait-until.js";
 import { sweepOnce } from "../../../src/cli/commands/sweep.js";
 import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
-import { LEASE_ID } from "../../../src/stream/lease.js";
+import { LEASE_ID } from "../../../src/stream/lease/lease.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import { insertBook, SIDECAR_APP_NAME, slowSidecarCommits, testConfig, turnFailPointOff } from "./harness.js";
 

@@ -8,7 +8,7 @@ import { keysQuery } from "../../../src/patterns/common/sweep-queries.js";
 import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
 import { ensureCollectionsAndIndexes } from "../../../src/stream/collections.js";
-import { sweep, type AffectedDocument } from "../../../src/stream/sweep.js";
+import { sweep, type AffectedDocument } from "../../../src/stream/sweep/sweep.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import { review, testConfig, users } from "./harness.js";
 

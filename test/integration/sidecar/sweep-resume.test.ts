@@ -1,10 +1,10 @@
-// A sweep stopped halfway leaves a checkpoint (src/stream/sweep-checkpoints.ts): the next
+// A sweep stopped halfway leaves a checkpoint (src/stream/sweep/sweep-checkpoints.ts): the next
 // sweep examines only what lies after it, and the stream that follows opens at the time
 // noted before the first sweep began, so a write made meanwhile before the checkpoint is seen.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { waitUntil } from "../../../src/cli/wait-until.js";
-import type { SweepCheckpoint } from "../../../src/stream/sweep-checkpoints.js";
+import type { SweepCheckpoint } from "../../../src/stream/sweep/sweep-checkpoints.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import {
   insertBook,

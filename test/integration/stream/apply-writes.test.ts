@@ -6,7 +6,7 @@ import { test } from "node:test";
 import type { CommandStartedEvent, Document, MongoClient } from "mongodb";
 import { classify, StalePlanError } from "../../../src/errors.js";
 import type { Write } from "../../../src/patterns/plan.js";
-import { applyWrites } from "../../../src/stream/apply.js";
+import { applyWrites } from "../../../src/stream/correction/apply.js";
 import { useTestDatabase } from "../../support/mongo.js";
 
 let client: MongoClient;

@@ -13,7 +13,7 @@ import {
   StalePlanError,
 } from "../../../src/errors.js";
 import type { Write } from "../../../src/patterns/plan.js";
-import { bulkWriteFenced, supportsBulkWrite } from "../../../src/stream/bulk-write.js";
+import { bulkWriteFenced, supportsBulkWrite } from "../../../src/stream/correction/bulk-write.js";
 import { useTestDatabase } from "../../support/mongo.js";
 
 let client: MongoClient;

@@ -6,16 +6,16 @@ import assert from "node:assert/strict";
 import type { Db, Document, MongoClient } from "mongodb";
 import { driverOf } from "../../../src/patterns/registry.js";
 import type { OutlierRule } from "../../../src/patterns/outlier/rule.js";
-import { supportsBulkWrite } from "../../../src/stream/bulk-write.js";
-import { correctTarget, type CorrectionContext } from "../../../src/stream/correction.js";
-import { EventPlans } from "../../../src/stream/event-plans.js";
-import { WriterLease } from "../../../src/stream/lease.js";
+import { supportsBulkWrite } from "../../../src/stream/correction/bulk-write.js";
+import { correctTarget, type CorrectionContext } from "../../../src/stream/correction/correction.js";
+import { EventPlans } from "../../../src/stream/correction/event-plans.js";
+import { WriterLease } from "../../../src/stream/lease/lease.js";
 import {
   targetsForEvent,
   type CorrectionTarget,
   type ProjectedChangeEvent,
-} from "../../../src/stream/targets.js";
-import { buildWatchPipeline, watchOptions } from "../../../src/stream/watch-pipeline.js";
+} from "../../../src/stream/events/targets.js";
+import { buildWatchPipeline, watchOptions } from "../../../src/stream/events/watch-pipeline.js";
 import { allPurchasers, correctionContext, insertBook, testConfig, users } from "../sidecar/harness.js";
 import { useTestDatabase } from "../../support/mongo.js";
 

@@ -1,7 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { CommandStartedEvent } from "mongodb";
-import { MAX_COMMIT_TIME_MS, ownSession, runTransaction } from "../../../src/stream/transaction.js";
+import {
+  MAX_COMMIT_TIME_MS,
+  ownSession,
+  runTransaction,
+} from "../../../src/stream/correction/transaction.js";
 import { useTestDatabase } from "../../support/mongo.js";
 
 const database = useTestDatabase("transaction");

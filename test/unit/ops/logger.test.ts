@@ -14,7 +14,7 @@ import { BadDocumentError } from "../../../src/errors.js";
 import { batchedDestination, createLogger } from "../../../src/ops/logger.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
 import { planSubset } from "../../../src/patterns/subset/planner.js";
-import { recordOutcome, type CorrectionContext } from "../../../src/stream/correction.js";
+import { recordOutcome, type CorrectionContext } from "../../../src/stream/correction/correction.js";
 import { subsetRule } from "../patterns/support/rules.js";
 
 function capturingLogger() {

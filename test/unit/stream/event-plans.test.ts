@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Plan } from "../../../src/patterns/plan.js";
-import { EventPlans } from "../../../src/stream/event-plans.js";
-import type { CorrectionTarget } from "../../../src/stream/targets.js";
+import { EventPlans } from "../../../src/stream/correction/event-plans.js";
+import type { CorrectionTarget } from "../../../src/stream/events/targets.js";
 import { outlierRule } from "../patterns/support/rules.js";
 
 const pushed = (id: number): CorrectionTarget => ({

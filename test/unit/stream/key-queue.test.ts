@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { KeyedTaskQueue } from "../../../src/stream/key-queue.js";
+import { KeyedTaskQueue } from "../../../src/stream/events/key-queue.js";
 import { deferred } from "../../support/deferred.js";
 
 void test("tasks of the same key run one after another in the order they were queued", async () => {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MongoNetworkError, MongoServerError } from "mongodb";
-import { PoisonEvents } from "../../../src/stream/poison-events.js";
+import { PoisonEvents } from "../../../src/stream/events/poison-events.js";
 
 const tooLarge = () => new MongoServerError({ code: 10334, errmsg: "BSONObj size: 19576895 is invalid" });
 

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { PositionTracker } from "../../../src/stream/position-tracker.js";
+import { PositionTracker } from "../../../src/stream/position/position-tracker.js";
 
 void test("the safe token stays behind an event that is still in flight", () => {
   const tracker = new PositionTracker<string>();

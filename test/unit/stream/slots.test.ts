@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Slots } from "../../../src/stream/slots.js";
+import { Slots } from "../../../src/stream/correction/slots.js";
 import { deferred } from "../../support/deferred.js";
 
 void test("no more than `size` works run at once, and waiting ones start in arrival order", async () => {

@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from "node:util";
 import assert from "node:assert/strict";
 import { Query } from "mingo";
 import { configSchema, type Config } from "../../../src/config/schema.js";
-import { buildWatchPipeline, watchOptions } from "../../../src/stream/watch-pipeline.js";
+import { buildWatchPipeline, watchOptions } from "../../../src/stream/events/watch-pipeline.js";
 
 const { rules } = configSchema.parse({}) as Config;
 const withoutPropagation = rules.map((rule) =>

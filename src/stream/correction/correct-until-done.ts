@@ -1,16 +1,16 @@
 // A correction retried with backoff while this replica leads: a transient error passes
 // (write conflicts, a stepping-down primary), and while it lasts the event stays unfinished
 // so that the resume token does not pass it. After `parkAfterAttempts` failures the target
-// is parked (src/stream/parked-targets.ts) and the event finishes: one document must not
+// is parked (src/stream/parking/parked-targets.ts) and the event finishes: one document must not
 // freeze the stream until its token falls off the oplog. A document the server refuses for
 // good does not get here: correctTarget skips it.
-import { classify, LeaseLostError, toError } from "../errors.js";
-import type { Plan } from "../patterns/plan.js";
+import { classify, LeaseLostError, toError } from "../../errors.js";
+import type { Plan } from "../../patterns/plan.js";
 import { correctTarget, type CorrectionContext } from "./correction.js";
 import type { CorrectionBatcher } from "./correction-batch.js";
-import type { ParkedTargets } from "./parked-targets.js";
-import { retryWithBackoff } from "./retry.js";
-import { targetLabels, type CorrectionTarget } from "./targets.js";
+import type { ParkedTargets } from "../parking/parked-targets.js";
+import { retryWithBackoff } from "../retry.js";
+import { targetLabels, type CorrectionTarget } from "../events/targets.js";
 
 // Long: what outlasts a transaction's own retries is a failover or an outage.
 const CORRECTION_BACKOFF = { baseMs: 200, maxMs: 30_000 };

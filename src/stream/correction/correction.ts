@@ -9,22 +9,22 @@
 // no longer holds is undone and planned again from a read. A document the rule cannot plan
 // for, or that the server refuses to write, is logged, counted and left as it is.
 import type { ClientSession, Db, MongoClient } from "mongodb";
-import { BadDocumentError, classify, StalePlanError, toError, WritePathChangedError } from "../errors.js";
-import type { Logger } from "../ops/logger.js";
-import type { Metrics } from "../ops/metrics.js";
-import type { PatternRule, PlanContext } from "../patterns/driver.js";
-import type { Absent, Plan, SkipKind, Write } from "../patterns/plan.js";
+import { BadDocumentError, classify, StalePlanError, toError, WritePathChangedError } from "../../errors.js";
+import type { Logger } from "../../ops/logger.js";
+import type { Metrics } from "../../ops/metrics.js";
+import type { PatternRule, PlanContext } from "../../patterns/driver.js";
+import type { Absent, Plan, SkipKind, Write } from "../../patterns/plan.js";
 import { applyWrites, checkAbsent } from "./apply.js";
 import { bulkWriteFenced, isBulkWriteRefused, stopUsingBulkWrite, supportsBulkWrite } from "./bulk-write.js";
-import type { WriterLease } from "./lease.js";
-import { driverOf } from "../patterns/registry.js";
-import type { OwnWrites } from "./own-writes.js";
-import { targetLabels, type CorrectionTarget } from "./targets.js";
+import type { WriterLease } from "../lease/lease.js";
+import { driverOf } from "../../patterns/registry.js";
+import type { OwnWrites } from "../events/own-writes.js";
+import { targetLabels, type CorrectionTarget } from "../events/targets.js";
 import type { EventPlans } from "./event-plans.js";
-import type { SessionPool } from "./session-pool.js";
+import type { SessionPool } from "../lease/session-pool.js";
 import type { Slots } from "./slots.js";
 import { ownSession, runTransaction, type SessionSource } from "./transaction.js";
-import { extended } from "../patterns/common/extended.js";
+import { extended } from "../../patterns/common/extended.js";
 
 export interface CorrectionContext {
   client: MongoClient;

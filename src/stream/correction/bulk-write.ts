@@ -15,8 +15,8 @@ import {
   type Document,
   type MongoClient,
 } from "mongodb";
-import { StalePlanError } from "../errors.js";
-import type { Absent, Write } from "../patterns/plan.js";
+import { StalePlanError } from "../../errors.js";
+import type { Absent, Write } from "../../patterns/plan.js";
 import { foundAbsent } from "./apply.js";
 
 const WIRE_VERSION_8_0 = 25;

@@ -2,7 +2,7 @@
 // starts, so that anything written while the sweep runs is seen again by the stream: never
 // "now" after the fact, which would silently skip those writes.
 import type { Db, Timestamp } from "mongodb";
-import { SidecarError } from "../errors.js";
+import { SidecarError } from "../../errors.js";
 
 export async function currentClusterTime(db: Db): Promise<Timestamp> {
   // The majority commit point first: a primary's operationTime can sit above a transaction

@@ -3,9 +3,9 @@
 // `leader` gauge, and logs a renewal that came late with how late it was, and one that is
 // still waiting for the database at the next turn with how long it has waited (its client
 // gives up on it once it could no longer count: leaseClientOptions).
-import { classify, FencingRefusedError } from "../errors.js";
-import type { Logger } from "../ops/logger.js";
-import type { Metrics } from "../ops/metrics.js";
+import { classify, FencingRefusedError } from "../../errors.js";
+import type { Logger } from "../../ops/logger.js";
+import type { Metrics } from "../../ops/metrics.js";
 import type { WriterLease } from "./lease.js";
 
 export interface LeaseKeeperOptions {

@@ -6,12 +6,12 @@
 // Each candidate is planned from a plain read first; only a document that needs writes goes
 // through the transactional correction, which re-reads and re-plans under the lease fence.
 import type { Db } from "mongodb";
-import type { CorrectionTarget, PatternRule, SweepSource } from "../patterns/driver.js";
-import type { Logger } from "../ops/logger.js";
-import type { Metrics } from "../ops/metrics.js";
-import type { Plan } from "../patterns/plan.js";
-import { relaxedExtendedJson } from "../patterns/common/bson-value.js";
-import { driverOf } from "../patterns/registry.js";
+import type { CorrectionTarget, PatternRule, SweepSource } from "../../patterns/driver.js";
+import type { Logger } from "../../ops/logger.js";
+import type { Metrics } from "../../ops/metrics.js";
+import type { Plan } from "../../patterns/plan.js";
+import { relaxedExtendedJson } from "../../patterns/common/bson-value.js";
+import { driverOf } from "../../patterns/registry.js";
 import type { SweepCheckpoints, SweepStart } from "./sweep-checkpoints.js";
 import { SweepProgress } from "./sweep-progress.js";
 

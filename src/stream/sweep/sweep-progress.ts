@@ -1,7 +1,7 @@
 // How far one rule's sweep is: candidates examined against those counted before it started,
 // the rate so far and the time left at that rate, as gauges and a periodic log line.
-import type { Logger } from "../ops/logger.js";
-import type { Metrics } from "../ops/metrics.js";
+import type { Logger } from "../../ops/logger.js";
+import type { Metrics } from "../../ops/metrics.js";
 
 export interface SweepProgressOptions {
   logger: Logger;

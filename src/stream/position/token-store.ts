@@ -3,7 +3,7 @@
 // A token is written only once every event before it has committed (position-tracker.ts).
 import { createHash } from "node:crypto";
 import type { Collection, Db, Document } from "mongodb";
-import type { PatternRule } from "../patterns/driver.js";
+import type { PatternRule } from "../../patterns/driver.js";
 
 export interface StoredPosition {
   _id: string;

@@ -15,8 +15,8 @@ import {
   type Document,
   type ErrorDescription,
 } from "mongodb";
-import { StalePlanError } from "../errors.js";
-import type { Absent, Write } from "../patterns/plan.js";
+import { StalePlanError } from "../../errors.js";
+import type { Absent, Write } from "../../patterns/plan.js";
 
 /** A plan's `absent` documents, looked for in the transaction: one found makes the plan stale. */
 export async function checkAbsent(db: Db, absent: readonly Absent[], session: ClientSession): Promise<void> {

@@ -1,11 +1,11 @@
 // What one change event asks the sidecar to correct. A target's key orders corrections of
-// the same document (src/stream/key-queue.ts); which targets an event yields is each rule's
+// the same document (src/stream/events/key-queue.ts); which targets an event yields is each rule's
 // driver's call.
 import { BSON } from "mongodb";
-import type { CorrectionTarget, PatternRule, ProjectedChangeEvent } from "../patterns/driver.js";
-import { driverOf } from "../patterns/registry.js";
-import { numbersByValue, verbatim } from "../patterns/common/bson-value.js";
-import { extended } from "../patterns/common/extended.js";
+import type { CorrectionTarget, PatternRule, ProjectedChangeEvent } from "../../patterns/driver.js";
+import { driverOf } from "../../patterns/registry.js";
+import { numbersByValue, verbatim } from "../../patterns/common/bson-value.js";
+import { extended } from "../../patterns/common/extended.js";
 
 export type { CorrectionTarget, ProjectedChangeEvent };
 

@@ -6,9 +6,9 @@
 // a stream opened at it after the resumed sweep sees everything written since that sweep
 // began, including before the checkpoint, where the resumed sweep does not look again.
 import type { Collection, Db, Timestamp } from "mongodb";
-import type { PatternRule } from "../patterns/driver.js";
-import { currentClusterTime } from "./cluster-time.js";
-import { rulesFingerprint } from "./token-store.js";
+import type { PatternRule } from "../../patterns/driver.js";
+import { currentClusterTime } from "../position/cluster-time.js";
+import { rulesFingerprint } from "../position/token-store.js";
 
 export interface SweepCheckpoint {
   _id: string;

@@ -8,8 +8,8 @@
 // stale guard, a write conflict, a refused document, a lost lease) aborts it whole, and
 // each target is then corrected on its own, as if it had never been batched: the
 // transaction either committed every plan or none, and every correction re-reads anyway.
-import type { Plan } from "../patterns/plan.js";
-import { driverOf } from "../patterns/registry.js";
+import type { Plan } from "../../patterns/plan.js";
+import { driverOf } from "../../patterns/registry.js";
 import {
   correctInSlot,
   correctionSessions,
@@ -18,7 +18,7 @@ import {
   recordSharedOutcomes,
   type CorrectionContext,
 } from "./correction.js";
-import type { CorrectionTarget } from "./targets.js";
+import type { CorrectionTarget } from "../events/targets.js";
 import type { Slots } from "./slots.js";
 import { runTransaction } from "./transaction.js";
 

@@ -12,9 +12,9 @@
 // ("whenAvailable": a delete from before they were enabled, or whose pre-image expired,
 // still arrives, without one), projected down the same way.
 import type { ChangeStreamOptions, Document } from "mongodb";
-import type { PatternRule } from "../patterns/driver.js";
-import { positionsSetIn } from "../patterns/common/update-filters.js";
-import { driverOf } from "../patterns/registry.js";
+import type { PatternRule } from "../../patterns/driver.js";
+import { positionsSetIn } from "../../patterns/common/update-filters.js";
+import { driverOf } from "../../patterns/registry.js";
 import type { StreamMode } from "./poison-events.js";
 
 /**

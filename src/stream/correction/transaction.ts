@@ -8,8 +8,8 @@ import {
   isRedone,
   isRetryableTransactionError,
   isUnknownCommitResult,
-} from "../errors.js";
-import { retryWithBackoff } from "./retry.js";
+} from "../../errors.js";
+import { retryWithBackoff } from "../retry.js";
 
 export interface TransactionOptions {
   maxAttempts: number;

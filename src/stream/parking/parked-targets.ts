@@ -4,9 +4,9 @@
 // is retried with growing pauses and leaves the list once a correction of it succeeds.
 import { BSON } from "mongodb";
 import type { Collection, Db, Document } from "mongodb";
-import type { PatternRule } from "../patterns/driver.js";
-import { targetKey, type CorrectionTarget } from "./targets.js";
-import { numbersByValue } from "../patterns/common/bson-value.js";
+import type { PatternRule } from "../../patterns/driver.js";
+import { targetKey, type CorrectionTarget } from "../events/targets.js";
+import { numbersByValue } from "../../patterns/common/bson-value.js";
 
 interface ParkedDocument {
   _id: { parked: string };

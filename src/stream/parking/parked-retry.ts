@@ -1,10 +1,10 @@
 // Retries parked targets, one correction each: a success takes the target off the list, a
 // failure parks it again with a longer pause. Runs on the leader's timer and before a sweep.
-import { classify, LeaseLostError, toError } from "../errors.js";
-import { correctTarget } from "./correction.js";
-import type { ParkingContext } from "./correct-until-done.js";
+import { classify, LeaseLostError, toError } from "../../errors.js";
+import { correctTarget } from "../correction/correction.js";
+import type { ParkingContext } from "../correction/correct-until-done.js";
 import type { ParkedTargets } from "./parked-targets.js";
-import { targetLabels } from "./targets.js";
+import { targetLabels } from "../events/targets.js";
 
 export interface ParkedRetryContext extends ParkingContext {
   parked: ParkedTargets;

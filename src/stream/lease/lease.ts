@@ -21,8 +21,8 @@ import {
   type Db,
   type Document,
 } from "mongodb";
-import { classify, FencingRefusedError, LeaseLostError } from "../errors.js";
-import type { Write } from "../patterns/plan.js";
+import { classify, FencingRefusedError, LeaseLostError } from "../../errors.js";
+import type { Write } from "../../patterns/plan.js";
 
 export const LEASE_ID = "lease";
 const DUPLICATE_KEY = 11000;

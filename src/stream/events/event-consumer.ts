@@ -5,14 +5,14 @@
 // the oplog window: at a slower pace, as each write of the position is itself a write to the
 // oplog that moves the post-batch token on, and so would always find a newer one to write.
 import { BSON } from "mongodb";
-import { classify, StreamInvalidatedError } from "../errors.js";
+import { classify, StreamInvalidatedError } from "../../errors.js";
 import type { ChangeStream, Document } from "mongodb";
-import type { PatternRule } from "../patterns/driver.js";
-import type { Logger } from "../ops/logger.js";
-import type { Metrics } from "../ops/metrics.js";
-import type { Plan } from "../patterns/plan.js";
+import type { PatternRule } from "../../patterns/driver.js";
+import type { Logger } from "../../ops/logger.js";
+import type { Metrics } from "../../ops/metrics.js";
+import type { Plan } from "../../patterns/plan.js";
 import { KeyedTaskQueue } from "./key-queue.js";
-import { PositionTracker } from "./position-tracker.js";
+import { PositionTracker } from "../position/position-tracker.js";
 import {
   targetKey,
   targetLabels,
@@ -20,7 +20,7 @@ import {
   type CorrectionTarget,
   type ProjectedChangeEvent,
 } from "./targets.js";
-import type { TokenStore } from "./token-store.js";
+import type { TokenStore } from "../position/token-store.js";
 import { NAMESPACE_EVENTS } from "./watch-pipeline.js";
 
 export interface EventConsumerOptions {

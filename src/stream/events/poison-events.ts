@@ -2,7 +2,7 @@
 // cannot hand over (an event past 16 MiB), or whose handling fails every time. Retrying it
 // as it is would stop every correction for good; docs/alerting.md, PatternSidecarPoisonEvents.
 import { MongoServerError } from "mongodb";
-import { classify } from "../errors.js";
+import { classify } from "../../errors.js";
 
 /** How the stream is read from its start: as usual, or narrowed to get past a poison event. */
 export type StreamMode = "full" | "narrow";

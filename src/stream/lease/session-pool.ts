@@ -3,7 +3,7 @@
 // takes the lease over can kill them (killSessions) and abort a transaction this replica
 // left open, being killed or paused, before it writes anything itself.
 import type { Binary, ClientSession, MongoClient } from "mongodb";
-import { Slots } from "./slots.js";
+import { Slots } from "../correction/slots.js";
 
 export class SessionPool {
   private readonly sessions: ClientSession[];

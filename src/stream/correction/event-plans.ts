@@ -4,9 +4,9 @@
 // overflow chunk of a source whose extras moved before): the guess would assume it absent,
 // fail in its transaction, and cost one more. The keys corrected are remembered up to a bound,
 // the oldest forgotten first; a forgotten one costs at most one failed guess.
-import type { Plan } from "../patterns/plan.js";
-import { driverOf } from "../patterns/registry.js";
-import { targetKey, type CorrectionTarget } from "./targets.js";
+import type { Plan } from "../../patterns/plan.js";
+import { driverOf } from "../../patterns/registry.js";
+import { targetKey, type CorrectionTarget } from "../events/targets.js";
 
 /** Keys remembered: a few MiB of strings, enough for the documents of a busy stretch. */
 const CORRECTED_KEYS_MAX = 50_000;
