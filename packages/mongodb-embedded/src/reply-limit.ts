@@ -5,6 +5,18 @@ import { ErrorCode, ServerError } from "./errors.js";
 
 export const MAX_INTERNAL_BSON_BYTES = 16 * 1024 * 1024 + 16 * 1024;
 
+/**
+ * A batch's documents, with their array elements' framing, are cut at 16 MiB, as mongod cuts
+ * a batch at BSONObjMaxUserSize (mongo src/mongo/db/query/find_common.cpp): the reply's
+ * envelope then fits in MAX_INTERNAL_BSON_BYTES. The first document always goes.
+ */
+export const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+
+/** What the `index`-th document of a batch takes in it: its size, type byte, index name and NUL. */
+export function batchElementBytes(index: number, size: number): number {
+  return size + 2 + String(index).length;
+}
+
 /** mongod's error for a document of `size` bytes over the limit, naming its first field. */
 export function objectTooLarge(size: number, doc: Record<string, unknown>): ServerError {
   return new ServerError(

@@ -25,7 +25,8 @@ import {
 import type { ChangeStreamOptions } from "./stream-options.js";
 import { eventOrFragments, withoutSplitStage, type PositionedEvent } from "./split-large-event.js";
 import { cursorNamespace, invalidatesScope, isVisibleInScope, type StreamScope } from "./stream-scope.js";
-import { assertEventFits, compileUserPipeline, MAX_EVENT_BYTES } from "./user-pipeline.js";
+import { assertEventFits, compileUserPipeline } from "./user-pipeline.js";
+import { batchElementBytes, MAX_BATCH_BYTES } from "../reply-limit.js";
 
 export interface ChangeStreamCursorDeps extends EventSources {
   changeLog: ChangeLog;
@@ -155,8 +156,8 @@ export class ChangeStreamCursor implements ServerCursor {
           if (isPassed(candidate.position, result.position)) continue;
           for (const output of this.outputsFor(candidate, result.position)) {
             if (output.document) {
-              const size = assertEventFits(output.document);
-              if (result.documents.length > 0 && bytes + size > MAX_EVENT_BYTES) return result;
+              const size = batchElementBytes(result.documents.length, assertEventFits(output.document));
+              if (result.documents.length > 0 && bytes + size > MAX_BATCH_BYTES) return result;
               result.documents.push(output.document);
               bytes += size;
             }

@@ -4,10 +4,14 @@
 import type { Document } from "bson";
 import type { CursorBatch, NextBatchOptions, ServerCursor } from "../cursor.js";
 import { bsonSize } from "../query/bson-size.js";
-import { MAX_INTERNAL_BSON_BYTES, objectTooLarge } from "../reply-limit.js";
+import {
+  batchElementBytes,
+  MAX_BATCH_BYTES,
+  MAX_INTERNAL_BSON_BYTES,
+  objectTooLarge,
+} from "../reply-limit.js";
 
 /** mongod stops filling a batch once it passes 16 MiB. */
-const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 
 export class ArrayCursor implements ServerCursor {
   private position = 0;
@@ -30,7 +34,7 @@ export class ArrayCursor implements ServerCursor {
       const size = bsonSize(doc);
       // A result mongod could not serialize (a $group's or $lookup's) fails the batch carrying it.
       if (size > MAX_INTERNAL_BSON_BYTES) throw objectTooLarge(size, doc);
-      bytes += size;
+      bytes += batchElementBytes(batch.length, size);
       if (batch.length > 0 && bytes > MAX_BATCH_BYTES) break;
       batch.push(doc);
       this.position += 1;

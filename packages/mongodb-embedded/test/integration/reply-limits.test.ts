@@ -36,3 +36,17 @@ void test("after a reply too large, the same client's next commands are answered
   assert.equal((await db.command({ ping: 1 })).ok, 1);
   assert.equal(await db.collection("books").countDocuments(), 2);
 });
+
+void test(
+  "an aggregate of many small results nearing 16 MiB in all comes in batches that fit",
+  T,
+  async () => {
+    const notes = db.collection<{ _id: number; text: string }>("notes");
+    const count = 120_000;
+    const text = "n".repeat(110);
+    for (let from = 0; from < count; from += 20_000)
+      await notes.insertMany(Array.from({ length: 20_000 }, (_, i) => ({ _id: from + i, text })));
+    const all = await notes.aggregate([{ $match: {} }], { batchSize: 1_000_000 }).toArray();
+    assert.equal(all.length, count);
+  },
+);
