@@ -201,20 +201,24 @@ void test(
   },
 );
 
-test("thousands of events near 16 MiB in all come in batches whose replies fit, none lost", T, async () => {
-  const name = uniqueDatabaseName("many_events");
-  databases.push(name);
-  const coll = mongo.client.db(name).collection("notes");
-  const stream = coll.watch([], { batchSize: 100_000 });
-  await stream.tryNext();
-  const count = 2600;
-  const text = "n".repeat(6500);
-  await coll.insertMany(Array.from({ length: count }, (_, i) => ({ _id: i as never, text })));
-  let seen = 0;
-  try {
-    while (seen < count) if (await stream.tryNext()) seen++;
-  } finally {
-    await stream.close();
-  }
-  assert.equal(seen, count);
-});
+void test(
+  "thousands of events near 16 MiB in all come in batches whose replies fit, none lost",
+  T,
+  async () => {
+    const name = uniqueDatabaseName("many_events");
+    databases.push(name);
+    const coll = mongo.client.db(name).collection("notes");
+    const stream = coll.watch([], { batchSize: 100_000 });
+    await stream.tryNext();
+    const count = 2600;
+    const text = "n".repeat(6500);
+    await coll.insertMany(Array.from({ length: count }, (_, i) => ({ _id: i as never, text })));
+    let seen = 0;
+    try {
+      while (seen < count) if (await stream.tryNext()) seen++;
+    } finally {
+      await stream.close();
+    }
+    assert.equal(seen, count);
+  },
+);
