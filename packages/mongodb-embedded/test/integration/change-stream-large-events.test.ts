@@ -2,33 +2,21 @@
 // mongod 7.0 treats them: the limit applies after the user's stages, and
 // $changeStreamSplitLargeEvent returns a large event as fragments ("Large Change Events").
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { BSON, MongoServerError, type ChangeStreamOptions, type Collection, type Document } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../support/mongo.js";
-import { nextEvents, openStream } from "./change-stream-support.js";
+import { nextEvents, openStream, useFreshDatabases } from "./change-stream-support.js";
 
-let mongo: TestMongo;
-const databases: string[] = [];
+const fixture = useFreshDatabases();
+const freshDb = (label: string) => fixture.freshDb(label);
 const T = { timeout: 60_000 };
 const TEN_MIB = 10 * 1024 * 1024;
 const SIXTEEN_MIB = 16 * 1024 * 1024;
 const SPLIT = { $changeStreamSplitLargeEvent: {} };
 const LOOKUP: ChangeStreamOptions = { fullDocument: "updateLookup" };
 
-before(async () => {
-  mongo = await startTestMongo();
-});
-
-after(async () => {
-  for (const name of databases) await mongo.client.db(name).dropDatabase();
-  await mongo.close();
-});
-
 /** A collection holding `{ _id: 1, a: <10 MiB of "x"> }`. */
 async function largeDocument(label: string): Promise<Collection> {
-  const name = uniqueDatabaseName(label);
-  databases.push(name);
-  const coll = mongo.client.db(name).collection("books");
+  const coll = freshDb(label).collection("books");
   await coll.insertOne({ _id: 1 as never, a: "x".repeat(TEN_MIB) });
   return coll;
 }
@@ -205,9 +193,7 @@ void test(
   "thousands of events near 16 MiB in all come in batches whose replies fit, none lost",
   T,
   async () => {
-    const name = uniqueDatabaseName("many_events");
-    databases.push(name);
-    const coll = mongo.client.db(name).collection("notes");
+    const coll = freshDb("many_events").collection("notes");
     const stream = coll.watch([], { batchSize: 100_000 });
     await stream.tryNext();
     const count = 2600;

@@ -1,31 +1,15 @@
 // A stream passes over the writes it does not see, through the official driver (embedded
 // server or MONGODB_URI): mongod's post-batch token moves past the oplog entries it filters out.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { ChangeStream, Document } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../support/mongo.js";
-import { openStream } from "./change-stream-support.js";
+import { openStream, useFreshDatabases } from "./change-stream-support.js";
 
-let mongo: TestMongo;
-const databases: string[] = [];
+const fixture = useFreshDatabases();
+const freshDb = (label: string) => fixture.freshDb(label);
 const T = { timeout: 30_000 };
 /** Far more records than the server reads in one slice (256). */
 const OTHER_WRITES = 1_000;
-
-before(async () => {
-  mongo = await startTestMongo();
-});
-
-after(async () => {
-  for (const name of databases) await mongo.client.db(name).dropDatabase();
-  await mongo.close();
-});
-
-function freshDb(label: string) {
-  const name = uniqueDatabaseName(label);
-  databases.push(name);
-  return mongo.client.db(name);
-}
 
 async function writeElsewhere(label: string): Promise<void> {
   const other = freshDb(label).collection("noise");

@@ -2,29 +2,17 @@
 // (embedded server or MONGODB_URI): mongod 7.0 reports what its $v:2 oplog entry logged, the
 // appended elements' positions for a pure $push append, the whole array otherwise.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Document, UpdateFilter } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../support/mongo.js";
-import { nextEvents, openStream } from "./change-stream-support.js";
+import { nextEvents, openStream, useFreshDatabases } from "./change-stream-support.js";
 
-let mongo: TestMongo;
-const databases: string[] = [];
+const fixture = useFreshDatabases();
+const freshDb = (label: string) => fixture.freshDb(label);
 const T = { timeout: 20_000 };
-
-before(async () => {
-  mongo = await startTestMongo();
-});
-
-after(async () => {
-  for (const name of databases) await mongo.client.db(name).dropDatabase();
-  await mongo.close();
-});
 
 /** The updatedFields of the event `update` produces on `{ _id: 1, ...initial }`, from db.watch(). */
 async function updatedFields(label: string, initial: Document, update: Document) {
-  const name = uniqueDatabaseName(label);
-  databases.push(name);
-  const db = mongo.client.db(name);
+  const db = freshDb(label);
   const coll = db.collection("books");
   await coll.insertOne({ _id: 1 as never, ...initial });
   const stream = await openStream(db.watch());

@@ -1,29 +1,13 @@
 // Resuming change streams through the official driver: tokens, startAfter after an
 // invalidate, startAtOperationTime, idle high-water marks and the driver's automatic resume.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Document } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../support/mongo.js";
-import { nextEvents, openStream, operationTypes } from "./change-stream-support.js";
+import { nextEvents, openStream, operationTypes, useFreshDatabases } from "./change-stream-support.js";
 
-let mongo: TestMongo;
-const databases: string[] = [];
+const fixture = useFreshDatabases();
+const freshDb = (label: string) => fixture.freshDb(label);
 const T = { timeout: 20_000 };
-
-before(async () => {
-  mongo = await startTestMongo();
-});
-
-after(async () => {
-  for (const name of databases) await mongo.client.db(name).dropDatabase();
-  await mongo.close();
-});
-
-function freshDb(label: string) {
-  const name = uniqueDatabaseName(label);
-  databases.push(name);
-  return mongo.client.db(name);
-}
 
 const ids = (events: Document[]) => events.map((event) => event.documentKey._id as number);
 
@@ -99,7 +83,7 @@ void test("an idle getMore advances the resume token past other collections' wri
 });
 
 void test("the driver resumes after a resumable getMore error and misses nothing", T, async () => {
-  const admin = mongo.client.db("admin");
+  const admin = fixture.mongo.client.db("admin");
   const coll = await freshDb("cs_autoresume").createCollection("sales");
   const stream = await openStream(coll.watch());
   await coll.insertOne({ _id: 1 as never });
@@ -120,7 +104,7 @@ void test("the driver resumes after a resumable getMore error and misses nothing
 });
 
 void test("events after an automatic resume are not repeated", T, async () => {
-  const admin = mongo.client.db("admin");
+  const admin = fixture.mongo.client.db("admin");
   const coll = await freshDb("cs_norepeat").createCollection("sales");
   const stream = await openStream(coll.watch());
   await coll.insertMany([1, 2].map((n) => ({ _id: n as never })));

@@ -1,29 +1,13 @@
 // Change-event shapes and stream options, through the official driver (embedded server or
 // MONGODB_URI); every expectation is mongod 7.0's behaviour.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Document } from "mongodb";
-import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../support/mongo.js";
-import { nextEvents, openStream, operationTypes } from "./change-stream-support.js";
+import { nextEvents, openStream, operationTypes, useFreshDatabases } from "./change-stream-support.js";
 
-let mongo: TestMongo;
-const databases: string[] = [];
+const fixture = useFreshDatabases();
+const freshDb = (label: string) => fixture.freshDb(label);
 const T = { timeout: 20_000 };
-
-before(async () => {
-  mongo = await startTestMongo();
-});
-
-after(async () => {
-  for (const name of databases) await mongo.client.db(name).dropDatabase();
-  await mongo.close();
-});
-
-function freshDb(label: string) {
-  const name = uniqueDatabaseName(label);
-  databases.push(name);
-  return mongo.client.db(name);
-}
 
 void test("insert, update, replace and delete events have mongod's shape", T, async () => {
   const db = freshDb("cs_shapes");
@@ -213,7 +197,7 @@ void test(
     const pipeline = [
       { $match: { operationType: "insert", "ns.db": { $in: [db.databaseName, otherDb.databaseName] } } },
     ];
-    const clusterStream = await openStream(mongo.client.watch(pipeline));
+    const clusterStream = await openStream(fixture.mongo.client.watch(pipeline));
     await a.insertOne({ _id: "a" as never });
     await other.insertOne({ _id: "c" as never });
     await b.insertOne({ _id: "b" as never });
@@ -235,7 +219,7 @@ void test("a transaction's events arrive together, in order, with lsid and txnNu
   const db = freshDb("cs_txn");
   const coll = await db.createCollection("sales");
   const stream = await openStream(coll.watch());
-  const session = mongo.client.startSession();
+  const session = fixture.mongo.client.startSession();
   try {
     await session.withTransaction(async () => {
       await coll.insertOne({ _id: 1 as never }, { session });
