@@ -11,7 +11,7 @@ import { isBookCorrected, review, users } from "../test/integration/sidecar/harn
 import { uniqueDatabaseName } from "../test/support/mongo.js";
 import type { Benchmark } from "./benchmark.js";
 import { startClock } from "./measure.js";
-import { heading, mebibytes, ms, printTable, ratio } from "./report.js";
+import { heading, mebibytes, ms, percent, printTable, ratio } from "./report.js";
 import { startServerProcess } from "./server-process.js";
 import { startSidecarProcess } from "./sidecar-process.js";
 
@@ -107,10 +107,6 @@ function manifestMemoryLimit(): number {
   const mebi = /^(\d+)Mi$/.exec(limit);
   if (!mebi) throw new Error(`unexpected memory limit ${limit}`);
   return Number(mebi[1]) * 1024 * 1024;
-}
-
-function percent(part: number, whole: number): string {
-  return `${((100 * part) / whole).toFixed(0)}%`;
 }
 
 /** A process's peak resident set (VmHWM), in bytes. */

@@ -46,6 +46,11 @@ export function perSecond(items: number, milliseconds: number): string {
   return `${count((items * 1000) / milliseconds)}/s`;
 }
 
+/** `part` as a whole percentage of `whole`. */
+export function percent(part: number, whole: number): string {
+  return `${((100 * part) / whole).toFixed(0)}%`;
+}
+
 export function mebibytes(bytes: number): string {
   return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 }

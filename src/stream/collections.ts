@@ -13,6 +13,7 @@ import { driverOf } from "../patterns/registry.js";
 import { watchedCollections } from "./events/targets.js";
 
 const NAMESPACE_EXISTS = 48;
+const NAMESPACE_NOT_FOUND = 26;
 
 /**
  * Returns the rules as they can be enforced here: a rule whose collection option the server
@@ -60,7 +61,11 @@ async function missingIndexes(db: Db, wanted: readonly IndexWanted[]): Promise<I
       .collection(collection)
       .listIndexes()
       .toArray()
-      .catch(() => []);
+      .catch((error: unknown) => {
+        // A collection not made yet has no index; anything else is the caller's to see.
+        if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return [];
+        throw error;
+      });
     keysByCollection.set(
       collection,
       indexes.map((index) => JSON.stringify(index.key)),
