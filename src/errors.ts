@@ -9,6 +9,13 @@ import {
   MongoWriteConcernError,
 } from "mongodb";
 import { redactUriPasswords } from "./config/mongodb-uri.js";
+import {
+  hasCode,
+  HISTORY_LOST_CODES,
+  REFUSED_DOCUMENT_CODES,
+  RESUMABLE_CODES,
+  TRANSIENT_CODES,
+} from "./mongodb-codes.js";
 
 /**
  * Error classes counted in `errors_total`; classify() below decides which an error is. Each
@@ -82,49 +89,6 @@ export class ConfigError extends Error {
   }
 }
 
-// Server codes meaning the stream cannot continue from its position: the only way on is a
-// sweep from a fresh cluster time (MongoDB error_codes.yml).
-const HISTORY_LOST_CODES = new Set([
-  286, // ChangeStreamHistoryLost: the resume point fell off the oplog
-  280, // ChangeStreamFatalError: the stream cannot resume from this token
-  260, // InvalidResumeToken
-]);
-
-// WriteConflict, LockTimeout, NoSuchTransaction (transaction aborted under us), and the like,
-// usually also carry the TransientTransactionError label; the codes cover servers that omit it.
-const TRANSIENT_CODES = new Set([112, 24, 251]);
-
-// Codes with which the server refuses a write because of what the document holds or would
-// hold: the same write fails the same way however often it is retried (error_codes.yml).
-const REFUSED_DOCUMENT_CODES = new Set([
-  2, // BadValue
-  14, // TypeMismatch, e.g. $push to a field that is not an array
-  28, // PathNotViable
-  52, // DollarPrefixedFieldName
-  55, // InvalidDBRef
-  56, // EmptyFieldName
-  57, // DottedFieldName
-  66, // ImmutableField
-  121, // DocumentValidationFailure
-  10334, // BSONObjectTooLarge
-  11000, // DuplicateKey
-  11001, // DuplicateKey, as older servers report it
-  12582, // DuplicateKey on update, older servers
-  17280, // KeyTooLong, servers before 4.2
-  17419, // document after update larger than 16 MiB
-  17420, // document after update larger than 16 MiB (update with upsert)
-]);
-
-// Codes the driver treats as resumable for change-stream getMores (change-streams spec).
-const RESUMABLE_CODES = new Set([
-  6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436, 63, 150, 13388, 234, 133, 43,
-]);
-
-function codeOf(error: unknown): number | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "number" ? code : undefined;
-}
-
 function hasLabel(error: unknown, label: string): boolean {
   return error instanceof MongoError && error.hasErrorLabel(label);
 }
@@ -134,13 +98,12 @@ export function classify(error: unknown): ErrorKind {
   if (error instanceof BadDocumentError) return "bad_document";
   if (error instanceof LeaseLostError) return "lease_lost";
   if (error instanceof StreamInvalidatedError) return "invalidate";
-  const code = codeOf(error);
-  if (code !== undefined && HISTORY_LOST_CODES.has(code)) return "history_lost";
+  if (hasCode(error, HISTORY_LOST_CODES)) return "history_lost";
   if (error instanceof CorrectionFailedError || isRedone(error)) return "transient";
   if (hasLabel(error, MongoErrorLabel.TransientTransactionError)) return "transient";
   if (hasLabel(error, MongoErrorLabel.UnknownTransactionCommitResult)) return "transient";
   if (hasLabel(error, MongoErrorLabel.RetryableWriteError)) return "transient";
-  if (code !== undefined && TRANSIENT_CODES.has(code)) return "transient";
+  if (hasCode(error, TRANSIENT_CODES)) return "transient";
   if (isResumable(error)) return "resumable";
   if (isRefusedDocument(error)) return "bad_document";
   return "fatal";
@@ -150,24 +113,21 @@ export function classify(error: unknown): ErrorKind {
 // error says the write was not replicated in time, whatever its code.
 function isRefusedDocument(error: unknown): boolean {
   if (!(error instanceof MongoServerError) || error instanceof MongoWriteConcernError) return false;
-  const code = codeOf(error);
-  return code !== undefined && REFUSED_DOCUMENT_CODES.has(code);
+  return hasCode(error, REFUSED_DOCUMENT_CODES);
 }
 
 /** Errors a change stream (or a reconnecting client) gets past by itself. */
 function isResumable(error: unknown): boolean {
   if (error instanceof MongoNetworkError || error instanceof MongoServerSelectionError) return true;
   if (hasLabel(error, MongoErrorLabel.ResumableChangeStreamError)) return true;
-  const code = codeOf(error);
-  return code !== undefined && RESUMABLE_CODES.has(code);
+  return hasCode(error, RESUMABLE_CODES);
 }
 
 /** A transaction attempt worth repeating from the start (write conflict, transient abort). */
 export function isRetryableTransactionError(error: unknown): boolean {
   if (isRedone(error)) return true;
   if (hasLabel(error, MongoErrorLabel.TransientTransactionError)) return true;
-  const code = codeOf(error);
-  return code !== undefined && TRANSIENT_CODES.has(code);
+  return hasCode(error, TRANSIENT_CODES);
 }
 
 /**

@@ -6,6 +6,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { MongoClient, ReadPreference, type Db, type MongoClientOptions } from "mongodb";
 import type { Config } from "../config/schema.js";
 import { redactUriPasswords } from "../config/mongodb-uri.js";
+import { CODE, codeInCauses } from "../mongodb-codes.js";
 import type { Logger } from "../ops/logger.js";
 import type { ShutdownStack } from "../ops/shutdown.js";
 import { leaseClientOptions } from "../stream/lease/lease.js";
@@ -23,19 +24,11 @@ export interface Deployment {
 const ATTEMPT_TIMEOUT_MS = 2_000;
 const MIN_ATTEMPT_TIMEOUT_MS = 500;
 const MAX_BACKOFF_MS = 10_000;
-const AUTHENTICATION_FAILED = 18;
-const UNAUTHORIZED = 13;
-
-function codeOf(error: unknown): number | undefined {
-  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: unknown };
-  if (typeof code === "number") return code;
-  return cause === undefined ? undefined : codeOf(cause);
-}
 
 // The driver reports refused credentials as a server error, or inside a server selection
 // timeout when the handshake kept failing; retrying cannot fix either.
 function isAuthenticationFailure(error: unknown): boolean {
-  return codeOf(error) === AUTHENTICATION_FAILED || /authentication failed/i.test(String(error));
+  return codeInCauses(error) === CODE.AuthenticationFailed || /authentication failed/i.test(String(error));
 }
 
 function authenticationError(error: unknown, uri: string): OperationalError {
@@ -135,7 +128,7 @@ async function checkAuthorised(db: Db, stateCollection: string): Promise<void> {
   try {
     await db.collection(stateCollection).findOne({}, { projection: { _id: 1 } });
   } catch (error) {
-    if (codeOf(error) !== UNAUTHORIZED) throw error;
+    if (codeInCauses(error) !== CODE.Unauthorized) throw error;
     throw new OperationalError(
       `the MongoDB user in MONGODB_URI may not read the database "${db.databaseName}": ${(error as Error).message}; ` +
         "grant it the sidecar's role (deploy/mongodb-role.js) on that database, or set database (SIDECAR_DATABASE)",

@@ -5,15 +5,13 @@
 import { isDeepStrictEqual } from "node:util";
 import { MongoServerError, type CollectionInfo, type Db, type Document } from "mongodb";
 import { classify } from "../errors.js";
+import { CODE } from "../mongodb-codes.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
 import { COPIED_AT } from "../patterns/common/copy-ledger.js";
 import type { CollectionOptionWanted, IndexWanted, PatternRule } from "../patterns/driver.js";
 import { driverOf } from "../patterns/registry.js";
 import { watchedCollections } from "./events/targets.js";
-
-const NAMESPACE_EXISTS = 48;
-const NAMESPACE_NOT_FOUND = 26;
 
 /**
  * Returns the rules as they can be enforced here: a rule whose collection option the server
@@ -36,7 +34,7 @@ export async function ensureCollectionsAndIndexes(
     try {
       await db.createCollection(name);
     } catch (error) {
-      if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
+      if (!(error instanceof MongoServerError && error.code === CODE.NamespaceExists)) throw error;
     }
   }
   const enforced = [];
@@ -63,7 +61,7 @@ async function missingIndexes(db: Db, wanted: readonly IndexWanted[]): Promise<I
       .toArray()
       .catch((error: unknown) => {
         // A collection not made yet has no index; anything else is the caller's to see.
-        if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return [];
+        if (error instanceof MongoServerError && error.code === CODE.NamespaceNotFound) return [];
         throw error;
       });
     keysByCollection.set(

@@ -16,15 +16,11 @@ import {
   type MongoClient,
 } from "mongodb";
 import { StalePlanError } from "../../errors.js";
+import { BULK_WRITE_REFUSED_CODES, hasCode } from "../../mongodb-codes.js";
 import type { Absent, Write } from "../../patterns/plan.js";
 import { foundAbsent } from "./apply.js";
 
 const WIRE_VERSION_8_0 = 25;
-/**
- * How a server with wire version 25 may still refuse bulkWrite: CommandNotSupported from 8.0 at
- * featureCompatibilityVersion 7.0 (its feature flag), CommandNotFound from a build without it.
- */
-const BULK_WRITE_REFUSED_CODES: ReadonlySet<number> = new Set([115, 59]);
 
 const bulkWriteSupport = new WeakMap<MongoClient, Promise<boolean>>();
 /** What a client's server that refused bulkWrite (stopUsingBulkWrite) is known by. */
@@ -52,7 +48,7 @@ export function supportsBulkWrite(client: MongoClient): Promise<boolean> {
 
 /** Whether the server refused the bulkWrite command itself, not one of its writes. */
 export function isBulkWriteRefused(error: unknown): boolean {
-  return error instanceof MongoServerError && BULK_WRITE_REFUSED_CODES.has(Number(error.code));
+  return error instanceof MongoServerError && hasCode(error, BULK_WRITE_REFUSED_CODES);
 }
 
 /** This client's corrections write without bulkWrite from now on; true the first time only. */

@@ -3,6 +3,7 @@
 // as it is would stop every correction for good; docs/alerting.md, PatternSidecarPoisonEvents.
 import { MongoServerError } from "mongodb";
 import { classify } from "../../errors.js";
+import { ACCESS_REFUSED_CODES, hasCode } from "../../mongodb-codes.js";
 
 /** How the stream is read from its start: as usual, or narrowed to get past a poison event. */
 export type StreamMode = "full" | "narrow";
@@ -12,10 +13,6 @@ export type Escalation = "retry" | "narrow" | "sweep";
 
 /** Events a narrow stretch reads at most before the full stream takes over again. */
 export const NARROW_STRETCH_EVENTS = 1000;
-
-// Refused credentials or privileges fail every read the same way, at any position: a
-// narrower stream or a sweep cannot get past them (MongoDB error_codes.yml).
-const NOT_ABOUT_AN_EVENT = new Set([13, 18]);
 
 /**
  * Counts the stream's failures where it stands: at the newest event it has read (a stream
@@ -70,7 +67,7 @@ export class PoisonEvents {
 
 /** Only the server's refusal can be about an event; a network error or a conflict is not. */
 function mayBePoison(error: unknown): boolean {
-  if (!(error instanceof MongoServerError) || NOT_ABOUT_AN_EVENT.has(error.code as number)) return false;
+  if (!(error instanceof MongoServerError) || hasCode(error, ACCESS_REFUSED_CODES)) return false;
   const kind = classify(error);
   return kind === "bad_document" || kind === "fatal";
 }

@@ -22,10 +22,10 @@ import {
   type Document,
 } from "mongodb";
 import { classify, FencingRefusedError, LeaseLostError } from "../../errors.js";
+import { CODE } from "../../mongodb-codes.js";
 import type { Write } from "../../patterns/plan.js";
 
 export const LEASE_ID = "lease";
-const DUPLICATE_KEY = 11000;
 
 /**
  * How long a replica counts the lease held after asking to renew it, as a share of its
@@ -187,7 +187,7 @@ export class WriterLease {
         { upsert: true, returnDocument: "after" },
       );
     } catch (error) {
-      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return undefined;
+      if (error instanceof MongoServerError && error.code === CODE.DuplicateKey) return undefined;
       throw error;
     }
     return taken ?? undefined;
