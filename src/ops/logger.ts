@@ -1,4 +1,5 @@
-// pino, JSON, one logger for the process; child loggers carry the rule and collection.
+// pino, JSON, one logger for the process. A line about a document carries its rule, collection
+// and key as fields (targetFields, src/stream/events/targets.ts), errors through reportError.
 // For a person at a terminal, `logFormat: pretty` formats the same lines with pino-pretty, a
 // development dependency loaded only then: the production image logs JSON for collectors.
 // Credentials never reach a log line: connection strings are redacted before logging, and

@@ -8,6 +8,7 @@ import { classify } from "../errors.js";
 import { CODE } from "../mongodb-codes.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
+import { reportError } from "../ops/report-error.js";
 import { COPIED_AT } from "../patterns/common/copy-ledger.js";
 import type { CollectionOptionWanted, IndexWanted, PatternRule } from "../patterns/driver.js";
 import { driverOf } from "../patterns/registry.js";
@@ -84,8 +85,10 @@ async function createIndex(
     await db.collection(index.collection).createIndex(index.keys, index.options ?? {});
   } catch (err) {
     // Existing duplicates, say, must not keep the sidecar from correcting the rest.
-    metrics.errors.inc({ kind: classify(err) });
-    logger.error({ err, collection: index.collection, keys: index.keys }, "could not create index");
+    reportError({ metrics, logger }, err, "could not create index", {
+      level: "error",
+      fields: { collection: index.collection, keys: index.keys },
+    });
   }
 }
 

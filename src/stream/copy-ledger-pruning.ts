@@ -10,9 +10,9 @@
 // primary's clock may lag the old one's. The margin covers that difference; an entry pruned
 // too early would only let one copy-back survive, the behaviour without propagation.
 import type { Db } from "mongodb";
-import { classify } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
+import { reportError } from "../ops/report-error.js";
 import { COPIED_AT } from "../patterns/common/copy-ledger.js";
 
 export const PRUNE_MARGIN_SECONDS = 300;
@@ -42,8 +42,9 @@ export class CopyLedgerPruning {
       if (deletedCount > 0) this.logger.debug({ deletedCount, before }, "pruned the copy ledger");
     } catch (err) {
       // The next persisted position tries again; entries kept longer cost only space.
-      this.metrics.errors.inc({ kind: classify(err) });
-      this.logger.warn({ err, collection: this.stateCollection, before }, "could not prune the copy ledger");
+      reportError({ metrics: this.metrics, logger: this.logger }, err, "could not prune the copy ledger", {
+        fields: { collection: this.stateCollection, before },
+      });
     }
   }
 }

@@ -5,8 +5,9 @@
 // consumer, the retried correction and the lag gauge.
 import type { ChangeStreamOptions, Db, Document, MongoClient } from "mongodb";
 import type { Config } from "../config/schema.js";
-import { classify, LeaseLostError, toError } from "../errors.js";
+import { classify, toError, type ErrorKind } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
+import { reportError } from "../ops/report-error.js";
 import { initialiseRuleMetrics, setRunnerState, type Metrics, type RunnerState } from "../ops/metrics.js";
 import type { PatternRule } from "../patterns/driver.js";
 import type { Plan } from "../patterns/plan.js";
@@ -35,6 +36,13 @@ import { buildWatchPipeline, watchOptions } from "./events/watch-pipeline.js";
  * one write a minute to the oplog rather than one a second.
  */
 const IDLE_PERSIST_INTERVAL_MS = 60_000;
+
+/** What the runner gets past without a pause, each with its line: the next turn of the loop handles it. */
+const ROUTINE_RECOVERIES: Partial<Record<ErrorKind, string>> = {
+  history_lost: "change stream history lost; sweeping before streaming again",
+  invalidate: "change stream invalidated; restarting after it",
+  lease_lost: "lost the writer lease",
+};
 
 export interface RunnerOptions {
   client: MongoClient;
@@ -189,20 +197,15 @@ export class Runner {
   }
 
   private async recoverFrom(thrown: unknown): Promise<void> {
-    const kind = classify(thrown);
-    const err = toError(thrown);
-    this.options.metrics.errors.inc({ kind });
+    const routine = ROUTINE_RECOVERIES[classify(thrown)];
+    const level = routine ? "warn" : this.stopping ? "debug" : "error";
+    const kind = reportError(this.options, thrown, routine ?? "runner failed; starting over", { level });
     if (kind === "history_lost") {
       this.historyLost = true;
-      this.options.logger.warn({ err }, "change stream history lost; sweeping before streaming again");
-    } else if (kind === "invalidate") {
-      this.options.logger.warn({ err }, "change stream invalidated; restarting after it");
-    } else if (thrown instanceof LeaseLostError) {
+    } else if (kind === "lease_lost") {
       this.keeper.lease.forget();
       this.options.metrics.isLeader.set(0);
-      this.options.logger.warn({ err }, "lost the writer lease");
-    } else if (!this.stopping) {
-      this.options.logger.error({ err, kind }, "runner failed; starting over");
+    } else if (!routine && !this.stopping) {
       await pause(1000, this.stopSignal.signal);
     }
   }
@@ -233,12 +236,7 @@ export class Runner {
       dueOnly: true,
       shouldStop: () => !this.mayContinue(),
     }).catch((thrown: unknown) => {
-      const kind = classify(thrown);
-      this.options.metrics.errors.inc({ kind });
-      this.options.logger.warn(
-        { err: toError(thrown), kind },
-        "retrying parked documents failed; will try again",
-      );
+      reportError(this.options, thrown, "retrying parked documents failed; will try again");
     });
     await this.parkedRetrying;
     this.parkedRetrying = undefined;

@@ -4,13 +4,15 @@
 // is parked (src/stream/parking/parked-targets.ts) and the event finishes: one document must not
 // freeze the stream until its token falls off the oplog. A document the server refuses for
 // good does not get here: correctTarget skips it.
-import { classify, LeaseLostError, toError } from "../../errors.js";
+import { classify, toError } from "../../errors.js";
+import { reportError } from "../../ops/report-error.js";
+import { extended } from "../../patterns/common/extended.js";
 import type { Plan } from "../../patterns/plan.js";
 import { correctTarget, type CorrectionContext } from "./correction.js";
 import type { CorrectionBatcher } from "./correction-batch.js";
 import type { ParkedTargets } from "../parking/parked-targets.js";
 import { retryWithBackoff } from "../retry.js";
-import { targetLabels, type CorrectionTarget } from "../events/targets.js";
+import { targetFields, type CorrectionTarget } from "../events/targets.js";
 
 // Long: what outlasts a transaction's own retries is a failover or an outage.
 const CORRECTION_BACKOFF = { baseMs: 200, maxMs: 30_000 };
@@ -45,12 +47,12 @@ export async function correctUntilDone(
         backoff: CORRECTION_BACKOFF,
         signal: leading.signal,
         shouldRetry: (thrown, attempt) =>
-          !(thrown instanceof LeaseLostError) && leading.mayContinue() && attempt < context.parkAfterAttempts,
+          classify(thrown) !== "lease_lost" && leading.mayContinue() && attempt < context.parkAfterAttempts,
         onRetry: (thrown, attempt) => countFailure(context, target, thrown, attempt, "correction failed"),
       },
     );
   } catch (thrown) {
-    if (thrown instanceof LeaseLostError || !leading.mayContinue() || leading.signal.aborted) throw thrown;
+    if (classify(thrown) === "lease_lost" || !leading.mayContinue() || leading.signal.aborted) throw thrown;
     countFailure(context, target, thrown, attempts, "correction failed; parking it");
     await parkTarget(context, target, toError(thrown), attempts);
     return {
@@ -67,12 +69,10 @@ function countFailure(
   attempt: number,
   message: string,
 ): void {
-  const kind = classify(thrown);
-  context.metrics.errors.inc({ kind });
-  context.logger.error(
-    { err: toError(thrown), kind, ...targetLabels(target), key: target.id, attempt },
-    message,
-  );
+  reportError(context, thrown, message, {
+    level: "error",
+    fields: extended(targetFields(target), { attempt }),
+  });
 }
 
 /** Records the target as parked, counts it and refreshes the gauge. */
@@ -86,7 +86,7 @@ export async function parkTarget(
   context.metrics.errors.inc({ kind: "parked" });
   context.metrics.parked.set(await context.parked.count());
   context.logger.error(
-    { err, ...targetLabels(target), key: target.id, attempts },
+    extended(targetFields(target), { err, attempts }),
     "parked document; the stream moves on and the correction is retried with backoff",
   );
 }

@@ -12,6 +12,7 @@ import type { ClientSession, Db, MongoClient } from "mongodb";
 import { BadDocumentError, classify, StalePlanError, toError, WritePathChangedError } from "../../errors.js";
 import type { Logger } from "../../ops/logger.js";
 import type { Metrics } from "../../ops/metrics.js";
+import { reportError } from "../../ops/report-error.js";
 import type { PatternRule, PlanContext } from "../../patterns/driver.js";
 import type { Absent, Plan, SkipKind, Write } from "../../patterns/plan.js";
 import { applyWrites, checkAbsent } from "./apply.js";
@@ -19,7 +20,7 @@ import { bulkWriteFenced, isBulkWriteRefused, stopUsingBulkWrite, supportsBulkWr
 import type { WriterLease } from "../lease/lease.js";
 import { driverOf } from "../../patterns/registry.js";
 import type { OwnWrites } from "../events/own-writes.js";
-import { targetLabels, type CorrectionTarget } from "../events/targets.js";
+import { targetFields, targetLabels, type CorrectionTarget } from "../events/targets.js";
 import type { EventPlans } from "./event-plans.js";
 import type { SessionPool } from "../lease/session-pool.js";
 import type { Slots } from "./slots.js";
@@ -82,12 +83,10 @@ async function correctInTransaction(context: CorrectionContext, target: Correcti
       correctionSessions(context),
       {
         maxAttempts: context.maxTransactionAttempts + (guess ? 1 : 0),
-        context: extended(labels, { key: target.id }),
+        context: targetFields(target),
         onRetry: () => context.metrics.transactionRetries.inc(labels),
-        onAbortFailed: (err) => {
-          context.metrics.errors.inc({ kind: classify(err) });
-          context.logger.warn({ err, ...labels, key: target.id }, "could not abort a failed correction");
-        },
+        onAbortFailed: (err) =>
+          reportError(context, err, "could not abort a failed correction", { fields: targetFields(target) }),
       },
       async (session) => {
         const planned = guess && [guess];
@@ -131,7 +130,7 @@ export async function planAndWrite(
     const writes = writing.flatMap((plan) => plan.writes);
     const absent = writing.flatMap((plan) => plan.absent ?? []);
     await writeFenced(context, { writes, absent }, session).catch((error: unknown) => {
-      throw guessed && classify(error) === "bad_document" ? guessRefused(error) : error;
+      throw guessed && classify(error) === "bad_document" ? guessRefused(error, targets) : error;
     });
   }
   return plans;
@@ -141,8 +140,11 @@ export async function planAndWrite(
  * A write of a guess the server refused (a chunk's _id already taken, say) tells nothing of
  * the document yet: the transaction is redone from a read, which plans what is really there.
  */
-function guessRefused(error: unknown): StalePlanError {
-  return new StalePlanError("the server refused a plan made from the change event", {}, { cause: error });
+function guessRefused(error: unknown, targets: readonly CorrectionTarget[]): StalePlanError {
+  const context = targets.length === 1 ? targetFields(targets[0]!) : { batch: targets.length };
+  return new StalePlanError("the server refused a plan made from the change event", context, {
+    cause: error,
+  });
 }
 
 /** The lease's fence and the writes: in one command where the server takes bulkWrite (8.0). */
@@ -223,7 +225,7 @@ function skipRefusedDocument(context: CorrectionContext, target: CorrectionTarge
   const labels = targetLabels(target);
   countSkipped(context.metrics, labels, "skipped_bad_document");
   context.logger.error(
-    extended(labels, { key: target.id, err }),
+    extended(targetFields(target), { err }),
     "skipped document the server refuses to write; left as it is",
   );
   return { outcome: "skip", reason: err.message };
@@ -277,8 +279,7 @@ export function recordSharedOutcomes(
 }
 
 function correctionFields(target: CorrectionTarget, plan: Extract<Plan, { outcome: "writes" }>) {
-  return extended(targetLabels(target), {
-    key: target.id,
+  return extended(targetFields(target), {
     kind: plan.kind,
     elementsMoved: plan.elementsMoved,
   });
@@ -300,7 +301,8 @@ function countOutcome(
   } else if (plan.outcome === "skip") {
     const kind = plan.kind ?? "skipped_bad_document";
     countSkipped(metrics, labels, kind);
-    const err = new BadDocumentError(plan.reason, extended(labels, { key: target.id }));
-    logger.warn(extended(labels, { key: target.id, reason: plan.reason, err }), SKIP_MESSAGES[kind]);
+    const fields = targetFields(target);
+    const err = new BadDocumentError(plan.reason, fields);
+    logger.warn(extended(fields, { reason: plan.reason, err }), SKIP_MESSAGES[kind]);
   }
 }

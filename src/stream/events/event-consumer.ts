@@ -5,11 +5,12 @@
 // the oplog window: at a slower pace, as each write of the position is itself a write to the
 // oplog that moves the post-batch token on, and so would always find a newer one to write.
 import { BSON } from "mongodb";
-import { classify, StreamInvalidatedError } from "../../errors.js";
+import { StreamInvalidatedError } from "../../errors.js";
 import type { ChangeStream, Document } from "mongodb";
 import type { PatternRule } from "../../patterns/driver.js";
 import type { Logger } from "../../ops/logger.js";
 import type { Metrics } from "../../ops/metrics.js";
+import { reportError } from "../../ops/report-error.js";
 import type { Plan } from "../../patterns/plan.js";
 import { KeyedTaskQueue } from "./key-queue.js";
 import { PositionTracker } from "../position/position-tracker.js";
@@ -204,8 +205,7 @@ class EventConsumer {
     } catch (err) {
       // Retried at the pace the position was due at, not the idle one.
       this.processedSincePersist ||= processed;
-      this.options.metrics.errors.inc({ kind: classify(err) });
-      this.options.logger.error({ err }, "could not persist the resume token; will retry");
+      reportError(this.options, err, "could not persist the resume token; will retry", { level: "error" });
       return;
     }
     if (position.seconds !== undefined) await this.options.onPositionPersisted?.(position.seconds);

@@ -19,8 +19,14 @@ export function targetKey(target: CorrectionTarget): string {
   return `${target.rule.name}|${target.collection}|${BSON.EJSON.stringify({ id }, { relaxed: false })}`;
 }
 
+/** A target's metric labels: its rule and the rule's collection. */
 export function targetLabels(target: CorrectionTarget) {
   return { rule: target.rule.name, collection: target.rule.collection };
+}
+
+/** What a log line or an error's context says of a target: its labels and its document key. */
+export function targetFields(target: CorrectionTarget) {
+  return extended(targetLabels(target), { key: target.id });
 }
 
 // Per rule set (the runner keeps one for its life), counted once rather than for every event.

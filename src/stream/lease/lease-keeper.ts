@@ -3,9 +3,10 @@
 // `leader` gauge, and logs a renewal that came late with how late it was, and one that is
 // still waiting for the database at the next turn with how long it has waited (its client
 // gives up on it once it could no longer count: leaseClientOptions).
-import { classify, FencingRefusedError } from "../../errors.js";
+import { FencingRefusedError } from "../../errors.js";
 import type { Logger } from "../../ops/logger.js";
 import type { Metrics } from "../../ops/metrics.js";
+import { reportError } from "../../ops/report-error.js";
 import type { WriterLease } from "./lease.js";
 
 export interface LeaseKeeperOptions {
@@ -36,17 +37,16 @@ export class LeaseKeeper {
 
   /** Takes or renews the lease once; a database that cannot be reached means "not held". */
   async tryAcquire(): Promise<boolean> {
-    const { lease, metrics, logger } = this.options;
+    const { lease, metrics } = this.options;
     try {
       const held = await lease.acquireOrRenew(this.options.stopSignal);
       metrics.isLeader.set(held ? 1 : 0);
       if (held) this.lastRenewedAt = Date.now();
       return held;
     } catch (err) {
-      metrics.errors.inc({ kind: classify(err) });
       if (err instanceof FencingRefusedError)
-        logger.error({ err }, "cannot fence the previous leader; not leading");
-      else logger.warn({ err }, "could not reach the writer lease");
+        reportError(this.options, err, "cannot fence the previous leader; not leading", { level: "error" });
+      else reportError(this.options, err, "could not reach the writer lease");
       metrics.isLeader.set(lease.held ? 1 : 0);
       return false;
     }
