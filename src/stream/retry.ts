@@ -1,7 +1,9 @@
-// Attempts with exponential backoff and full jitter (a random wait up to the exponential
-// bound, so that two conflicting retriers do not collide again in step), stopped early by an
-// AbortSignal. Transactions and corrections retry through it; the connect, lease and parked
-// targets' loops have their own pacing.
+// Attempts with exponential backoff and full jitter (so that two conflicting retriers do not
+// collide again in step), stopped early by an AbortSignal: transactions, their commits and
+// corrections retry through it. Three loops pace themselves on purpose: connecting
+// (cli/deployment.ts: a logged doubling bounded by connectTimeoutSeconds), the runner's standby
+// and restart (runner.ts: the lease's renewal interval), and parked targets (their next attempt
+// is stored with them, parked-targets.ts, so that it outlives a restart).
 import { setTimeout as delay } from "node:timers/promises";
 
 export interface BackoffPolicy {

@@ -99,16 +99,14 @@ async function runAttempt<T>(
 }
 
 // commitTransaction may be repeated when its outcome is unknown (network error, write
-// concern timeout): the server answers for the same transaction number.
-async function commit(session: ClientSession): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await session.commitTransaction();
-      return;
-    } catch (error) {
-      if (!isUnknownCommitResult(error) || attempt >= COMMIT_ATTEMPTS) throw error;
-    }
-  }
+// concern timeout): the server answers for the same transaction number. At once: the driver
+// has already selected a server again, and the correction's own retries wait.
+function commit(session: ClientSession): Promise<void> {
+  return retryWithBackoff(() => session.commitTransaction(), {
+    backoff: TRANSACTION_BACKOFF,
+    shouldRetry: (error, attempt) => isUnknownCommitResult(error) && attempt < COMMIT_ATTEMPTS,
+    waitsBefore: () => false,
+  });
 }
 
 // The driver already ignores the server's errors on abortTransaction (transactions spec),
