@@ -169,13 +169,11 @@ export interface MigrationOptions {
   onProgress: (report: MigrationReport) => void;
 }
 
-export interface PatternDriver<R extends PatternRule = PatternRule> {
-  /** The `pattern` value of the rules this driver enforces. */
-  readonly pattern: string;
-  /** Validates one rule and fills in its defaults (a zod object with `pattern: z.literal(...)`). */
-  readonly ruleSchema: z.ZodType;
-  /** Rule keys naming collections the rule writes besides its own; no other rule may use them. */
-  readonly ownedCollectionKeys: readonly string[];
+/**
+ * Which change events a rule watches, what the stream hands over of them, and the targets
+ * they name. An omitted hook means none.
+ */
+export interface StreamFilter<R extends PatternRule = PatternRule> {
   /** Collections whose writes may call for a correction. */
   watchedCollections(rule: R): string[];
   /**
@@ -187,9 +185,8 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
   /**
    * Whether eventFilters or targetsOf read `fullDocument` of update events, which makes the
    * stream ask for `fullDocument: "updateLookup"` (one more read per event on the server).
-   * Absent means yes.
    */
-  needsUpdateLookup?(rule: R): boolean;
+  needsUpdateLookup(rule: R): boolean;
   /** Fields of `fullDocument` the driver's targetsOf needs after the events are projected down. */
   projectedFields(rule: R): string[];
   /**
@@ -210,35 +207,55 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
    * when it was written (not merely may have). Absent means no.
    */
   eventShowsBroken?(rule: R, write: WatchedWrite, target: CorrectionTarget<R>): boolean;
+}
+
+/** How a target's correction is planned. An omitted hook means no (or: each target alone). */
+export interface Planning<R extends PatternRule = PatternRule> {
+  /** Reads the target's state (inside the correction's transaction when given a session) and plans. */
+  plan(db: Db, target: CorrectionTarget<R>, context: PlanContext): Promise<Plan>;
   /**
    * Whether corrections of distinct targets of `role` read and write disjoint documents, so
    * that several may share one transaction (src/stream/correction/correction-batch.ts). Absent means no.
    */
   independentTargets?(rule: R, role: string): boolean;
   /**
-   * Plans from what the event showed of the target (`shown`) alone, without reading, where
-   * that is enough; undefined otherwise. Such a plan is a guess: its writes' guards and its
-   * `absent` documents must fail, in the transaction, wherever the documents are not as it
-   * assumed, and the correction then plans again from a read.
-   */
-  planFromEvent?(rule: R, target: CorrectionTarget<R>): Plan | undefined;
-  /** Reads the target's state (inside the correction's transaction when given a session) and plans. */
-  plan(db: Db, target: CorrectionTarget<R>, context: PlanContext): Promise<Plan>;
-  /**
    * Plans several targets of `rule`, of one role that independentTargets declares, from reads
    * that serve them all (a command for the lot rather than one per target); the plans in the
    * order of `targets`. Absent: each is planned alone.
    */
   planMany?(db: Db, rule: R, targets: readonly CorrectionTarget<R>[], context: PlanContext): Promise<Plan[]>;
+  /**
+   * Plans from what the event showed of the target (`shown`) alone, without reading, where
+   * that is enough; undefined otherwise. Such a plan is a guess: its writes' guards and its
+   * `absent` documents must fail, in the transaction, wherever the documents are not as it
+   * assumed, and the correction then plans again from a read. Absent means never.
+   */
+  planFromEvent?(rule: R, target: CorrectionTarget<R>): Plan | undefined;
+}
+
+/** What a rule's collections need before anything is corrected, and again when they are made anew. */
+export interface CollectionsSetup<R extends PatternRule = PatternRule> {
   /** Indexes the readers and the applications rely on. */
   indexes(rule: R): IndexWanted[];
-  /** Collection options the rule relies on, set at start and whenever collections are made again. */
+  /** Collection options the rule relies on. Absent means none. */
   collectionOptions?(rule: R): CollectionOptionWanted<R>[];
+}
+
+export interface PatternDriver<R extends PatternRule = PatternRule> {
+  /** The `pattern` value of the rules this driver enforces. */
+  readonly pattern: string;
+  /** Validates one rule and fills in its defaults (a zod object with `pattern: z.literal(...)`). */
+  readonly ruleSchema: z.ZodType;
+  /** Rule keys naming collections the rule writes besides its own; no other rule may use them. */
+  readonly ownedCollectionKeys: readonly string[];
+  readonly stream: StreamFilter<R>;
+  readonly planning: Planning<R>;
+  readonly collections: CollectionsSetup<R>;
   /** Where a sweep finds every document it must examine (one may appear in several sources). */
   sweepSources(rule: R): SweepSource<R>[];
-  correctionSeries(rule: R): CorrectionSeries[];
-  /** Moves documents in the schema the seed starts from into the pattern's shape (`migrate`). */
+  /** Moves documents in the schema the seed starts from into the pattern's shape (`migrate`). Absent: nothing to move. */
   migrate?(db: Db, rule: R, options: MigrationOptions): Promise<MigrationReport>;
+  correctionSeries(rule: R): CorrectionSeries[];
   /** One line for `check-config`: what the rule enforces. */
   describe(rule: R): string;
 }

@@ -42,7 +42,7 @@ export async function ensureCollectionsAndIndexes(
   for (const rule of rules) enforced.push(await setCollectionOptions(db, rule, existing, logger));
   // The copy ledger is pruned by age (src/stream/copy-ledger-pruning.ts); only its documents have the field.
   const ledgerIndex = { collection: stateCollection, keys: { [COPIED_AT]: 1 }, options: { sparse: true } };
-  const wanted = [...rules.flatMap((rule) => driverOf(rule).indexes(rule)), ledgerIndex];
+  const wanted = [...rules.flatMap((rule) => driverOf(rule).collections.indexes(rule)), ledgerIndex];
   for (const index of await missingIndexes(db, wanted)) await createIndex(db, index, logger, metrics);
   return enforced;
 }
@@ -99,7 +99,7 @@ async function setCollectionOptions(
   logger: Logger,
 ): Promise<PatternRule> {
   let enforced = rule;
-  for (const wanted of driverOf(rule).collectionOptions?.(rule) ?? []) {
+  for (const wanted of driverOf(rule).collections.collectionOptions?.(rule) ?? []) {
     if (hasOptions(existing.get(wanted.collection), wanted.options)) continue;
     try {
       await db.command({ collMod: wanted.collection, ...wanted.options });

@@ -26,39 +26,40 @@ export const bucketDriver: PatternDriver<BucketRule> = {
   ruleSchema: bucketRuleSchema,
   ownedCollectionKeys: [],
 
-  watchedCollections: (rule) => [rule.collection],
+  stream: {
+    watchedCollections: (rule) => [rule.collection],
 
-  eventFilters: (rule) => [
-    writesMatching(rule.collection, bucketEventNeedsCorrection(rule)),
-    ...(foldsLooseEntries(rule) ? [looseEntryWritten(rule)] : []),
-  ],
+    eventFilters: (rule) => [
+      writesMatching(rule.collection, bucketEventNeedsCorrection(rule)),
+      ...(foldsLooseEntries(rule) ? [looseEntryWritten(rule)] : []),
+    ],
 
-  // Loose entries are recognised from inserts and replaces, which carry the document; an
-  // update to a loose entry waits for the customer's next loose write, or `migrate`.
-  needsUpdateLookup: () => false,
+    // Loose entries are recognised from inserts and replaces, which carry the document; an
+    // update to a loose entry waits for the customer's next loose write, or `migrate`.
+    needsUpdateLookup: () => false,
 
-  projectedFields: looseEntryFields,
+    projectedFields: looseEntryFields,
 
-  targetsOf: (rule, write) =>
-    write.collection === rule.collection
-      ? [
-          { rule, role: BUCKET, collection: write.collection, id: write.id },
-          ...looseEntryTargets(rule, write),
-        ]
-      : [],
-
-  async plan(db, { rule, role, id }, { session }) {
-    if (role === LOOSE_KEY) return planLooseEntries(db, rule, id as Document, session);
-    const state = await readBucketState(db, rule, id, session);
-    return state ? planBucketSplit(rule, state) : { outcome: "none" };
+    targetsOf: (rule, write) =>
+      write.collection === rule.collection
+        ? [
+            { rule, role: BUCKET, collection: write.collection, id: write.id },
+            ...looseEntryTargets(rule, write),
+          ]
+        : [],
   },
 
-  indexes: looseEntryIndexes,
+  planning: {
+    async plan(db, { rule, role, id }, { session }) {
+      if (role === LOOSE_KEY) return planLooseEntries(db, rule, id as Document, session);
+      const state = await readBucketState(db, rule, id, session);
+      return state ? planBucketSplit(rule, state) : { outcome: "none" };
+    },
+  },
 
-  migrate: (db, rule, options) =>
-    foldsLooseEntries(rule)
-      ? migrateLooseEntries(db, rule, options)
-      : Promise.resolve({ rule: rule.name, moved: 0, documentsCreated: 0, skipped: 0 }),
+  collections: {
+    indexes: looseEntryIndexes,
+  },
 
   sweepSources: (rule) => [
     documentsMatching(BUCKET, rule.collection, bucketNeedsCorrection(rule), (id) => ({
@@ -68,6 +69,11 @@ export const bucketDriver: PatternDriver<BucketRule> = {
       id,
     })),
   ],
+
+  migrate: (db, rule, options) =>
+    foldsLooseEntries(rule)
+      ? migrateLooseEntries(db, rule, options)
+      : Promise.resolve({ rule: rule.name, moved: 0, documentsCreated: 0, skipped: 0 }),
 
   correctionSeries: (rule) => [{ collection: rule.collection, kinds: ["split", "repaired", "folded"] }],
 

@@ -37,65 +37,72 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
   ruleSchema: outlierRuleSchema,
   ownedCollectionKeys: ["overflowCollection"],
 
-  watchedCollections: (rule) => [rule.collection, rule.overflowCollection],
+  stream: {
+    watchedCollections: (rule) => [rule.collection, rule.overflowCollection],
 
-  eventFilters: (rule) => [
-    writesMatching(rule.collection, outlierEventNeedsCorrection(rule)),
-    writesMatching(rule.overflowCollection, chunkEventNeedsCorrection(rule)),
-  ],
+    eventFilters: (rule) => [
+      writesMatching(rule.collection, outlierEventNeedsCorrection(rule)),
+      writesMatching(rule.overflowCollection, chunkEventNeedsCorrection(rule)),
+    ],
 
-  needsUpdateLookup: () => false,
+    needsUpdateLookup: () => false,
 
-  projectedFields: () => [],
+    projectedFields: () => [],
 
-  positionFields: (rule) => [rule.arrayField],
+    positionFields: (rule) => [rule.arrayField],
 
-  targetsOf(rule, { collection, id, positionsSet }) {
-    if (collection === rule.collection) {
-      const appended = appendedPastThreshold(rule, positionsSet);
-      const target = { rule, role: SOURCE, collection, id };
-      return [appended ? extended(target, { shown: { appended } }) : target];
-    }
-    if (collection === rule.overflowCollection) return [{ rule, role: CHUNK, collection, id }];
-    return [];
+    targetsOf(rule, { collection, id, positionsSet }) {
+      if (collection === rule.collection) {
+        const appended = appendedPastThreshold(rule, positionsSet);
+        const target = { rule, role: SOURCE, collection, id };
+        return [appended ? extended(target, { shown: { appended } }) : target];
+      }
+      if (collection === rule.overflowCollection) return [{ rule, role: CHUNK, collection, id }];
+      return [];
+    },
+
+    // Both filters are exact for the written document: an entry set past the limit, or a
+    // whole document (insert, replace) past it, means the document broke the rule then.
+    eventShowsBroken: (rule, write, target) =>
+      target.collection === write.collection && target.id === write.id,
   },
 
-  // Both filters are exact for the written document: an entry set past the limit, or a
-  // whole document (insert, replace) past it, means the document broke the rule then.
-  eventShowsBroken: (rule, write, target) => target.collection === write.collection && target.id === write.id,
+  planning: {
+    async plan(db, target, { session }) {
+      const { rule, id } = target;
+      if (target.role === CHUNK) {
+        const state = await readOverflowChunkState(db, rule, id, session);
+        return state ? planOverflowChunkSplit(rule, state) : { outcome: "none" };
+      }
+      const [plan] = await planSourceMoves(db, rule, [id], session);
+      return plan!;
+    },
 
-  // A source's correction reads and writes that source and its own chunks only; two chunks
-  // of one source share the chunks after them.
-  independentTargets: (_rule, role) => role === SOURCE,
+    // A source's correction reads and writes that source and its own chunks only; two chunks
+    // of one source share the chunks after them.
+    independentTargets: (_rule, role) => role === SOURCE,
 
-  // A push onto a full source: no read, provided no chunk of it exists yet (planAppendedMove).
-  planFromEvent(rule, { role, id, shown }) {
-    const appended: unknown = shown?.appended;
-    return role === SOURCE && Array.isArray(appended) ? planAppendedMove(rule, id, appended) : undefined;
+    planMany: (db, rule, targets, { session }) =>
+      planSourceMoves(
+        db,
+        rule,
+        targets.map((target) => target.id),
+        session,
+      ),
+
+    // A push onto a full source: no read, provided no chunk of it exists yet (planAppendedMove).
+    planFromEvent(rule, { role, id, shown }) {
+      const appended: unknown = shown?.appended;
+      return role === SOURCE && Array.isArray(appended) ? planAppendedMove(rule, id, appended) : undefined;
+    },
   },
 
-  async plan(db, target, { session }) {
-    const { rule, id } = target;
-    if (target.role === CHUNK) {
-      const state = await readOverflowChunkState(db, rule, id, session);
-      return state ? planOverflowChunkSplit(rule, state) : { outcome: "none" };
-    }
-    const [plan] = await planSourceMoves(db, rule, [id], session);
-    return plan!;
+  collections: {
+    // The seed asks for an index on book_id; with the sequence it also orders the chunks.
+    indexes: (rule) => [
+      { collection: rule.overflowCollection, keys: { [rule.referenceField]: 1, [rule.sequenceField]: 1 } },
+    ],
   },
-
-  planMany: (db, rule, targets, { session }) =>
-    planSourceMoves(
-      db,
-      rule,
-      targets.map((target) => target.id),
-      session,
-    ),
-
-  // The seed asks for an index on book_id; with the sequence it also orders the chunks.
-  indexes: (rule) => [
-    { collection: rule.overflowCollection, keys: { [rule.referenceField]: 1, [rule.sequenceField]: 1 } },
-  ],
 
   sweepSources: (rule) => [
     documentsMatching(SOURCE, rule.collection, outlierNeedsCorrection(rule), (id) => ({

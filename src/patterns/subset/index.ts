@@ -39,55 +39,61 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
   ruleSchema: subsetRuleSchema,
   ownedCollectionKeys: ["fullSetCollection"],
 
-  watchedCollections: (rule) => [rule.collection, rule.fullSetCollection],
+  stream: {
+    watchedCollections: (rule) => [rule.collection, rule.fullSetCollection],
 
-  eventFilters: (rule) => [
-    writesMatching(rule.collection, subsetEventNeedsCorrection(rule)),
-    // Any entry written to the full set may belong among the newest embedded ones; which it
-    // does depends on the source, so the correction decides (a no-op when it does not).
-    writesTo(rule.fullSetCollection),
-    ...(rule.propagateDeletes ? [deletesFrom(rule.fullSetCollection)] : []),
-  ],
+    eventFilters: (rule) => [
+      writesMatching(rule.collection, subsetEventNeedsCorrection(rule)),
+      // Any entry written to the full set may belong among the newest embedded ones; which it
+      // does depends on the source, so the correction decides (a no-op when it does not).
+      writesTo(rule.fullSetCollection),
+      ...(rule.propagateDeletes ? [deletesFrom(rule.fullSetCollection)] : []),
+    ],
 
-  projectedFields: (rule) => [rule.referenceField],
+    // The one lookup the stream still needs: an update of a full-set entry names its product
+    // only in the entry itself (targetsOfFullSetEntry), unless the update changed that field.
+    needsUpdateLookup: () => true,
 
-  preImageFields,
+    projectedFields: (rule) => [rule.referenceField],
 
-  collectionOptions: preImageOptions,
+    preImageFields,
 
-  // The one lookup the stream still needs: an update of a full-set entry names its product
-  // only in the entry itself (targetsOfFullSetEntry), unless the update changed that field.
-  needsUpdateLookup: () => true,
-
-  targetsOf(rule, write) {
-    if (write.collection === rule.collection) return [sourceTarget(rule, write.id)];
-    if (write.collection !== rule.fullSetCollection) return [];
-    if (write.operationType === "delete")
-      return rule.propagateDeletes ? deletedEntryTargets(rule, write) : [];
-    const targets = targetsOfFullSetEntry(rule, write.fullDocument);
-    // An entry moved to another source (its reference changed) left the one it was under: to
-    // that source, it is deleted, or its next correction would copy it back from its array.
-    return movedAway(rule, write) ? [...targets, ...deletedEntryTargets(rule, write)] : targets;
+    targetsOf(rule, write) {
+      if (write.collection === rule.collection) return [sourceTarget(rule, write.id)];
+      if (write.collection !== rule.fullSetCollection) return [];
+      if (write.operationType === "delete")
+        return rule.propagateDeletes ? deletedEntryTargets(rule, write) : [];
+      const targets = targetsOfFullSetEntry(rule, write.fullDocument);
+      // An entry moved to another source (its reference changed) left the one it was under: to
+      // that source, it is deleted, or its next correction would copy it back from its array.
+      return movedAway(rule, write) ? [...targets, ...deletedEntryTargets(rule, write)] : targets;
+    },
   },
 
-  async plan(db, target, context) {
-    if (target.role !== SOURCE) return planDeletedEntry(db, target, context);
-    const state = await readSubsetState(db, target.rule, target.id, context.session);
-    return state ? planSubset(target.rule, state, copyLedgerOf(target.rule, context)) : { outcome: "none" };
+  planning: {
+    async plan(db, target, context) {
+      if (target.role !== SOURCE) return planDeletedEntry(db, target, context);
+      const state = await readSubsetState(db, target.rule, target.id, context.session);
+      return state ? planSubset(target.rule, state, copyLedgerOf(target.rule, context)) : { outcome: "none" };
+    },
   },
 
-  indexes: (rule) => [
-    {
-      collection: rule.fullSetCollection,
-      keys: { [rule.referenceField]: 1, [rule.idField]: 1 },
-      options: { unique: true },
-    },
-    {
-      collection: rule.fullSetCollection,
-      // Serves the reader's "newest" query, ties broken by idField as the planner ranks them.
-      keys: { [rule.referenceField]: 1, [rule.sortField]: -1, [rule.idField]: -1 },
-    },
-  ],
+  collections: {
+    indexes: (rule) => [
+      {
+        collection: rule.fullSetCollection,
+        keys: { [rule.referenceField]: 1, [rule.idField]: 1 },
+        options: { unique: true },
+      },
+      {
+        collection: rule.fullSetCollection,
+        // Serves the reader's "newest" query, ties broken by idField as the planner ranks them.
+        keys: { [rule.referenceField]: 1, [rule.sortField]: -1, [rule.idField]: -1 },
+      },
+    ],
+
+    collectionOptions: preImageOptions,
+  },
 
   sweepSources: (rule) => [
     documentsMatching("source", rule.collection, subsetNeedsCorrection(rule), (id) => sourceTarget(rule, id)),

@@ -99,7 +99,8 @@ export class CorrectionBatcher {
 
 function batchable(target: CorrectionTarget): boolean {
   return (
-    target.due === true && (driverOf(target.rule).independentTargets?.(target.rule, target.role) ?? false)
+    target.due === true &&
+    (driverOf(target.rule).planning.independentTargets?.(target.rule, target.role) ?? false)
   );
 }
 

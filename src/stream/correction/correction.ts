@@ -63,7 +63,7 @@ export async function correctInSlot(context: CorrectionContext, target: Correcti
   // one, in which everything is read again from one snapshot. A target its event showed
   // broken is most likely still broken: the preview would only add two reads.
   if (!target.due) {
-    const preview = await driverOf(target.rule).plan(context.db, target, {
+    const preview = await driverOf(target.rule).planning.plan(context.db, target, {
       stateCollection: context.stateCollection,
     });
     if (preview.outcome === "none") return preview;
@@ -191,9 +191,9 @@ async function planTargets(
   for (const group of sameRuleAndRole(targets)) {
     const driver = driverOf(group.rule);
     const planned =
-      driver.planMany && group.targets.length > 1
-        ? await driver.planMany(db, group.rule, group.targets, planContext)
-        : [await driver.plan(db, group.targets[0]!, planContext)];
+      driver.planning.planMany && group.targets.length > 1
+        ? await driver.planning.planMany(db, group.rule, group.targets, planContext)
+        : [await driver.planning.plan(db, group.targets[0]!, planContext)];
     group.indexes.forEach((index, i) => (plans[index] = planned[i]!));
   }
   return plans;
@@ -211,7 +211,8 @@ function sameRuleAndRole(targets: readonly CorrectionTarget[]): TargetGroup[] {
   const groups = new Map<string, TargetGroup>();
   targets.forEach((target, index) => {
     const driver = driverOf(target.rule);
-    const together = driver.planMany && driver.independentTargets?.(target.rule, target.role);
+    const together =
+      driver.planning.planMany && driver.planning.independentTargets?.(target.rule, target.role);
     const key = together ? `${target.rule.name}|${target.role}` : `#${index}`;
     const group = groups.get(key) ?? { rule: target.rule, targets: [], indexes: [] };
     group.targets.push(target);

@@ -19,7 +19,7 @@ export class EventPlans {
   /** The plan the target's event alone makes, unless its document was corrected before. */
   guess(target: CorrectionTarget): Plan | undefined {
     if (target.shown === undefined || this.corrected.has(targetKey(target))) return undefined;
-    return driverOf(target.rule).planFromEvent?.(target.rule, target);
+    return driverOf(target.rule).planning.planFromEvent?.(target.rule, target);
   }
 
   /** Notes a committed plan: once a target's correction wrote, its events are planned from reads. */

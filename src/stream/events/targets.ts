@@ -38,7 +38,7 @@ function watchersByCollection(rules: readonly PatternRule[]): Map<string, number
   if (!counts) {
     counts = new Map();
     for (const rule of rules)
-      for (const collection of new Set(driverOf(rule).watchedCollections(rule)))
+      for (const collection of new Set(driverOf(rule).stream.watchedCollections(rule)))
         counts.set(collection, (counts.get(collection) ?? 0) + 1);
     watchersCache.set(rules, counts);
   }
@@ -69,9 +69,9 @@ export function targetsForEvent(
   const watchedAlone = watchersByCollection(rules).get(collection) === 1;
   return rules.flatMap((rule) =>
     driverOf(rule)
-      .targetsOf(rule, write)
+      .stream.targetsOf(rule, write)
       .map((target) =>
-        watchedAlone && driverOf(rule).eventShowsBroken?.(rule, write, target)
+        watchedAlone && driverOf(rule).stream.eventShowsBroken?.(rule, write, target)
           ? extended(target, { due: true })
           : target,
       ),
@@ -80,5 +80,5 @@ export function targetsForEvent(
 
 /** Collections whose changes matter to the rules. */
 export function watchedCollections(rules: readonly PatternRule[]): string[] {
-  return [...new Set(rules.flatMap((rule) => driverOf(rule).watchedCollections(rule)))];
+  return [...new Set(rules.flatMap((rule) => driverOf(rule).stream.watchedCollections(rule)))];
 }

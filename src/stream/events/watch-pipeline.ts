@@ -24,7 +24,7 @@ import type { StreamMode } from "./poison-events.js";
 export const STREAM_BATCH_SIZE = 1000;
 
 function projectedFields(rules: readonly PatternRule[]): Document {
-  const fields = rules.flatMap((rule) => driverOf(rule).projectedFields(rule));
+  const fields = rules.flatMap((rule) => driverOf(rule).stream.projectedFields(rule));
   const preImage = rules.flatMap(preImageFieldsOf);
   return Object.fromEntries([
     ...fields.map((field) => [`fullDocument.${field}`, 1]),
@@ -33,7 +33,7 @@ function projectedFields(rules: readonly PatternRule[]): Document {
 }
 
 function preImageFieldsOf(rule: PatternRule): string[] {
-  return driverOf(rule).preImageFields?.(rule) ?? [];
+  return driverOf(rule).stream.preImageFields?.(rule) ?? [];
 }
 
 /**
@@ -55,7 +55,7 @@ export const MAX_SHOWN_BYTES = 1024 * 1024;
  * left out when they exceed MAX_SHOWN_BYTES; absent for other events.
  */
 function positionsSet(rules: readonly PatternRule[]): Document {
-  const fields = [...new Set(rules.flatMap((rule) => driverOf(rule).positionFields?.(rule) ?? []))];
+  const fields = [...new Set(rules.flatMap((rule) => driverOf(rule).stream.positionFields?.(rule) ?? []))];
   if (fields.length === 0) return {};
   const small = { $lte: [{ $bsonSize: { set: "$$set" } }, MAX_SHOWN_BYTES] };
   return {
@@ -72,7 +72,11 @@ function positionsSet(rules: readonly PatternRule[]): Document {
 export function buildWatchPipeline(rules: readonly PatternRule[], mode: StreamMode = "full"): Document[] {
   const namespaceEvents = { operationType: { $in: NAMESPACE_EVENTS } };
   return [
-    { $match: { $or: [...rules.flatMap((rule) => driverOf(rule).eventFilters(rule)), namespaceEvents] } },
+    {
+      $match: {
+        $or: [...rules.flatMap((rule) => driverOf(rule).stream.eventFilters(rule)), namespaceEvents],
+      },
+    },
     {
       $project: {
         operationType: 1,
@@ -91,7 +95,7 @@ export function buildWatchPipeline(rules: readonly PatternRule[], mode: StreamMo
 
 /** The stream's options besides where it starts. */
 export function watchOptions(rules: readonly PatternRule[]): ChangeStreamOptions {
-  const lookup = rules.some((rule) => driverOf(rule).needsUpdateLookup?.(rule) ?? true);
+  const lookup = rules.some((rule) => driverOf(rule).stream.needsUpdateLookup(rule));
   const preImages = rules.some((rule) => preImageFieldsOf(rule).length > 0);
   return {
     batchSize: STREAM_BATCH_SIZE,

@@ -144,7 +144,9 @@ async function sweepTarget(
   // The correction plans from a plain read before it opens a transaction (correction.ts).
   const plan = options.correct
     ? await options.correct(target)
-    : await driverOf(target.rule).plan(options.db, target, { stateCollection: options.stateCollection });
+    : await driverOf(target.rule).planning.plan(options.db, target, {
+        stateCollection: options.stateCollection,
+      });
   if (plan.outcome === "none") return;
   if (report.exampleKeys.length < EXAMPLES)
     report.exampleKeys.push(JSON.stringify(relaxedExtendedJson(target.id)));

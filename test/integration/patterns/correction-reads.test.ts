@@ -19,7 +19,7 @@ const fixture = useTestDatabase("correction_reads", {
   async setUp({ mongo, db }) {
     monitored = await mongo.newClient({ monitorCommands: true });
     for (const rule of [outlierRule, bucketRule, subsetRule] as PatternRule[])
-      for (const index of driverOf(rule).indexes(rule))
+      for (const index of driverOf(rule).collections.indexes(rule))
         await db.collection(index.collection).createIndex(index.keys, index.options ?? {});
   },
 });

@@ -50,16 +50,22 @@ const capDriver: PatternDriver<CapRule> = {
   pattern: "cap",
   ruleSchema: capRuleSchema,
   ownedCollectionKeys: [],
-  watchedCollections: (rule) => [rule.collection],
-  eventFilters: (rule) => [writesMatching(rule.collection, tooLong(rule))],
-  projectedFields: () => [],
-  targetsOf: (rule, { collection, id }) =>
-    collection === rule.collection ? [{ rule, role: "document", collection, id }] : [],
-  async plan(db, { rule, id }, { session }) {
-    const doc = await db.collection(rule.collection).findOne({ _id: id as never }, { session });
-    return doc ? planCap(rule, doc) : { outcome: "none" };
+  stream: {
+    watchedCollections: (rule) => [rule.collection],
+    eventFilters: (rule) => [writesMatching(rule.collection, tooLong(rule))],
+    // Its filter reads the whole document, which an update's event carries only when looked up.
+    needsUpdateLookup: () => true,
+    projectedFields: () => [],
+    targetsOf: (rule, { collection, id }) =>
+      collection === rule.collection ? [{ rule, role: "document", collection, id }] : [],
   },
-  indexes: () => [],
+  planning: {
+    async plan(db, { rule, id }, { session }) {
+      const doc = await db.collection(rule.collection).findOne({ _id: id as never }, { session });
+      return doc ? planCap(rule, doc) : { outcome: "none" };
+    },
+  },
+  collections: { indexes: () => [] },
   sweepSources: (rule) => [
     documentsMatching("document", rule.collection, tooLong(rule), (id) => ({
       rule,

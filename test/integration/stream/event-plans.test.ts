@@ -27,7 +27,7 @@ const fixture = useTestDatabase("event_plans", {
     monitored.on("commandStarted", (event) =>
       commands.push({ name: event.commandName, collection: event.command[event.commandName] }),
     );
-    for (const index of driverOf(rule()).indexes(rule()))
+    for (const index of driverOf(rule()).collections.indexes(rule()))
       await db.collection(index.collection).createIndex(index.keys, index.options ?? {});
   },
 });
@@ -138,7 +138,7 @@ void describe("on MongoDB 7.0 (no bulkWrite)", () => {
 
   void test("the seed's unnumbered chunk is found before the guess's writes, as with bulkWrite", async () => {
     const { db, mongo } = older;
-    for (const index of driverOf(rule()).indexes(rule()))
+    for (const index of driverOf(rule()).collections.indexes(rule()))
       await db.collection(index.collection).createIndex(index.keys, index.options ?? {});
     await insertBook(db, 4, 50);
     await db.collection("extra_sales").insertOne({ book_id: 4, customers_purchased_extra: ["seed"] });
