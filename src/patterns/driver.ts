@@ -241,6 +241,22 @@ export interface CollectionsSetup<R extends PatternRule = PatternRule> {
   collectionOptions?(rule: R): CollectionOptionWanted<R>[];
 }
 
+/**
+ * Records a pattern keeps in the sidecar's state collection (config `stateCollection`) for
+ * its plans, which the core indexes and prunes without knowing what they are.
+ */
+export interface StateRecords {
+  /** Names them in log lines. */
+  name: string;
+  /** Indexes they need in the state collection. */
+  indexes(stateCollection: string): IndexWanted[];
+  /**
+   * Deletes those no event after `processedSeconds` (a cluster time up to which every event
+   * has been processed) can need; how many it deleted.
+   */
+  prune(db: Db, stateCollection: string, processedSeconds: number): Promise<number>;
+}
+
 export interface PatternDriver<R extends PatternRule = PatternRule> {
   /** The `pattern` value of the rules this driver enforces. */
   readonly pattern: string;
@@ -251,6 +267,8 @@ export interface PatternDriver<R extends PatternRule = PatternRule> {
   readonly stream: StreamFilter<R>;
   readonly planning: Planning<R>;
   readonly collections: CollectionsSetup<R>;
+  /** Absent: the pattern keeps nothing in the state collection. */
+  readonly stateRecords?: StateRecords;
   /** Where a sweep finds every document it must examine (one may appear in several sources). */
   sweepSources(rule: R): SweepSource<R>[];
   /** Moves documents in the schema the seed starts from into the pattern's shape (`migrate`). Absent: nothing to move. */

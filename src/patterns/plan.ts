@@ -8,7 +8,7 @@ import type { Document } from "mongodb";
 // the numbered ones), or a copy the sidecar itself made of an entry an application had
 // deleted (a subset's copy-back, undone); deploy/mongodb-role.js grants remove on those
 // collections alone. An upsert writes the sidecar's own records (the copy ledger,
-// copy-ledger.ts), never an application's document.
+// subset/copy-ledger.ts), never an application's document.
 export type Write =
   | { op: "insertOne"; collection: string; document: Document }
   | { op: "updateOne"; collection: string; filter: Document; update: Document; upsert?: true }

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { UnknownPatternError } from "../errors.js";
 import { bucketDriver } from "./bucket/index.js";
 import { bucketRuleSchema, type BucketRule } from "./bucket/rule.js";
-import type { PatternDriver, PatternRule } from "./driver.js";
+import type { PatternDriver, PatternRule, StateRecords } from "./driver.js";
 import { outlierDriver } from "./outlier/index.js";
 import { outlierRuleSchema, type OutlierRule } from "./outlier/rule.js";
 import { subsetDriver } from "./subset/index.js";
@@ -53,4 +53,14 @@ export function driverFor(pattern: string): PatternDriver {
 /** The driver of a rule's pattern, typed for the rule. */
 export function driverOf<R extends PatternRule>(rule: R): PatternDriver<R> {
   return driverFor(rule.pattern) as unknown as PatternDriver<R>;
+}
+
+/** The state records of the rules' patterns (PatternDriver.stateRecords), each pattern's once. */
+export function stateRecordsOf(rules: readonly PatternRule[]): StateRecords[] {
+  const records = new Set<StateRecords>();
+  for (const rule of rules) {
+    const own = driverOf(rule).stateRecords;
+    if (own) records.add(own);
+  }
+  return [...records];
 }

@@ -9,9 +9,8 @@ import { CODE } from "../mongodb-codes.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
 import { reportError } from "../ops/report-error.js";
-import { COPIED_AT } from "../patterns/common/copy-ledger.js";
 import type { CollectionOptionWanted, IndexWanted, PatternRule } from "../patterns/driver.js";
-import { driverOf } from "../patterns/registry.js";
+import { driverOf, stateRecordsOf } from "../patterns/registry.js";
 import { watchedCollections } from "./events/targets.js";
 
 /**
@@ -40,9 +39,10 @@ export async function ensureCollectionsAndIndexes(
   }
   const enforced = [];
   for (const rule of rules) enforced.push(await setCollectionOptions(db, rule, existing, logger));
-  // The copy ledger is pruned by age (src/stream/copy-ledger-pruning.ts); only its documents have the field.
-  const ledgerIndex = { collection: stateCollection, keys: { [COPIED_AT]: 1 }, options: { sparse: true } };
-  const wanted = [...rules.flatMap((rule) => driverOf(rule).collections.indexes(rule)), ledgerIndex];
+  const wanted = [
+    ...rules.flatMap((rule) => driverOf(rule).collections.indexes(rule)),
+    ...stateRecordsOf(rules).flatMap((records) => records.indexes(stateCollection)),
+  ];
   for (const index of await missingIndexes(db, wanted)) await createIndex(db, index, logger, metrics);
   return enforced;
 }

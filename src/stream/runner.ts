@@ -12,7 +12,6 @@ import { initialiseRuleMetrics, setRunnerState, type Metrics, type RunnerState }
 import type { PatternRule } from "../patterns/driver.js";
 import type { Plan } from "../patterns/plan.js";
 import { ensureCollectionsAndIndexes, ownNamespaces } from "./collections.js";
-import { CopyLedgerPruning } from "./copy-ledger-pruning.js";
 import { correctUntilDone } from "./correction/correct-until-done.js";
 import { SHARED_TRANSACTION_MAX } from "./correction/correction-batch.js";
 import { consumeEvents } from "./events/event-consumer.js";
@@ -27,6 +26,7 @@ import { wireCorrections } from "./wiring.js";
 import { sweep } from "./sweep/sweep.js";
 import { SweepCheckpoints, type SweepStart } from "./sweep/sweep-checkpoints.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./events/targets.js";
+import { StatePruning } from "./position/state-pruning.js";
 import { rulesFingerprint, streamName, TokenStore } from "./position/token-store.js";
 import { buildWatchPipeline, watchOptions } from "./events/watch-pipeline.js";
 
@@ -94,7 +94,7 @@ export class Runner {
   private readonly tokens: TokenStore;
   private readonly correction: ParkedRetryContext;
   private readonly sessions: SessionPool;
-  private readonly ledgerPruning: CopyLedgerPruning;
+  private readonly statePruning: StatePruning;
   private readonly poison = new PoisonEvents();
   /** Whether a sweep runs beside the stream (the runner's state says sweeping until it ends). */
   private sweeping = false;
@@ -128,7 +128,7 @@ export class Runner {
       streamName(db.databaseName),
       rulesFingerprint(this.rules),
     );
-    this.ledgerPruning = new CopyLedgerPruning(db, config.stateCollection, logger, metrics);
+    this.statePruning = new StatePruning(db, this.rules, config.stateCollection, logger, metrics);
     setRunnerState(metrics, "starting");
     initialiseRuleMetrics(metrics, this.rules);
     // Only the leader owns the stream's position; a standby's own numbers would be stale.
@@ -368,7 +368,7 @@ export class Runner {
         onCaughtUp: (caughtUp) => this.lag.setCaughtUp(caughtUp),
         onEventProcessed: (clusterTimeSeconds) => this.lag.eventProcessed(clusterTimeSeconds),
         onEventRead: (clusterTime) => this.poison.eventRead(clusterTime),
-        onPositionPersisted: (clusterTimeSeconds) => this.ledgerPruning.positionPersisted(clusterTimeSeconds),
+        onPositionPersisted: (clusterTimeSeconds) => this.statePruning.positionPersisted(clusterTimeSeconds),
         onNamespaceEvent: (event) => this.namespaceChanged(event),
         ...(mode === "narrow" ? { stretch: { maxEvents: NARROW_STRETCH_EVENTS } } : {}),
       });

@@ -6,7 +6,7 @@
 import { ObjectId } from "mongodb";
 import type { Db } from "mongodb";
 import type { CollectionOptionWanted, CorrectionTarget, PlanContext, WatchedWrite } from "../driver.js";
-import type { CopyLedger } from "../common/copy-ledger.js";
+import type { CopyLedger } from "./copy-ledger.js";
 import type { Plan } from "../plan.js";
 import { describeValue } from "../common/bson-value.js";
 import { planSubset } from "./planner.js";

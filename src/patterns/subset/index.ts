@@ -7,6 +7,7 @@ import type { PatternDriver, WatchedWrite } from "../driver.js";
 import { sameBsonValue } from "../common/bson-value.js";
 import { deletesFrom, writesMatching, writesTo } from "../common/event-filters.js";
 import { distinctReferences, documentsMatching } from "../common/sweep-queries.js";
+import { copyLedgerIndexes, pruneCopyLedger } from "./copy-ledger.js";
 import {
   copyLedgerOf,
   deletedEntryTargets,
@@ -94,6 +95,8 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
 
     collectionOptions: preImageOptions,
   },
+
+  stateRecords: { name: "copy ledger", indexes: copyLedgerIndexes, prune: pruneCopyLedger },
 
   sweepSources: (rule) => [
     documentsMatching("source", rule.collection, subsetNeedsCorrection(rule), (id) => sourceTarget(rule, id)),

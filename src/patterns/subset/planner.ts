@@ -22,7 +22,7 @@
 import type { Document } from "mongodb";
 import type { SubsetRule } from "./rule.js";
 import { bsonKey, describeValue, printedKey, sameBsonValue } from "../common/bson-value.js";
-import { forgetCopy, recordCopy, type CopyLedger } from "../common/copy-ledger.js";
+import { forgetCopy, recordCopy, type CopyLedger } from "./copy-ledger.js";
 import { fieldEntries, orderedDocument } from "../common/field-order.js";
 import { embeddedForm, entryKey, entryProblem, newestFirst } from "./entries.js";
 import type { CorrectionKind, Plan, Write } from "../plan.js";

@@ -4,7 +4,7 @@
 // ledger names it, and one more of the newest (to take the deleted entry's place).
 import type { ClientSession, Db, Document } from "mongodb";
 import { bsonKey, RAW, verbatim, verbatimOrNull } from "../common/bson-value.js";
-import { ledgerId } from "../common/copy-ledger.js";
+import { ledgerId } from "./copy-ledger.js";
 import { referringTo } from "../common/reference-filter.js";
 import type { SubsetRule } from "./rule.js";
 import type { SubsetState } from "./planner.js";

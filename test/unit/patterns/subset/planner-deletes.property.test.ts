@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { Document } from "mongodb";
-import type { CopyLedger } from "../../../../src/patterns/common/copy-ledger.js";
+import type { CopyLedger } from "../../../../src/patterns/subset/copy-ledger.js";
 import { planSubset } from "../../../../src/patterns/subset/planner.js";
 import type { SubsetState } from "../../../../src/patterns/subset/planner.js";
 import { MemoryDb } from "../support/memory-db.js";

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
 import { planSubset } from "../../../../src/patterns/subset/planner.js";
-import type { CopyLedger } from "../../../../src/patterns/common/copy-ledger.js";
+import type { CopyLedger } from "../../../../src/patterns/subset/copy-ledger.js";
 import type { Plan } from "../../../../src/patterns/plan.js";
 import { MEMORY_DB_NOW, type MemoryDb } from "../support/memory-db.js";
 import { embeddedIds, fullSetIds, range, reviewsDb } from "../support/product-reviews.js";

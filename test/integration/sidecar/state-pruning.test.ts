@@ -1,18 +1,21 @@
-// The copy ledger is pruned by the position the stream has processed: entries copied before
-// it (less a margin for the clocks) go, newer ones and the rest of the state collection stay.
+// The subset's copy ledger is pruned by the position the stream has processed: entries copied
+// before it (less a margin for the clocks) go, newer ones and the rest of the state collection stay.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
-import { CopyLedgerPruning, PRUNE_MARGIN_SECONDS } from "../../../src/stream/copy-ledger-pruning.js";
+import { PRUNE_MARGIN_SECONDS } from "../../../src/patterns/subset/copy-ledger.js";
+import { StatePruning } from "../../../src/stream/position/state-pruning.js";
 import { useTestDatabase } from "../../support/mongo.js";
+import { outlierRule, subsetRule } from "../../unit/patterns/support/rules.js";
 
 const fixture = useTestDatabase("copy_ledger_pruning");
 const STATE = "pattern_sidecar_state";
 
-function pruning(intervalMs = 0): CopyLedgerPruning {
-  return new CopyLedgerPruning(
+function pruning(intervalMs = 0): StatePruning {
+  return new StatePruning(
     fixture.db,
+    [subsetRule],
     STATE,
     createLogger({ level: "silent" }),
     createMetrics(),
@@ -49,4 +52,18 @@ void test("pruning runs at most once per interval", async () => {
   await fixture.db.collection(STATE).insertOne({ _id: { copied: "later" } as never, copiedAt: new Date(0) });
   await once.positionPersisted(1_700_000_100);
   assert.deepEqual(await remainingIds(), [{ copied: "later" }]);
+});
+
+void test("without a rule whose pattern keeps records, the state collection is left alone", async () => {
+  await fixture.db.collection(STATE).deleteMany({});
+  await fixture.db.collection(STATE).insertOne({ _id: { copied: "old" } as never, copiedAt: new Date(0) });
+  await new StatePruning(
+    fixture.db,
+    [outlierRule],
+    STATE,
+    createLogger({ level: "silent" }),
+    createMetrics(),
+    0,
+  ).positionPersisted(1_700_000_000);
+  assert.deepEqual(await remainingIds(), [{ copied: "old" }]);
 });
