@@ -1,11 +1,12 @@
 // The one place that builds what corrects: the writer lease and its keeper, the sessions the
 // lease lists (so that a takeover can fence them), and the context every correction runs
-// with, field by field, for `run` (the runner) and `sweep` alike.
+// with, field by field, for `run` (the runner) and `sweep` alike; and `migrate`'s sessions.
 import type { Db, MongoClient } from "mongodb";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
-import type { PatternRule } from "../patterns/driver.js";
+import type { MigrationOptions, PatternRule } from "../patterns/driver.js";
+import { applyWrites } from "./correction/apply.js";
 import { CorrectionBatcher } from "./correction/correction-batch.js";
 import type { CorrectionContext } from "./correction/correction.js";
 import { EventPlans } from "./correction/event-plans.js";
@@ -16,6 +17,7 @@ import type { ParkedRetryContext } from "./parking/parked-retry.js";
 import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "./parking/parked-targets.js";
 import { SessionPool } from "./lease/session-pool.js";
 import { Slots } from "./correction/slots.js";
+import { runTransaction } from "./correction/transaction.js";
 
 export interface WiringOptions {
   client: MongoClient;
@@ -85,4 +87,33 @@ export function wireCorrections(options: WiringOptions): Corrections {
     parked: new ParkedTargets(db, config.stateCollection, options.rules, parkedRetryMs),
   };
   return { keeper, sessions, context };
+}
+
+export interface Migration {
+  /** Runs a migration step's plan in a transaction and applies its writes. */
+  commit: MigrationOptions["commit"];
+  /** Ends the migration's session; call once no step runs. */
+  close: () => Promise<void>;
+}
+
+/**
+ * What `migrate` runs with: one session, its steps one after another. No writer lease: each
+ * step is a transaction guarded by what it read, so it runs beside a leading sidecar.
+ */
+export function wireMigration(options: Pick<WiringOptions, "client" | "db" | "config">): Migration {
+  const { db, config } = options;
+  const sessions = new SessionPool(options.client, 1);
+  return {
+    commit: (plan) =>
+      runTransaction(
+        (work) => sessions.withSession(work),
+        { maxAttempts: config.maxTransactionAttempts },
+        async (session) => {
+          const planned = await plan(session);
+          if (planned.outcome === "writes") await applyWrites(db, planned.writes, session);
+          return planned;
+        },
+      ),
+    close: () => sessions.close(),
+  };
 }

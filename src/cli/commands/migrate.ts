@@ -1,15 +1,14 @@
 // `mongo-pattern-sidecar migrate [--dry-run]`: moves every rule's documents that are in the
 // schema its seed starts from (bucket: one document per trade) into the pattern's shape, in
 // bounded memory, beside the live applications and a running sidecar (each step is one
-// guarded transaction, so it takes no writer lease). Killed, it is simply run again.
+// guarded transaction, so it takes no writer lease: wireMigration). Killed, it is run again.
 import type { Config } from "../../config/schema.js";
 import type { Logger } from "../../ops/logger.js";
 import { createMetrics } from "../../ops/metrics.js";
 import type { MigrationReport } from "../../patterns/driver.js";
 import { driverOf } from "../../patterns/registry.js";
-import { applyWrites } from "../../stream/correction/apply.js";
 import { ensureCollectionsAndIndexes } from "../../stream/collections.js";
-import { ownSession, runTransaction } from "../../stream/correction/transaction.js";
+import { wireMigration } from "../../stream/wiring.js";
 import { connectDeployment, type Deployment } from "../deployment.js";
 import { newShutdownStack } from "../stop-signal.js";
 
@@ -29,31 +28,27 @@ export async function migrateOnce(options: MigrateOptions): Promise<MigrationRep
   if (!dryRun) {
     await ensureCollectionsAndIndexes(deployment.db, rules, config.stateCollection, logger, createMetrics());
   }
+  const migration = wireMigration({ client: deployment.client, db: deployment.db, config });
   const reports: MigrationReport[] = [];
-  for (const rule of rules) {
-    const driver = driverOf(rule);
-    if (!driver.migrate) continue;
-    let logged = 0;
-    const report = await driver.migrate(deployment.db, rule, {
-      dryRun,
-      commit: (plan) =>
-        runTransaction(
-          (work) => ownSession(deployment.client, work),
-          { maxAttempts: config.maxTransactionAttempts },
-          async (session) => {
-            const planned = await plan(session);
-            if (planned.outcome === "writes") await applyWrites(deployment.db, planned.writes, session);
-            return planned;
-          },
-        ),
-      onProgress: (progress) => {
-        if (progress.moved - logged < PROGRESS_EVERY) return;
-        logged = progress.moved;
-        logger.info({ ...progress, dryRun }, "migration progress");
-      },
-    });
-    logger.info({ ...report, dryRun }, "migration done");
-    reports.push(report);
+  try {
+    for (const rule of rules) {
+      const driver = driverOf(rule);
+      if (!driver.migrate) continue;
+      let logged = 0;
+      const report = await driver.migrate(deployment.db, rule, {
+        dryRun,
+        commit: migration.commit,
+        onProgress: (progress) => {
+          if (progress.moved - logged < PROGRESS_EVERY) return;
+          logged = progress.moved;
+          logger.info({ ...progress, dryRun }, "migration progress");
+        },
+      });
+      logger.info({ ...report, dryRun }, "migration done");
+      reports.push(report);
+    }
+  } finally {
+    await migration.close();
   }
   return reports;
 }
