@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { ENV_OVERRIDES } from "../../src/config/load.js";
+import { ENV_OVERRIDES, loadConfig } from "../../src/config/load.js";
 import { configSchema } from "../../src/config/schema.js";
 import { builtInRuleSchema } from "../../src/patterns/registry.js";
 import { COMMANDS } from "../../src/cli/args.js";
@@ -75,4 +75,15 @@ void test("every relative link in README.md and docs/ leads to a file of the rep
   });
   assert.ok(relativeLinks(readme).length >= 5);
   assert.deepEqual(broken, []);
+});
+
+void test("the configuration docs/deployment.md's docker run mounts is in the repository and loads", () => {
+  const deployment = readFileSync(join(ROOT, "docs/deployment.md"), "utf8");
+  const mounted = /-v "\$PWD\/([^:"]+):\/etc\/pattern-sidecar\/config\.yaml/.exec(deployment)?.[1];
+  assert.ok(mounted, "docs/deployment.md mounts a file of the repository as config.yaml");
+  const config = loadConfig({ file: join(ROOT, mounted), env: {} });
+  assert.deepEqual(
+    config.rules.map((rule) => rule.pattern),
+    ["outlier", "bucket", "subset"],
+  );
 });
