@@ -40,7 +40,7 @@ WORKDIR /app
 ENV NODE_ENV=production
 # A bounded heap keeps V8 from letting garbage grow to several times the live heap (about
 # 20 MiB), and 4 MiB semi-spaces keep the young generation at 8 MiB instead of 32: a sweep's
-# peak RSS stays near 100 MiB whatever the collection's size (README, "Benchmarks").
+# peak RSS stays near 100 MiB whatever the collection's size (docs/deployment.md, "Memory").
 # The Kubernetes manifests set the same value (an env entry replaces this one).
 ENV NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=4"
 COPY --from=production-dependencies --chown=0:0 /app/node_modules ./node_modules

@@ -75,7 +75,10 @@ export const COMMAND_SPECS: Record<Command, CommandSpec> = {
       "killed, run it again",
     options: {
       config: CONFIG,
-      "dry-run": { type: "boolean", help: "write nothing; report per rule what would be moved" },
+      "dry-run": {
+        type: "boolean",
+        help: "write nothing; report per rule what would be moved; exit 0 either way (unlike sweep)",
+      },
       embedded: EMBEDDED,
       pretty: PRETTY,
     },
