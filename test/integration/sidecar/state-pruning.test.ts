@@ -6,16 +6,17 @@ import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
 import { PRUNE_MARGIN_SECONDS } from "../../../src/patterns/subset/copy-ledger.js";
 import { StatePruning } from "../../../src/stream/position/state-pruning.js";
+import type { PatternRule } from "../../../src/patterns/driver.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import { outlierRule, subsetRule } from "../../unit/patterns/support/rules.js";
 
 const fixture = useTestDatabase("copy_ledger_pruning");
 const STATE = "pattern_sidecar_state";
 
-function pruning(intervalMs = 0): StatePruning {
+function pruning(intervalMs = 0, rules: PatternRule[] = [subsetRule]): StatePruning {
   return new StatePruning(
     fixture.db,
-    [subsetRule],
+    rules,
     STATE,
     createLogger({ level: "silent" }),
     createMetrics(),
@@ -57,13 +58,6 @@ void test("pruning runs at most once per interval", async () => {
 void test("without a rule whose pattern keeps records, the state collection is left alone", async () => {
   await fixture.db.collection(STATE).deleteMany({});
   await fixture.db.collection(STATE).insertOne({ _id: { copied: "old" } as never, copiedAt: new Date(0) });
-  await new StatePruning(
-    fixture.db,
-    [outlierRule],
-    STATE,
-    createLogger({ level: "silent" }),
-    createMetrics(),
-    0,
-  ).positionPersisted(1_700_000_000);
+  await pruning(0, [outlierRule]).positionPersisted(1_700_000_000);
   assert.deepEqual(await remainingIds(), [{ copied: "old" }]);
 });
