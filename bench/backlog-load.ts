@@ -2,7 +2,7 @@
 // sidecar runs, a sentinel whose correction marks the end of a drain, and timed triggers.
 import type { Db, Document } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";
-import { allPurchasers, users } from "../test/integration/sidecar/harness.js";
+import { allPurchasers, users } from "../test/support/harness.js";
 
 type Sales = { _id: number; customers_purchased: string[] };
 

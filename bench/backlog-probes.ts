@@ -4,7 +4,7 @@
 import { on } from "node:events";
 import { Worker } from "node:worker_threads";
 import type { Db, Document, MongoClient, Timestamp } from "mongodb";
-import type { TestSidecar } from "../test/integration/sidecar/harness.js";
+import type { TestSidecar } from "../test/support/harness.js";
 import { percentile, startClock } from "./measure.js";
 
 const PING_INTERVAL_MS = 10;

@@ -13,7 +13,7 @@ import { availableParallelism } from "node:os";
 import type { Db } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";
 import { currentClusterTime } from "../src/stream/position/cluster-time.js";
-import { startSidecar, testConfig, type TestSidecar } from "../test/integration/sidecar/harness.js";
+import { startSidecar, testConfig, type TestSidecar } from "../test/support/harness.js";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
 import type { Benchmark } from "./benchmark.js";
 import {

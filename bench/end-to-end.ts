@@ -13,7 +13,7 @@ import {
   testConfig,
   users,
   type TestSidecar,
-} from "../test/integration/sidecar/harness.js";
+} from "../test/support/harness.js";
 import { startTestMongo, uniqueDatabaseName } from "../test/support/mongo.js";
 import type { Benchmark } from "./benchmark.js";
 import { startClock, timeOnce } from "./measure.js";

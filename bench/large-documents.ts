@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { MongoClient, type Db, type Document } from "mongodb";
 import { parse as parseYaml } from "yaml";
 import { waitUntil } from "../src/cli/wait-until.js";
-import { isBookCorrected, review, users } from "../test/integration/sidecar/harness.js";
+import { isBookCorrected, review, users } from "../test/support/harness.js";
 import { uniqueDatabaseName } from "../test/support/mongo.js";
 import type { Benchmark } from "./benchmark.js";
 import { startClock } from "./measure.js";

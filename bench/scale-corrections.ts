@@ -15,7 +15,7 @@ import type { Plan } from "../src/patterns/plan.js";
 import { ensureCollectionsAndIndexes } from "../src/stream/collections.js";
 import { correctTarget } from "../src/stream/correction/correction.js";
 import { wireCorrections } from "../src/stream/wiring.js";
-import { testConfig, users } from "../test/integration/sidecar/harness.js";
+import { testConfig, users } from "../test/support/harness.js";
 import { uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
 import { timeOnce } from "./measure.js";
 

@@ -8,7 +8,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Db, Document } from "mongodb";
-import { users } from "../test/integration/sidecar/harness.js";
+import { users } from "../test/support/harness.js";
 import { imageNode } from "../test/ops/image-node.js";
 import { uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
 import { startClock } from "./measure.js";

@@ -4,7 +4,7 @@
 // document (loose entries, which the bucket rule folds). One style per customer: a naive
 // push beside the seed's upsert orders trades by a documented guess.
 import type { Collection, Db, Document } from "mongodb";
-import { seedUpsert } from "../test/integration/sidecar/seed-upsert.js";
+import { seedUpsert } from "../test/support/seed-upsert.js";
 import type { Prng } from "./prng.js";
 import {
   exactlyOnce,

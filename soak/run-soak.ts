@@ -13,7 +13,7 @@ import { LeaseAudit } from "./lease-audit.js";
 import { CHUNK_SIZE, outlierWorkload } from "./outlier.js";
 import { Prng } from "./prng.js";
 import { freePort, Replica } from "./replicas.js";
-import { correctionsLogged as correctionsIn } from "../test/integration/sidecar/harness.js";
+import { correctionsLogged as correctionsIn } from "../test/support/harness.js";
 import { subsetWorkload } from "./subset.js";
 import { runWriter, type Workload, type WriterTally } from "./workload.js";
 

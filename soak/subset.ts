@@ -3,7 +3,7 @@
 // reviews from the full set (which must then leave the product too). Dates come from a
 // small range, so ties (ranked by review_id) keep changing which ten are the newest.
 import type { Db, Document } from "mongodb";
-import { review, type Product } from "../test/integration/sidecar/harness.js";
+import { review, type Product } from "../test/support/harness.js";
 import type { Prng } from "./prng.js";
 import { exactlyOnce, nextBatch, writeUnlessTooLarge, type Workload, type Writer } from "./workload.js";
 

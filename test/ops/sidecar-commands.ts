@@ -8,7 +8,7 @@ import { createLogger } from "../../src/ops/logger.js";
 import { createMetrics } from "../../src/ops/metrics.js";
 import { leaseClientOptions } from "../../src/stream/lease/lease.js";
 import { Runner } from "../../src/stream/runner.js";
-import { review, users, waitForCaughtUp } from "../integration/sidecar/harness.js";
+import { review, users, waitForCaughtUp } from "../support/harness.js";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../support/mongo.js";
 import { addActionsOf, type ActionsByCollection } from "./command-privileges.js";
 

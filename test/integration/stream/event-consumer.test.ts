@@ -15,7 +15,7 @@ import type { PatternRule } from "../../../src/patterns/driver.js";
 import { consumeEvents, type EventConsumerOptions } from "../../../src/stream/events/event-consumer.js";
 import type { ProjectedChangeEvent } from "../../../src/stream/events/targets.js";
 import { buildWatchPipeline, watchOptions } from "../../../src/stream/events/watch-pipeline.js";
-import { testConfig } from "../sidecar/harness.js";
+import { testConfig } from "../../support/harness.js";
 import { deferred } from "../../support/deferred.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import { numbersByValue } from "../../../src/patterns/common/bson-value.js";

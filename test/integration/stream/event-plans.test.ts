@@ -16,7 +16,7 @@ import {
   type ProjectedChangeEvent,
 } from "../../../src/stream/events/targets.js";
 import { buildWatchPipeline, watchOptions } from "../../../src/stream/events/watch-pipeline.js";
-import { allPurchasers, correctionContext, insertBook, testConfig, users } from "../sidecar/harness.js";
+import { allPurchasers, correctionContext, insertBook, testConfig, users } from "../../support/harness.js";
 import { useTestDatabase } from "../../support/mongo.js";
 
 let monitored: MongoClient;
