@@ -7,7 +7,7 @@ import type { Document } from "mongodb";
 import { migrateOnce } from "../../../../src/cli/commands/migrate.js";
 import { createLogger } from "../../../../src/ops/logger.js";
 import { useTestDatabase } from "../../../support/mongo.js";
-import { SIDECAR_APP_NAME, testConfig, turnFailPointOff } from "../../../support/harness.js";
+import { SIDECAR_APP_NAME, startSidecar, testConfig, turnFailPointOff } from "../../../support/harness.js";
 
 const fixture = useTestDatabase("migrate");
 const logger = createLogger({ level: "silent" });
@@ -95,4 +95,25 @@ void test("a migration stopped halfway by a failing server and run again leaves 
   const [report] = await migrate([KILL_RULE]);
   assert.equal(report?.skipped, 0);
   assert.deepEqual(await collection.find().sort({ _id: 1 }).toArray(), expectedBuckets());
+});
+
+void test("a migration runs beside a leading sidecar, which keeps its lease, and ends as it would alone", async () => {
+  const rule = { pattern: "bucket", collection: "trades_beside", looseEntries: true };
+  const all = CUSTOMERS.flatMap((customerId) =>
+    Array.from({ length: TRADES_PER_CUSTOMER }, (_, i) => trade(customerId, i)),
+  );
+  await fixture.db.collection(rule.collection).insertMany(all);
+  // Its first-start sweep folds no loose entries: that is migrate's job.
+  const sidecar = await startSidecar(fixture.mongo, testConfig(fixture.db.databaseName, { rules: [rule] }));
+  try {
+    const [report] = await migrate([rule]);
+    assert.equal(report?.moved, all.length);
+    assert.equal(sidecar.runner.status().leader, true);
+  } finally {
+    await sidecar.stop();
+  }
+  assert.deepEqual(
+    await fixture.db.collection(rule.collection).find().sort({ _id: 1 }).toArray(),
+    expectedBuckets(),
+  );
 });
