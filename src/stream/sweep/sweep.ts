@@ -11,9 +11,11 @@ import type { Logger } from "../../ops/logger.js";
 import type { Metrics } from "../../ops/metrics.js";
 import type { Plan } from "../../patterns/plan.js";
 import { relaxedExtendedJson } from "../../patterns/common/bson-value.js";
+import { extended } from "../../patterns/common/extended.js";
 import { driverOf } from "../../patterns/registry.js";
 import type { SweepCheckpoints, SweepStart } from "./sweep-checkpoints.js";
 import { SweepProgress } from "./sweep-progress.js";
+import { targetFields } from "../events/targets.js";
 
 export interface RuleSweepReport {
   rule: string;
@@ -155,7 +157,7 @@ async function sweepTarget(
   if (plan.outcome === "skip") {
     report.skipped += 1;
     if (!options.correct)
-      options.logger.warn({ rule: report.rule, key: target.id, reason: plan.reason }, "would skip document");
+      options.logger.warn(extended(targetFields(target), { reason: plan.reason }), "would skip document");
     return;
   }
   report.changedByKind[plan.kind] = (report.changedByKind[plan.kind] ?? 0) + 1;
