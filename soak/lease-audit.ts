@@ -1,6 +1,6 @@
 // "Never two writers", observed from outside: the soak watches the database's change stream
 // for the lease document's writes and for every transactional write (only the sidecars'
-// corrections run in transactions). The lease lists its holder's session ids, so each
+// corrections and takeovers run in transactions). The lease lists its holder's session ids, so each
 // correction's lsid names the replica that committed it. In commit order, the lease's term
 // must only grow, and every correction must come from the replica holding the lease when it
 // committed: a correction committed under a term after a newer term began is a violation.
@@ -20,7 +20,13 @@ interface CorrectionEvent {
   collection: string;
 }
 
+const LEASE_ID = "lease";
 const sessionKey = (id: Binary): string => Buffer.from(id.buffer).toString("hex");
+/** Which transaction an event belongs to; undefined outside one. */
+const transactionKey = (event: Document): string | undefined =>
+  event.txnNumber === undefined
+    ? undefined
+    : `${sessionKey(event.lsid.id as Binary)}:${String(event.txnNumber)}`;
 
 export class LeaseAudit {
   private readonly events: (LeaseEvent | CorrectionEvent)[] = [];
@@ -51,7 +57,7 @@ export class LeaseAudit {
         {
           $match: {
             $or: [
-              { "ns.coll": stateCollection, "documentKey._id": "lease" },
+              { "ns.coll": stateCollection, "documentKey._id": LEASE_ID },
               { txnNumber: { $exists: true } },
               { "ns.coll": MARKER_COLLECTION },
             ],
@@ -64,6 +70,7 @@ export class LeaseAudit {
   }
 
   private async read(stateCollection: string): Promise<void> {
+    let takeover: string | undefined;
     for await (const event of this.stream as AsyncIterable<Document>) {
       const collection = (event.ns as { coll?: string }).coll;
       if (collection === MARKER_COLLECTION) {
@@ -71,14 +78,17 @@ export class LeaseAudit {
         if (this.markerSeen) return;
         continue;
       }
-      if (event.txnNumber !== undefined) {
+      const transaction = transactionKey(event);
+      if (collection === stateCollection && event.documentKey._id === LEASE_ID) {
+        // A takeover is one transaction: its other writes (the fence documents) belong to it.
+        takeover = transaction;
+        this.recordLease(event);
+      } else if (transaction !== undefined && transaction !== takeover) {
         this.events.push({
           kind: "correction",
           session: sessionKey(event.lsid.id as Binary),
           collection: collection!,
         });
-      } else if (collection === stateCollection) {
-        this.recordLease(event);
       }
     }
   }

@@ -55,10 +55,10 @@ export class BadDocumentError extends SidecarError {}
 export class LeaseLostError extends SidecarError {}
 
 /**
- * A takeover could not fence the previous leader: the server refused killSessions and the
- * configuration does not allow waiting out its transactions instead (killSessionsRefused).
+ * A takeover conflicts with a transaction the previous leader left open, and the server
+ * refused to kill its session: the takeover is tried again until the transaction ends.
  */
-export class FencingRefusedError extends SidecarError {}
+export class TakeoverBlockedError extends SidecarError {}
 
 /** The change stream was invalidated (its collection or database dropped or renamed); it restarts after it. */
 export class StreamInvalidatedError extends SidecarError {}
@@ -98,6 +98,7 @@ export function classify(error: unknown): ErrorKind {
   if (error instanceof BadDocumentError) return "bad_document";
   if (error instanceof LeaseLostError) return "lease_lost";
   if (error instanceof StreamInvalidatedError) return "invalidate";
+  if (error instanceof TakeoverBlockedError) return "transient";
   if (hasCode(error, HISTORY_LOST_CODES)) return "history_lost";
   if (error instanceof CorrectionFailedError || isRedone(error)) return "transient";
   if (hasLabel(error, MongoErrorLabel.TransientTransactionError)) return "transient";

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { loadConfig } from "../config/load.js";
 import { describeRules } from "../config/describe.js";
-import type { Config } from "../config/schema.js";
+import { IGNORED_KEYS, type Config } from "../config/schema.js";
 import { ConfigError, toError, UsageError } from "../errors.js";
 import { createLogger, logDestination, type LogDestination, type Logger } from "../ops/logger.js";
 import { helpText, parseCliArgs, type CliArgs } from "./args.js";
@@ -65,10 +65,19 @@ async function runParsedCommand(args: CliArgs): Promise<number> {
   checkDeploymentChoice(config, args);
   const destination = await commandLogDestination(config, args);
   try {
-    return await runCommand(args, config, createLogger({ level: config.logLevel, destination }));
+    const logger = createLogger({ level: config.logLevel, destination });
+    warnOfIgnoredKeys(config, logger);
+    return await runCommand(args, config, logger);
   } finally {
     // Every line the command logged is out before a failure's line on stderr.
     destination.flushSync?.();
+  }
+}
+
+function warnOfIgnoredKeys(config: Config, logger: Logger): void {
+  for (const [key, why] of Object.entries(IGNORED_KEYS)) {
+    if (config[key as keyof typeof IGNORED_KEYS] !== undefined)
+      logger.warn({ key }, `configuration key ${key} is ignored: ${why}; remove it`);
   }
 }
 

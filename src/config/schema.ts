@@ -97,14 +97,11 @@ export const configSchema = z
      */
     leaseSeconds: intInRange(1, 3600).default(15),
     /**
-     * What a takeover does when the server refuses killSessions (a platform without it):
-     * "retry" keeps trying and never leads unfenced; "waitTransactionLifetime" leads once
-     * takeoverWaitSeconds have passed since the previous lease expired, by when the server
-     * has aborted any transaction the previous leader left open.
+     * Ignored: a takeover no longer depends on killSessions (src/stream/lease/lease.ts). Still
+     * accepted, so that a configuration written for an earlier version loads (IGNORED_KEYS).
      */
-    killSessionsRefused: z.enum(["retry", "waitTransactionLifetime"]).default("retry"),
-    /** At least the server's transactionLifetimeLimitSeconds (60 on mongod) plus its reaper's delay. */
-    takeoverWaitSeconds: intInRange(1, 3600).default(90),
+    killSessionsRefused: z.enum(["retry", "waitTransactionLifetime"]).optional(),
+    takeoverWaitSeconds: intInRange(1, 3600).optional(),
     rules: z
       .array(builtInRuleSchema)
       .min(1, "expected at least one rule")
@@ -112,6 +109,12 @@ export const configSchema = z
       .prefault([...defaultRules]),
   })
   .superRefine(checkRuleSet);
+
+/** Keys that load but no longer do anything, and why: the CLI warns of each one set. */
+export const IGNORED_KEYS = {
+  killSessionsRefused: "a takeover waits for the previous leader's transactions by itself",
+  takeoverWaitSeconds: "a takeover waits for the previous leader's transactions by itself",
+} as const;
 
 /** The validated configuration. Rules are seen through PatternRule; each driver knows its own. */
 export type Config = Omit<z.infer<typeof configSchema>, "rules"> & { rules: PatternRule[] };

@@ -116,7 +116,6 @@ export class Runner {
       metrics,
       logger,
       holderId: options.holderId,
-      stopSignal: this.stopSignal.signal,
       parkedRetryMs: this.parkedRetryMs,
     });
     this.sessions = corrections.sessions;

@@ -30,8 +30,6 @@ export interface WiringOptions {
   metrics: Metrics;
   logger: Logger;
   holderId?: string;
-  /** Stops the keeper's waits (a stop while it renews). */
-  stopSignal?: AbortSignal;
   /** The pause before a parked target's first retry (PARKED_FIRST_RETRY_MS). */
   parkedRetryMs?: number;
 }
@@ -55,7 +53,6 @@ export function wireCorrections(options: WiringOptions): Corrections {
     {
       sessionIds: () => sessions.ids,
       keeperDb: options.leaseDb,
-      fencing: config,
     },
   );
   const keeper = new LeaseKeeper({
@@ -63,7 +60,6 @@ export function wireCorrections(options: WiringOptions): Corrections {
     leaseSeconds: config.leaseSeconds,
     metrics,
     logger,
-    stopSignal: options.stopSignal,
   });
   const slots = new Slots(config.concurrency);
   const correction: CorrectionContext = {

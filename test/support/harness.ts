@@ -7,7 +7,8 @@ import { configSchema, type Config } from "../../src/config/schema.js";
 import { createLogger } from "../../src/ops/logger.js";
 import { createMetrics, type Metrics } from "../../src/ops/metrics.js";
 import type { CorrectionContext } from "../../src/stream/correction/correction.js";
-import { leaseClientOptions, type WriterLease } from "../../src/stream/lease/lease.js";
+import { leaseClientOptions, WriterLease } from "../../src/stream/lease/lease.js";
+import { SessionPool } from "../../src/stream/lease/session-pool.js";
 import { OwnWrites } from "../../src/stream/events/own-writes.js";
 import { Runner } from "../../src/stream/runner.js";
 import { waitUntil } from "../../src/cli/wait-until.js";
@@ -26,6 +27,7 @@ export interface TestSidecar {
 // One name per test process: node --test runs files in parallel, and against a real replica
 // set a fail point aimed at one file's sidecar must not hit another file's.
 export const SIDECAR_APP_NAME = `sidecar-under-test-${randomBytes(3).toString("hex")}`;
+export const LEASE_APP_NAME = `${SIDECAR_APP_NAME}-lease`;
 
 /** A logger's destination that keeps each line, parsed, in `logs`. */
 export function logCapture(logs: LogLine[]): { write: (line: string) => void } {
@@ -63,10 +65,11 @@ export async function startSidecar(
       })
     : createLogger({ level: "debug", destination: capture });
   const client = await mongo.newClient({ appName: SIDECAR_APP_NAME });
-  // As `run` connects: the lease on a client of its own (same appName, for fail points).
+  // As `run` connects: the lease on a client of its own, which fail points aimed at the
+  // sidecar's corrections leave alone.
   const leaseClient = await mongo.newClient({
-    appName: SIDECAR_APP_NAME,
     ...leaseClientOptions(config.leaseSeconds),
+    appName: LEASE_APP_NAME,
   });
   const metrics = createMetrics();
   const runner = new Runner({
@@ -265,11 +268,25 @@ export function useSidecarOnFreshDatabase(
   return fixture;
 }
 
+/** A writer lease over a pool of sessions of its own, as wiring.ts builds it: only those are fenced. */
+export interface FencedLease {
+  lease: WriterLease;
+  sessions: SessionPool;
+}
+
+export function fencedLease(client: MongoClient, db: Db, holder: string, leaseSeconds = 30): FencedLease {
+  const sessions = new SessionPool(client, 2);
+  const lease = new WriterLease(db, "pattern_sidecar_state", holder, leaseSeconds, {
+    sessionIds: () => sessions.ids,
+  });
+  return { lease, sessions };
+}
+
 /** What a leader corrects with, for calling correctTarget directly: logs silenced, 3 attempts. */
 export function correctionContext(
   client: MongoClient,
   db: Db,
-  lease: WriterLease,
+  { lease, sessions }: FencedLease,
   extra: Partial<CorrectionContext> = {},
 ): CorrectionContext {
   return {
@@ -277,6 +294,7 @@ export function correctionContext(
     db,
     stateCollection: "pattern_sidecar_state",
     lease,
+    sessions,
     metrics: createMetrics(),
     logger: createLogger({ level: "silent" }),
     maxTransactionAttempts: 3,

@@ -76,10 +76,11 @@ export async function runTransaction<T>(
   );
 }
 
-async function runAttempt<T>(
+/** One attempt: the transaction committed, or aborted and its error thrown. */
+export async function runAttempt<T>(
   session: ClientSession,
   body: (session: ClientSession) => Promise<T>,
-  onAbortFailed: ((error: unknown) => void) | undefined,
+  onAbortFailed?: (error: unknown) => void,
 ): Promise<T> {
   session.startTransaction({
     readConcern: { level: "snapshot" },

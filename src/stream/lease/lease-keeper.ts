@@ -3,7 +3,7 @@
 // `leader` gauge, and logs a renewal that came late with how late it was, and one that is
 // still waiting for the database at the next turn with how long it has waited (its client
 // gives up on it once it could no longer count: leaseClientOptions).
-import { FencingRefusedError } from "../../errors.js";
+import { TakeoverBlockedError } from "../../errors.js";
 import type { Logger } from "../../ops/logger.js";
 import type { Metrics } from "../../ops/metrics.js";
 import { reportError } from "../../ops/report-error.js";
@@ -14,8 +14,6 @@ export interface LeaseKeeperOptions {
   leaseSeconds: number;
   metrics: Pick<Metrics, "errors" | "isLeader">;
   logger: Logger;
-  /** A stop: ends a takeover's wait for the previous leader's transactions (lease.ts). */
-  stopSignal?: AbortSignal;
 }
 
 export class LeaseKeeper {
@@ -39,14 +37,13 @@ export class LeaseKeeper {
   async tryAcquire(): Promise<boolean> {
     const { lease, metrics } = this.options;
     try {
-      const held = await lease.acquireOrRenew(this.options.stopSignal);
+      const held = await lease.acquireOrRenew();
       metrics.isLeader.set(held ? 1 : 0);
       if (held) this.lastRenewedAt = Date.now();
       return held;
     } catch (err) {
-      if (err instanceof FencingRefusedError)
-        reportError(this.options, err, "cannot fence the previous leader; not leading", { level: "error" });
-      else reportError(this.options, err, "could not reach the writer lease");
+      const blocked = err instanceof TakeoverBlockedError;
+      reportError(this.options, err, blocked ? err.message : "could not reach the writer lease");
       metrics.isLeader.set(lease.held ? 1 : 0);
       return false;
     }

@@ -1,17 +1,18 @@
 // The writer lease: at most one replica corrects documents at a time. The lease is a
 // document in the state collection, `{_id: "lease", holder, term, expiresAt, sessions}`.
 // Expiry is the server's time ($$NOW), never a replica's clock. A replica takes the lease
-// over only once it has expired; every takeover bumps `term` and then kills the sessions
-// the previous holder listed (killSessions), which aborts any transaction it left open: a
-// leader killed or paused inside a correction can neither block the applications' writes
-// until the server reaps its transaction nor commit once another replica leads. Every
-// correction also checks `{holder: me, term: myTerm}` inside its own transaction. Where the
-// server refuses killSessions, a takeover either keeps retrying (never leading unfenced) or,
-// if configured, holds the lease without writing until takeoverWaitSeconds (the server's
-// transaction lifetime and a margin) have passed since the previous lease expired: by then
-// the server has aborted whatever the previous leader left open.
+// over only once it has expired, and every takeover bumps `term`.
+//
+// Fencing rests on write conflicts, not on killSessions or on users: each of the holder's
+// sessions has a fence document, `{_id: "lease.fence.<session>", holder, term}`, and every
+// correction's transaction really writes its session's fence document before its own writes. A takeover is
+// one transaction that bumps the term and deletes the previous holder's fence documents, so
+// a correction of the previous holder either committed before the takeover (the takeover
+// conflicted with it until then), or finds its fence document gone or changed and aborts.
+// killSessions only makes a takeover quicker: it aborts a transaction the previous holder
+// left open, which the takeover would otherwise wait out (the server reaps it at its
+// transactionLifetimeLimitSeconds). docs/semantics.md has the argument in full.
 import { randomBytes } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { hostname } from "node:os";
 import {
   MongoServerError,
@@ -21,9 +22,10 @@ import {
   type Db,
   type Document,
 } from "mongodb";
-import { classify, FencingRefusedError, LeaseLostError } from "../../errors.js";
+import { classify, isRetryableTransactionError, LeaseLostError, TakeoverBlockedError } from "../../errors.js";
 import { CODE } from "../../mongodb-codes.js";
 import type { Write } from "../../patterns/plan.js";
+import { runAttempt } from "../correction/transaction.js";
 
 export const LEASE_ID = "lease";
 
@@ -40,10 +42,15 @@ const heldMs = (leaseSeconds: number) => leaseSeconds * 1000 * HELD_SHARE;
  * timeout, a reply that does not come (a primary that hangs, a connection a firewall dropped
  * in silence, which TCP keepalive notices only after minutes) leaves the renewal waiting as
  * long, and every renewal after it, as they never overlap; timed out, the connection is
- * closed and the next renewal takes a new one.
+ * closed and the next renewal takes a new one. Its appName tells its commands (takeovers
+ * are transactions too) from the corrections' in the server's logs and currentOp.
  */
-export function leaseClientOptions(leaseSeconds: number): { maxPoolSize: number; socketTimeoutMS: number } {
-  return { maxPoolSize: 2, socketTimeoutMS: heldMs(leaseSeconds) };
+export function leaseClientOptions(leaseSeconds: number): {
+  appName: string;
+  maxPoolSize: number;
+  socketTimeoutMS: number;
+} {
+  return { appName: "mongo-pattern-sidecar-lease", maxPoolSize: 2, socketTimeoutMS: heldMs(leaseSeconds) };
 }
 
 interface LeaseDocument {
@@ -51,28 +58,38 @@ interface LeaseDocument {
   holder: string;
   term: number;
   expiresAt: Date;
-  /** The holder's sessions (lsid ids), for the next holder to kill. */
+  /** The holder's sessions (lsid ids): each has a fence document while the term lasts. */
   sessions: Binary[];
-  /** At a takeover: the previous holder's sessions, still to be killed. */
+  /** Written by versions whose takeovers could fail half-way; deleted with the rest. */
   previousSessions?: Binary[];
-  /** At a takeover: when the previous holder's lease expired. */
-  previousExpiresAt?: Date;
 }
 
-/** What a takeover does when the server refuses killSessions (the config's keys of that name). */
-export interface FencingOptions {
-  killSessionsRefused: "retry" | "waitTransactionLifetime";
-  takeoverWaitSeconds: number;
+/** A session's fence document: it exists, with the holder and term, only while the term lasts. */
+interface FenceDocument {
+  _id: string;
+  holder: string;
+  term: number;
+  /** Bumped by every correction on the session: a real write, so that a takeover conflicts with it. */
+  transactions: number;
 }
 
-const RETRY_ONLY: FencingOptions = { killSessionsRefused: "retry", takeoverWaitSeconds: 90 };
+const FENCE_PREFIX = "lease.fence.";
+const fenceIdOf = (sessionId: Binary): string => FENCE_PREFIX + Buffer.from(sessionId.buffer).toString("hex");
+
+/** The sessions a lease document lists, those of a half-done takeover of older versions included. */
+function sessionsOf(lease: LeaseDocument | null | undefined): Binary[] {
+  return [...(lease?.previousSessions ?? []), ...(lease?.sessions ?? [])];
+}
 
 export function newHolderId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
 }
 
 export interface WriterLeaseOptions {
-  /** The sessions this replica corrects on; a takeover kills the previous holder's. */
+  /**
+   * The sessions this replica corrects on. Only these are fenced: a correction on any other
+   * session is refused (fencingWrite).
+   */
   sessionIds?: () => Binary[];
   /**
    * Where takeovers, renewals and releases go: a client of its own (leaseClientOptions), so
@@ -80,19 +97,25 @@ export interface WriterLeaseOptions {
    * fence stays on `db`, inside the correction's transaction. `db` itself when absent.
    */
   keeperDb?: Db;
-  /** What a takeover does where the server refuses killSessions; retry when absent. */
-  fencing?: FencingOptions;
 }
+
+/** The outcome of one takeover transaction. */
+type TakeoverAttempt =
+  | { kind: "taken"; term: number; fenced: Set<string> }
+  | { kind: "held elsewhere" }
+  /** A transaction of the previous holder has written its fence document and is still open. */
+  | { kind: "blocked"; previousSessions: Binary[]; conflict: unknown };
 
 export class WriterLease {
   private readonly keeperDb: Db;
   /** On the keeper's client: takeover, renewal, release. */
   private readonly leases: Collection<LeaseDocument>;
-  /** On the corrections' client: the fence, on their sessions. */
-  private readonly fenced: Collection<LeaseDocument>;
+  /** On the corrections' client: the fence documents, written in their transactions. */
+  private readonly fences: Collection<FenceDocument>;
   private readonly sessionIds: () => Binary[];
-  private readonly fencing: FencingOptions;
   private term: number | undefined;
+  /** The fence documents of this term, by _id. */
+  private fenced = new Set<string>();
   /** Local deadline: past it we stop writing even if the database was not reachable to tell us. */
   private heldUntil = 0;
 
@@ -105,9 +128,8 @@ export class WriterLease {
   ) {
     this.keeperDb = options.keeperDb ?? db;
     this.leases = this.keeperDb.collection<LeaseDocument>(stateCollection);
-    this.fenced = db.collection<LeaseDocument>(stateCollection);
+    this.fences = db.collection<FenceDocument>(stateCollection);
     this.sessionIds = options.sessionIds ?? (() => []);
-    this.fencing = options.fencing ?? RETRY_ONLY;
   }
 
   /** The term this replica holds the lease at, as far as it knows, even past its local margin. */
@@ -122,20 +144,13 @@ export class WriterLease {
 
   /**
    * Renews the lease if held, takes it over if free or expired; returns whether it is held.
-   * `signal` (a stop) ends a takeover's wait without writing: the lease is then not held.
+   * Throws TakeoverBlockedError while a transaction of the previous holder stays open.
    */
-  async acquireOrRenew(signal?: AbortSignal): Promise<boolean> {
-    let requestedAt = Date.now();
-    let term: number | undefined;
-    if (this.term !== undefined) term = await this.renew();
-    else {
-      const taken = await this.takeOver(signal);
-      term = taken?.term;
-      if (taken) requestedAt = taken.renewedAt;
-    }
-    this.term = term;
+  async acquireOrRenew(): Promise<boolean> {
+    const requestedAt = Date.now();
+    this.term = this.term !== undefined ? await this.renew() : await this.takeOver();
     // Count from before the request: the database may have applied it at any point since.
-    this.heldUntil = term === undefined ? 0 : requestedAt + heldMs(this.leaseSeconds);
+    this.heldUntil = this.term === undefined ? 0 : requestedAt + heldMs(this.leaseSeconds);
     return this.held;
   }
 
@@ -146,131 +161,116 @@ export class WriterLease {
 
   private async renew(): Promise<number | undefined> {
     const result = await this.leases.updateOne({ _id: LEASE_ID, holder: this.holder, term: this.term }, [
-      { $set: { expiresAt: this.expiry(), sessions: { $literal: this.sessionIds() } } },
+      { $set: { expiresAt: this.expiry() } },
     ]);
     return result.matchedCount === 1 ? this.term : undefined;
   }
 
   /**
-   * Takes the lease when it is absent or expired (by $$NOW), in one upsert: when it is held,
-   * the upsert's insert collides with it on `_id`. Then kills the previous holder's sessions.
+   * Takes the lease when it is absent or expired. A takeover that conflicts with an open
+   * transaction of the previous holder kills its sessions and tries once more: where the
+   * server refuses killSessions (another user's sessions, a platform without it), it throws
+   * and the next renewal tries again, until the transaction ends by itself.
    */
-  private async takeOver(signal?: AbortSignal): Promise<{ term: number; renewedAt: number } | undefined> {
-    const requestedAt = Date.now();
-    const taken = await this.takeOverDocument();
-    if (!taken) return undefined;
-    const waitMs = await this.fencePrevious(taken);
-    if (waitMs <= 0) return { term: taken.term, renewedAt: requestedAt };
-    return this.holdWithoutWriting(taken.term, waitMs, signal);
+  private async takeOver(): Promise<number | undefined> {
+    let attempt = await this.attemptTakeover();
+    if (attempt.kind === "blocked") {
+      await this.killSessions(attempt);
+      attempt = await this.attemptTakeover();
+    }
+    if (attempt.kind === "blocked") {
+      throw new TakeoverBlockedError(
+        "a transaction of the previous holder of the writer lease is still open; taking over once it ends",
+        { holder: this.holder },
+        { cause: attempt.conflict },
+      );
+    }
+    if (attempt.kind !== "taken") return undefined;
+    this.fenced = attempt.fenced;
+    return attempt.term;
   }
 
-  private async takeOverDocument(): Promise<LeaseDocument | undefined> {
-    let taken: LeaseDocument | null;
+  private async killSessions({ previousSessions }: { previousSessions: Binary[] }): Promise<void> {
     try {
-      taken = await this.leases.findOneAndUpdate(
-        { _id: LEASE_ID, $expr: { $lte: ["$expiresAt", "$$NOW"] } },
-        [
-          {
-            $set: {
-              holder: this.holder,
-              term: { $add: [{ $ifNull: ["$term", 0] }, 1] },
-              expiresAt: this.expiry(),
-              // Kept until killed: a takeover that failed half-way must not forget them.
-              previousSessions: {
-                $concatArrays: [{ $ifNull: ["$previousSessions", []] }, { $ifNull: ["$sessions", []] }],
+      await this.keeperDb.admin().command({ killSessions: previousSessions.map((id) => ({ id })) });
+    } catch (refusal) {
+      if (classify(refusal) !== "fatal") throw refusal;
+      // Refused: the conflict itself still fences, the takeover waits for the transaction to end.
+    }
+  }
+
+  /**
+   * One transaction: takes the lease document when it is absent or expired (by $$NOW; when it
+   * is held, the upsert's insert collides with it on `_id`), deletes the previous holder's
+   * fence documents and writes this holder's.
+   */
+  private async attemptTakeover(): Promise<TakeoverAttempt> {
+    const sessions = this.sessionIds();
+    // What the takeover found, for killSessions when it conflicts with the previous holder.
+    const found: { previous?: LeaseDocument | null } = {};
+    const session = this.keeperDb.client.startSession();
+    try {
+      const term = await runAttempt(session, async () => {
+        const previous = await this.leases.findOneAndUpdate(
+          { _id: LEASE_ID, $expr: { $lte: ["$expiresAt", "$$NOW"] } },
+          [
+            {
+              $set: {
+                holder: this.holder,
+                term: { $add: [{ $ifNull: ["$term", 0] }, 1] },
+                expiresAt: this.expiry(),
+                sessions: { $literal: sessions },
               },
-              previousExpiresAt: "$expiresAt",
-              sessions: { $literal: this.sessionIds() },
             },
-          },
-        ],
-        { upsert: true, returnDocument: "after" },
-      );
+            { $unset: ["previousSessions", "previousExpiresAt"] },
+          ],
+          { upsert: true, returnDocument: "before", session },
+        );
+        found.previous = previous;
+        const newTerm = (previous?.term ?? 0) + 1;
+        await this.replaceFences(previous, sessions, newTerm, session);
+        return newTerm;
+      });
+      return { kind: "taken", term, fenced: new Set(sessions.map(fenceIdOf)) };
     } catch (error) {
-      if (error instanceof MongoServerError && error.code === CODE.DuplicateKey) return undefined;
-      throw error;
+      if (error instanceof MongoServerError && error.code === CODE.DuplicateKey)
+        return { kind: "held elsewhere" };
+      if (!isRetryableTransactionError(error)) throw error;
+      return { kind: "blocked", previousSessions: sessionsOf(found.previous), conflict: error };
+    } finally {
+      await session.endSession();
     }
-    return taken ?? undefined;
   }
 
-  /**
-   * Before this replica writes anything: a transaction the previous holder left open must
-   * abort now, not commit later. Killing sessions that no longer exist is a no-op. Returns
-   * how long to wait before writing: 0 once they are killed; when the server refuses
-   * killSessions and waiting is allowed, what remains of the transaction lifetime after the
-   * previous lease's expiry (measured from the takeover, by the server's clock).
-   */
-  private async fencePrevious(taken: LeaseDocument): Promise<number> {
-    const previous = taken.previousSessions ?? [];
-    if (previous.length === 0) return 0;
-    try {
-      await this.keeperDb.admin().command({ killSessions: previous.map((id) => ({ id })) });
-    } catch (error) {
-      if (classify(error) !== "fatal") throw error;
-      return this.waitInsteadOfKilling(taken, error);
-    }
-    await this.forgetPreviousSessions(taken.term);
-    return 0;
-  }
-
-  private async forgetPreviousSessions(term: number): Promise<void> {
-    await this.leases.updateOne({ _id: LEASE_ID, term }, { $unset: { previousSessions: "" } });
-  }
-
-  private async waitInsteadOfKilling(taken: LeaseDocument, refusal: unknown): Promise<number> {
-    const context = { holder: this.holder, term: taken.term };
-    if (this.fencing.killSessionsRefused !== "waitTransactionLifetime") {
-      throw new FencingRefusedError(
-        "the server refused killSessions, so the previous leader's open transactions cannot be aborted; " +
-          "retrying (killSessionsRefused: waitTransactionLifetime takes over takeoverWaitSeconds after its lease expired)",
-        context,
-        { cause: refusal },
-      );
-    }
-    const takenAt = taken.expiresAt.getTime() - this.leaseSeconds * 1000;
-    const previousExpiry = taken.previousExpiresAt?.getTime() ?? takenAt;
-    const waitMs = previousExpiry + this.fencing.takeoverWaitSeconds * 1000 - takenAt;
-    await this.forgetPreviousSessions(taken.term);
-    return waitMs;
-  }
-
-  /**
-   * Keeps a taken-over lease renewed, without writing, for `waitMs`; then it is held. A stop
-   * (`signal`) ends the wait at once, the lease not held: it expires by itself, and the
-   * next holder fences the sessions it still lists.
-   */
-  private async holdWithoutWriting(
+  private async replaceFences(
+    previous: LeaseDocument | null,
+    sessions: Binary[],
     term: number,
-    waitMs: number,
-    signal?: AbortSignal,
-  ): Promise<{ term: number; renewedAt: number } | undefined> {
-    const deadline = Date.now() + waitMs;
-    this.term = term;
-    this.heldUntil = 0;
-    let renewedAt = Date.now();
-    while (Date.now() < deadline) {
-      const pause = Math.min(deadline - Date.now(), (this.leaseSeconds * 1000) / 3);
-      if (!(await sleep(pause, true, { signal }).catch(() => false))) {
-        this.term = undefined;
-        return undefined;
-      }
-      renewedAt = Date.now();
-      if ((await this.renew()) === undefined) {
-        this.term = undefined;
-        return undefined;
-      }
-    }
-    return { term, renewedAt };
+    session: ClientSession,
+  ): Promise<void> {
+    const previousFences = sessionsOf(previous).map(fenceIdOf);
+    if (previousFences.length > 0)
+      await this.fencesOnKeeper.deleteMany({ _id: { $in: previousFences } }, { session });
+    if (sessions.length === 0) return;
+    await this.fencesOnKeeper.insertMany(
+      sessions.map((id) => ({ _id: fenceIdOf(id), holder: this.holder, term, transactions: 0 })),
+      { session },
+    );
+  }
+
+  /** The fence documents, on the keeper's client (the takeover's transaction runs there). */
+  private get fencesOnKeeper(): Collection<FenceDocument> {
+    return this.keeperDb.collection<FenceDocument>(this.fences.collectionName);
   }
 
   /**
-   * The fencing write, inside a correction's transaction. `$set` of the unchanged holder:
-   * it matches only while we hold the lease in the transaction's snapshot, and being a no-op
-   * it does not make concurrent corrections of this replica conflict on the lease document.
+   * The fencing write, inside a correction's transaction: it matches only while this term
+   * lasts in the transaction's snapshot, and being a real write on the session's own fence
+   * document it conflicts with a takeover, never with this replica's other corrections.
    */
   async fence(session: ClientSession): Promise<void> {
-    const { filter, update } = this.fencingWrite();
-    const result = await this.fenced.updateOne(filter, update, { session });
+    const { filter, update } = this.fencingWrite(session);
+    const result = await this.fences.updateOne(filter, update, { session });
     if (result.matchedCount === 0) throw this.takenOver();
   }
 
@@ -279,13 +279,17 @@ export class WriterLease {
    * throws at once when the lease has expired by our own clock. If it matches nothing, the
    * correction must fail with takenOver().
    */
-  fencingWrite(): Extract<Write, { op: "updateOne" }> {
+  fencingWrite(session: ClientSession): Extract<Write, { op: "updateOne" }> {
     if (!this.held) throw new LeaseLostError("writer lease expired locally", { holder: this.holder });
+    const fenceId = session.id ? fenceIdOf(session.id.id) : undefined;
+    if (fenceId === undefined || !this.fenced.has(fenceId)) {
+      throw new Error("a correction ran on a session the writer lease does not list, so it cannot be fenced");
+    }
     return {
       op: "updateOne",
-      collection: this.fenced.collectionName,
-      filter: { _id: LEASE_ID, holder: this.holder, term: this.term },
-      update: { $set: { holder: this.holder } },
+      collection: this.fences.collectionName,
+      filter: { _id: fenceId, holder: this.holder, term: this.term },
+      update: { $inc: { transactions: 1 } },
     };
   }
 

@@ -14,17 +14,19 @@ const fixture = useTestDatabase("config_refused");
 async function cli(
   args: string[],
   env: Record<string, string>,
-): Promise<{ code: number | null; stderr: string }> {
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { MONGODB_URI: _uri, NODE_ENV: _nodeEnv, ...rest } = process.env;
   const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "src/main.ts", ...args], {
     env: { ...rest, SIDECAR_HTTP_PORT: "0", ...env },
   });
+  let stdout = "";
   let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const killTimer = setTimeout(() => child.kill("SIGKILL"), 30_000);
   const [code] = (await once(child, "close")) as [number | null];
   clearTimeout(killTimer);
-  return { code, stderr };
+  return { code, stdout, stderr };
 }
 
 async function configFile(text: string): Promise<string> {
@@ -62,4 +64,22 @@ void test("run with colliding fields or a lease past its bound exits 2 and write
   assert.equal(result.code, 2);
   assert.match(result.stderr, /leaseSeconds: expected an integer from 1 to 3600, got 10000000\n/);
   assert.deepEqual(await fixture.db.listCollections().toArray(), []);
+});
+
+void test("a configuration that still sets killSessionsRefused loads, with a warning that the key is ignored", async () => {
+  const path = await configFile("killSessionsRefused: waitTransactionLifetime\ntakeoverWaitSeconds: 90\n");
+  const { code, stdout } = await cli(["check-config", "--config", path], {});
+  assert.equal(code, 0);
+  const warnings = stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { key?: string; msg: string });
+  assert.deepEqual(
+    warnings.map((warning) => warning.key),
+    ["killSessionsRefused", "takeoverWaitSeconds"],
+  );
+  assert.match(
+    warnings[0]!.msg,
+    /is ignored: a takeover waits for the previous leader's transactions by itself/,
+  );
 });

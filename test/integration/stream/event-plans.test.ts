@@ -9,14 +9,21 @@ import type { OutlierRule } from "../../../src/patterns/outlier/rule.js";
 import { supportsBulkWrite } from "../../../src/stream/correction/bulk-write.js";
 import { correctTarget, type CorrectionContext } from "../../../src/stream/correction/correction.js";
 import { EventPlans } from "../../../src/stream/correction/event-plans.js";
-import { WriterLease } from "../../../src/stream/lease/lease.js";
 import {
   targetsForEvent,
   type CorrectionTarget,
   type ProjectedChangeEvent,
 } from "../../../src/stream/events/targets.js";
 import { buildWatchPipeline, watchOptions } from "../../../src/stream/events/watch-pipeline.js";
-import { allPurchasers, correctionContext, insertBook, testConfig, users } from "../../support/harness.js";
+import {
+  allPurchasers,
+  correctionContext,
+  fencedLease,
+  insertBook,
+  testConfig,
+  users,
+  type FencedLease,
+} from "../../support/harness.js";
 import { useTestDatabase } from "../../support/mongo.js";
 
 let monitored: MongoClient;
@@ -35,14 +42,14 @@ const fixture = useTestDatabase("event_plans", {
 const config = () => testConfig(fixture.db.databaseName);
 const rule = () => config().rules.find((r): r is OutlierRule => r.pattern === "outlier")!;
 
-const leases = new Map<MongoClient, WriterLease>();
+const leases = new Map<MongoClient, FencedLease>();
 
 /** A leader's context, each with EventPlans of its own (none has corrected a book yet). */
 async function leaderContext(client: MongoClient, db: Db): Promise<CorrectionContext> {
   let lease = leases.get(client);
   if (!lease) {
-    lease = new WriterLease(db, "state", "event-plans", 30);
-    assert.equal(await lease.acquireOrRenew(), true);
+    lease = fencedLease(client, db, "event-plans");
+    assert.equal(await lease.lease.acquireOrRenew(), true);
     await supportsBulkWrite(client); // asked once per client: not one of a correction's commands
     leases.set(client, lease);
   }

@@ -2,29 +2,36 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { LeaseLostError } from "../../../../src/errors.js";
 import { correctTarget } from "../../../../src/stream/correction/correction.js";
-import { LEASE_ID, WriterLease } from "../../../../src/stream/lease/lease.js";
+import { LEASE_ID } from "../../../../src/stream/lease/lease.js";
 import { useTestDatabase, type TestDatabase } from "../../../support/mongo.js";
-import { correctionContext, insertBook, testConfig } from "../../../support/harness.js";
+import { correctionContext, fencedLease, insertBook, testConfig } from "../../../support/harness.js";
 import type { OutlierRule } from "../../../../src/patterns/outlier/rule.js";
 
+const STATE = "pattern_sidecar_state";
+
 const setUp = async ({ db }: TestDatabase) => {
-  await db.createCollection("state");
+  await db.createCollection(STATE);
   await db.createCollection("extra_sales");
 };
 const fixture = useTestDatabase("fencing", { setUp });
 
-async function assertTakenOverLeaderCannotCommit({ db, mongo }: TestDatabase): Promise<void> {
+/** Ends the lease by the server's clock, as if its holder had slept through its renewals. */
+async function expireLease({ db }: TestDatabase): Promise<void> {
+  await db.collection(STATE).updateOne({ _id: LEASE_ID as never }, { $set: { expiresAt: new Date(0) } });
+}
+
+async function assertTakenOverLeaderCannotCommit(database: TestDatabase): Promise<void> {
+  const { db, mongo } = database;
   const config = testConfig(db.databaseName);
   const rule = config.rules.find((r): r is OutlierRule => r.pattern === "outlier")!;
-  const lease = new WriterLease(db, "state", "old-leader", 30);
-  assert.equal(await lease.acquireOrRenew(), true);
+  const leader = fencedLease(mongo.client, db, "old-leader");
+  assert.equal(await leader.lease.acquireOrRenew(), true);
   await insertBook(db, 1, 70);
-  // Another replica takes over (as after an expiry the old leader slept through).
-  await db
-    .collection("state")
-    .updateOne({ _id: LEASE_ID as never }, { $set: { holder: "new-leader" }, $inc: { term: 1 } });
+  // Another replica takes over, while the old leader still counts the lease held by its clock.
+  await expireLease(database);
+  assert.equal(await fencedLease(mongo.client, db, "new-leader").lease.acquireOrRenew(), true);
 
-  const context = correctionContext(mongo.client, db, lease);
+  const context = correctionContext(mongo.client, db, leader);
   await assert.rejects(
     correctTarget(context, { role: "outlier-source", rule, collection: "sales", id: 1 }),
     LeaseLostError,
@@ -45,8 +52,9 @@ void describe("on MongoDB 7.0", () => {
 });
 
 void test("a second replica cannot take a lease that has not expired", async () => {
-  const holder = new WriterLease(fixture.db, "state2", "a", 30);
-  const other = new WriterLease(fixture.db, "state2", "b", 30);
+  await fixture.db.collection(STATE).deleteOne({ _id: LEASE_ID as never });
+  const holder = fencedLease(fixture.mongo.client, fixture.db, "a").lease;
+  const other = fencedLease(fixture.mongo.client, fixture.db, "b").lease;
   assert.equal(await holder.acquireOrRenew(), true);
   assert.equal(await other.acquireOrRenew(), false);
   await holder.release();

@@ -31,7 +31,7 @@ void test(
   "renewals the database never answers are given up one after another, each wait logged, and once it answers the lease is held again",
   { timeout: 60_000 },
   async (t) => {
-    const client = await fixture.mongo.newClient({ appName: APP_NAME, ...leaseClientOptions(LEASE_SECONDS) });
+    const client = await fixture.mongo.newClient({ ...leaseClientOptions(LEASE_SECONDS), appName: APP_NAME });
     const logs: LogLine[] = [];
     const logger = createLogger({ level: "debug", destination: logCapture(logs) });
     const lease = new WriterLease(client.db(fixture.db.databaseName), STATE, "holder", LEASE_SECONDS);

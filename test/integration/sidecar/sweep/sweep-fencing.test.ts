@@ -11,6 +11,7 @@ import { LEASE_ID } from "../../../../src/stream/lease/lease.js";
 import { useTestDatabase } from "../../../support/mongo.js";
 import {
   insertBook,
+  LEASE_APP_NAME,
   SIDECAR_APP_NAME,
   slowSidecarCommits,
   testConfig,
@@ -23,7 +24,7 @@ void test("a sweep's lease lists the sessions its corrections commit in", async 
   for (let book = 1; book <= 5; book++) await insertBook(fixture.db, book, 60);
   const config = testConfig(fixture.db.databaseName);
   const client = await fixture.mongo.newClient({ appName: SIDECAR_APP_NAME });
-  const leaseClient = await fixture.mongo.newClient({ appName: SIDECAR_APP_NAME });
+  const leaseClient = await fixture.mongo.newClient({ appName: LEASE_APP_NAME });
   const deployment = { client, db: client.db(config.database), leaseDb: leaseClient.db(config.database) };
   await slowSidecarCommits(fixture.mongo, 500);
   try {
