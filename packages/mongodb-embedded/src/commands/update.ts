@@ -156,24 +156,57 @@ function updateMatches(
   strings: StringComparator | undefined,
 ): UpdateOutcome {
   const outcome: UpdateOutcome = { matched: matches.length, modified: 0, before: [], after: [] };
-  for (const { key, doc } of matches) {
-    const { document: updated, wholeValuePaths } = applyLoggedUpdate(doc, statement.u, {
-      isInsert: false,
-      arrayFilters: statement.arrayFilters,
-      filter: statement.q,
-      strings,
-      variables: statement.variables,
-    });
-    outcome.before.push(doc);
-    outcome.after.push(updated);
-    // mongod reports nModified 0 when the update leaves the document byte-for-byte unchanged.
-    if (sameBsonBytes(doc, updated)) continue;
-    assertUpdatedSize(updated);
-    const operationType = isReplacement(statement.u) ? "replace" : "update";
-    scope.write(collection, key, doc, updated, operationType, wholeValuePaths);
+  const { changes, failure } = planUpdates(matches, statement, strings, outcome);
+  // Planned before any is written, so that a wait for a transaction's unique key writes none twice.
+  scope.assertKeysFree(collection, changes);
+  const operationType = isReplacement(statement.u) ? "replace" : "update";
+  for (const { key, before, after, wholeValuePaths } of changes) {
+    assertUpdatedSize(after);
+    scope.write(collection, key, before, after, operationType, wholeValuePaths);
     outcome.modified += 1;
   }
+  if (failure) throw failure.error;
   return outcome;
+}
+
+interface PlannedUpdate {
+  key: string;
+  before: Document;
+  after: Document;
+  wholeValuePaths: ReadonlySet<string>;
+}
+
+/**
+ * The documents the update changes, up to the first it fails on (`failure`): mongod writes a
+ * multi-update's documents one by one, so those before a failing one stay written.
+ */
+function planUpdates(
+  matches: VisibleDocument[],
+  statement: UpdateStatement,
+  strings: StringComparator | undefined,
+  outcome: UpdateOutcome,
+): { changes: PlannedUpdate[]; failure?: { error: unknown } } {
+  const changes: PlannedUpdate[] = [];
+  for (const { key, doc } of matches) {
+    let applied: ReturnType<typeof applyLoggedUpdate>;
+    try {
+      applied = applyLoggedUpdate(doc, statement.u, {
+        isInsert: false,
+        arrayFilters: statement.arrayFilters,
+        filter: statement.q,
+        strings,
+        variables: statement.variables,
+      });
+    } catch (error) {
+      return { changes, failure: { error } };
+    }
+    outcome.before.push(doc);
+    outcome.after.push(applied.document);
+    // mongod reports nModified 0 when the update leaves the document byte-for-byte unchanged.
+    if (sameBsonBytes(doc, applied.document)) continue;
+    changes.push({ key, before: doc, after: applied.document, wholeValuePaths: applied.wholeValuePaths });
+  }
+  return { changes };
 }
 
 function upsertDocument(

@@ -1,29 +1,39 @@
-// Which open transaction has written which document. mongod holds such a document's write
-// lock until the transaction ends: another transaction writing it gets WriteConflict, and a
-// write outside any transaction waits for it.
+// What open transactions hold until they end: the documents they wrote, and the unique-index
+// keys their writes added. mongod holds both as write locks: another transaction writing one
+// gets WriteConflict, and a write outside any transaction waits for it (unique-key-locks.ts).
+import type { SecondaryIndex } from "../storage/secondary-index.js";
 import type { StoredCollection } from "../storage/stored-collection.js";
 import type { Transaction } from "./transaction.js";
 
-export class LockTable {
-  private readonly owners = new Map<StoredCollection, Map<string, Transaction>>();
+/** Where a lock's key lives: a collection's document keys, or a unique index's keys. */
+export type LockSpace = StoredCollection | SecondaryIndex;
 
-  owner(collection: StoredCollection, key: string): Transaction | undefined {
-    const owner = this.owners.get(collection)?.get(key);
+export class LockTable {
+  private readonly owners = new Map<LockSpace, Map<string, Transaction>>();
+  private readonly held = new Map<Transaction, [LockSpace, string][]>();
+
+  owner(space: LockSpace, key: string): Transaction | undefined {
+    const owner = this.owners.get(space)?.get(key);
     return owner?.isOpen ? owner : undefined;
   }
 
-  lock(collection: StoredCollection, key: string, transaction: Transaction): void {
-    let locks = this.owners.get(collection);
-    if (!locks) this.owners.set(collection, (locks = new Map()));
+  lock(space: LockSpace, key: string, transaction: Transaction): void {
+    let locks = this.owners.get(space);
+    if (!locks) this.owners.set(space, (locks = new Map()));
+    if (locks.get(key) === transaction) return;
     locks.set(key, transaction);
+    let held = this.held.get(transaction);
+    if (!held) this.held.set(transaction, (held = []));
+    held.push([space, key]);
   }
 
   releaseAll(transaction: Transaction): void {
-    for (const [collection, keys] of transaction.writes) {
-      const locks = this.owners.get(collection);
+    for (const [space, key] of this.held.get(transaction) ?? []) {
+      const locks = this.owners.get(space);
       if (!locks) continue;
-      for (const key of keys.keys()) if (locks.get(key) === transaction) locks.delete(key);
-      if (locks.size === 0) this.owners.delete(collection);
+      if (locks.get(key) === transaction) locks.delete(key);
+      if (locks.size === 0) this.owners.delete(space);
     }
+    this.held.delete(transaction);
   }
 }

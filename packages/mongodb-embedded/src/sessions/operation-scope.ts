@@ -12,6 +12,7 @@ import type { StoredCollection } from "../storage/stored-collection.js";
 import type { LockTable } from "./lock-table.js";
 import type { Transaction } from "./transaction.js";
 import { writeConflict } from "./transaction-errors.js";
+import { assertAddedKeysFree, KeyHeldByTransaction, lockAddedKeys } from "./unique-key-locks.js";
 
 export class OperationScope {
   readonly view: ReadView;
@@ -36,28 +37,29 @@ export class OperationScope {
 
   /**
    * Runs `use` on what `select()` finds. Outside a transaction, when an open transaction holds
-   * any of it, waits for that transaction to end and selects again. `use` gets the selection
-   * in the same turn as it was read: no other write can commit between the read and the
-   * writes made from it, and the documents are read once when nothing is held.
+   * any of it, or a unique key `use` would add (it throws before its first write), waits for
+   * that transaction to end and selects again. `use` gets the selection in the same turn as it
+   * was read: no other write can commit between the read and the writes made from it, and the
+   * documents are read once when nothing is held.
    */
   async whenUnlocked<S extends { key: string }, R>(
     collection: StoredCollection | undefined,
     select: () => S[],
     use: (selected: S[]) => R,
   ): Promise<R> {
-    if (this.transaction || !collection) return use(select());
+    if (this.transaction) return use(select());
     const deadline = this.lockWaitMS === undefined ? undefined : Date.now() + this.lockWaitMS;
     for (;;) {
       if (this.killed?.aborted) throw interrupted();
-      const selected = select();
-      const holder = this.firstLockHolder(collection, selected);
-      if (!holder) return use(selected);
+      const attempt = this.attempt(collection, select(), use);
+      if ("result" in attempt) return attempt.result;
+      const { holder } = attempt;
       const remaining = deadline === undefined ? undefined : deadline - Date.now();
       if (remaining !== undefined && remaining <= 0) {
         throw new ServerError(
           ErrorCode.MaxTimeMSExpired,
           "MaxTimeMSExpired",
-          `operation exceeded time limit waiting for a transaction's lock on ${collection.ns}`,
+          `operation exceeded time limit waiting for a transaction's lock${collection ? ` on ${collection.ns}` : ""}`,
         );
       }
       await waitAtMost(holder.ended(), remaining, this.killed);
@@ -76,9 +78,13 @@ export class OperationScope {
     operationType: ChangeOperation,
     wholeValuePaths?: ReadonlySet<string>,
   ): void {
-    if (after) assertUnique(collection, key, after, before === null, this.view);
-    const record = this.changeRecord(collection, before, after, operationType, wholeValuePaths);
     const transaction = this.transaction;
+    if (after) {
+      if (transaction) lockAddedKeys(this.locks, collection, key, before, after, transaction, this.view);
+      else assertAddedKeysFree(this.locks, collection, before, after);
+      assertUnique(collection, key, after, before === null, this.view);
+    }
+    const record = this.changeRecord(collection, before, after, operationType, wholeValuePaths);
     if (!transaction) {
       this.catalog.commit([{ collection, key, doc: after }], [record]);
       return;
@@ -117,6 +123,31 @@ export class OperationScope {
       record.txnNumber = this.transaction.txnNumber;
     }
     return record;
+  }
+
+  /**
+   * Outside a transaction, throws before `use` writes anything of a statement over several
+   * documents when one of `changes` adds a unique key a transaction holds (whenUnlocked then
+   * waits and runs it again): the documents written before would otherwise be written twice.
+   */
+  assertKeysFree(collection: StoredCollection, changes: { before: Document; after: Document }[]): void {
+    if (this.transaction) return;
+    for (const { before, after } of changes) assertAddedKeysFree(this.locks, collection, before, after);
+  }
+
+  private attempt<S extends { key: string }, R>(
+    collection: StoredCollection | undefined,
+    selected: S[],
+    use: (selected: S[]) => R,
+  ): { result: R } | { holder: Transaction } {
+    const holder = collection && this.firstLockHolder(collection, selected);
+    if (holder) return { holder };
+    try {
+      return { result: use(selected) };
+    } catch (error) {
+      if (error instanceof KeyHeldByTransaction) return { holder: error.holder };
+      throw error;
+    }
   }
 
   private firstLockHolder(

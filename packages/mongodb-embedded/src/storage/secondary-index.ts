@@ -100,6 +100,22 @@ export class SecondaryIndex {
     return [...holders];
   }
 
+  /** The keys `after` holds in this unique index that `before` (null: none) does not. */
+  addedKeys(before: Document | null, after: Document): string[] {
+    const kept = before ? this.wholeKeys(before) : [];
+    return this.wholeKeys(after).filter((key) => !kept.includes(key));
+  }
+
+  /** Documents that hold `key` (one of addedKeys') in this unique index. */
+  holdersOf(key: string): ReadonlySet<string> {
+    return this.byWholeKey.get(key) ?? EMPTY;
+  }
+
+  /** Whether `doc` holds `key` (one of addedKeys') in this unique index. */
+  holds(doc: Document, key: string): boolean {
+    return this.wholeKeys(doc).includes(key);
+  }
+
   /** Whether two documents hold a common key in this unique index. */
   sharesKey(a: Document, b: Document): boolean {
     const keys = this.wholeKeys(a);
