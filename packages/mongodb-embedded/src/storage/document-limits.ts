@@ -97,8 +97,14 @@ function collidesInIndex(
     const held = view.get(collection, holder);
     if (held && index.sharesKey(held, doc)) return true;
   }
-  for (const [otherKey, other] of view.overlay(collection) ?? []) {
+  const overlay = view.overlay(collection);
+  for (const [otherKey, other] of overlay ?? []) {
     if (otherKey !== key && other && index.sharesKey(other, doc)) return true;
+  }
+  // Versions at the snapshot of documents changed since: a key a delete committed after it
+  // freed is still taken here, as mongod looks for duplicates at the snapshot (_checkDups).
+  for (const [otherKey, other] of view.committedSinceSnapshot(collection)) {
+    if (otherKey !== key && other && !overlay?.has(otherKey) && index.sharesKey(other, doc)) return true;
   }
   return false;
 }

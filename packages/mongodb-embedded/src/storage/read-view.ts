@@ -220,7 +220,7 @@ export class ReadView {
    * reads many times between commits (a $lookup once per joined document): the versions at its
    * snapshot never change, so they are looked up again only once the collection was written.
    */
-  private committedSinceSnapshot(collection: StoredCollection): ReadonlyMap<string, Document | null> {
+  committedSinceSnapshot(collection: StoredCollection): ReadonlyMap<string, Document | null> {
     if (this.snapshot === undefined) return NOTHING_CHANGED;
     const known = this.committedChanges.get(collection);
     if (known?.writeCount === collection.writeCount) return known.docs;

@@ -140,6 +140,24 @@ void test("a transaction changing a document's key holds the new key until it co
   ]);
 });
 
+void test("a key a transaction deleted is free only for transactions that start after its commit", async () => {
+  const items = await uniqueOnX("delete_frees");
+  await items.insertOne({ _id: 1 as never, x: 1 });
+  await withSessions(async (first, second) => {
+    first.startTransaction();
+    second.startTransaction();
+    await items.findOne({}, { session: second });
+    await items.deleteOne({ _id: 1 as never }, { session: first });
+    await first.commitTransaction();
+    await assert.rejects(items.insertOne({ _id: 2 as never, x: 1 }, { session: second }), isDuplicateKey);
+    await second.abortTransaction().catch(() => undefined);
+    first.startTransaction();
+    await items.insertOne({ _id: 3 as never, x: 1 }, { session: first });
+    await first.commitTransaction();
+  });
+  assert.deepEqual(await xs(items), [{ _id: 3, x: 1 }]);
+});
+
 void test("a multi-update outside a transaction waits whole for a transaction's key, writing nothing twice", async () => {
   const items = await uniqueOnX("multi_update_waits");
   await items.insertMany([
