@@ -77,6 +77,8 @@ export interface ProjectedChangeEvent {
    */
   documentKeyRaw?: unknown[];
   clusterTime?: Timestamp;
+  /** When the primary applied the write, by its clock (MongoDB 6.0+). */
+  wallTime?: Date;
   fullDocument?: Document;
   /** A delete's or update's pre-image, projected down to the fields drivers ask for; absent or null without one. */
   fullDocumentBeforeChange?: Document | null;
@@ -213,6 +215,12 @@ export interface StreamFilter<R extends PatternRule = PatternRule> {
 export interface Planning<R extends PatternRule = PatternRule> {
   /** Reads the target's state (inside the correction's transaction when given a session) and plans. */
   plan(db: Db, target: CorrectionTarget<R>, context: PlanContext): Promise<Plan>;
+  /**
+   * How long, in milliseconds, a correction waits after the newest write its key's events
+   * report (their wallTime; at most twice as long after its own event's), so that an
+   * application's own follow-up write lands first (event-consumer.ts). Absent means none.
+   */
+  settleMs?(rule: R): number;
   /**
    * Whether corrections of distinct targets of `role` read and write disjoint documents, so
    * that several may share one transaction (src/stream/correction/correction-batch.ts). Absent means no.

@@ -77,6 +77,10 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
       const state = await readSubsetState(db, target.rule, target.id, context.session);
       return state ? planSubset(target.rule, state, copyLedgerOf(target.rule, context)) : { outcome: "none" };
     },
+
+    // A review an application pushes and then inserts into the full set itself: copied first,
+    // its insert would fail on the unique index (docs/semantics.md, "Copies and applications").
+    settleMs: (rule) => rule.settleMs,
   },
 
   collections: {

@@ -1,7 +1,14 @@
 // A subset rule: which array embeds the newest entries, how many, and where the full set
 // lives. The defaults are the seed's (products.reviews -> reviews).
 import { z } from "zod";
-import { collectionName, fieldName, distinctFields, entryCount, ruleBase } from "../../config/rule-fields.js";
+import {
+  collectionName,
+  fieldName,
+  distinctFields,
+  entryCount,
+  intInRange,
+  ruleBase,
+} from "../../config/rule-fields.js";
 
 export const subsetRuleSchema = z
   .strictObject({
@@ -24,6 +31,11 @@ export const subsetRuleSchema = z
      * enables (collMod) at start; without the privilege the rule runs as if this were false.
      */
     propagateDeletes: z.boolean().default(true),
+    /**
+     * How long after a product's newest write its correction waits, so that an application
+     * that pushes a review and then inserts it into the full set itself inserts it first.
+     */
+    settleMs: intInRange(0, 60_000).default(1000),
   })
   .superRefine(distinctFields(["arrayField", "referenceField", "idField", "sortField"]));
 

@@ -4,6 +4,7 @@
 // the stream is idle, the post-batch token, so that an idle stream's position stays inside
 // the oplog window: at a slower pace, as each write of the position is itself a write to the
 // oplog that moves the post-batch token on, and so would always find a newer one to write.
+import { setTimeout as sleep } from "node:timers/promises";
 import { BSON } from "mongodb";
 import { StreamInvalidatedError } from "../../errors.js";
 import type { ChangeStream, Document } from "mongodb";
@@ -12,6 +13,7 @@ import type { Logger } from "../../ops/logger.js";
 import type { Metrics } from "../../ops/metrics.js";
 import { reportError } from "../../ops/report-error.js";
 import type { Plan } from "../../patterns/plan.js";
+import { driverOf } from "../../patterns/registry.js";
 import { KeyedTaskQueue } from "./key-queue.js";
 import { PositionTracker } from "../position/position-tracker.js";
 import {
@@ -85,6 +87,8 @@ class EventConsumer {
   private persisting: Promise<void> | undefined;
   /** The cluster time of the newest event read: covered by the stream's own token once nothing is in flight. */
   private newestSeconds: number | undefined;
+  /** Per key whose driver asks corrections to settle (settleMs), the newest write its events reported. */
+  private readonly newestWriteAt = new Map<string, number>();
 
   constructor(private readonly options: EventConsumerOptions) {
     this.queue = new KeyedTaskQueue(options.inFlight);
@@ -133,7 +137,7 @@ class EventConsumer {
     const position = this.tracker.begin({ token: event._id, seconds });
     // Counted per event, outside the task: events that joined one correction all led to it.
     const corrections = targets.map(async (target) => {
-      const plan = await this.enqueue(target);
+      const plan = await this.enqueue(target, event.wallTime);
       if (plan.outcome === "writes") metrics.eventsActedOn.inc(targetLabels(target));
     });
     Promise.all(corrections).then(
@@ -154,12 +158,40 @@ class EventConsumer {
    * again: it neither joins a waiting correction of its key nor is joined by a later one. A
    * joined target loses what its event showed (`shown`): it no longer tells the whole story.
    */
-  private enqueue(target: CorrectionTarget): Promise<Plan> {
+  private enqueue(target: CorrectionTarget, wallTime: Date | undefined): Promise<Plan> {
     let current = target;
-    const correct = () => this.options.correct(current);
     const key = targetKey(target);
+    const settleMs = driverOf(target.rule).planning.settleMs?.(target.rule) ?? 0;
+    const writtenAt = wallTime?.getTime();
+    if (settleMs > 0 && writtenAt !== undefined)
+      this.newestWriteAt.set(key, Math.max(writtenAt, this.newestWriteAt.get(key) ?? writtenAt));
+    const correct = async () => {
+      if (settleMs > 0 && writtenAt !== undefined) await this.settle(key, settleMs, writtenAt);
+      return this.options.correct(current);
+    };
     if (target.detail !== undefined) return this.queue.run(key, correct);
     return this.queue.runOrJoin(key, correct, () => (current = withoutShown(target)));
+  }
+
+  /**
+   * Waits until the key's newest reported write is `settleMs` old, or its own event's twice
+   * that (a document written without pause is still corrected). The events are read before
+   * their corrections start, so a write of the key that came a moment later usually extends
+   * the wait; the primary's and this host's clocks are taken to agree.
+   */
+  private async settle(key: string, settleMs: number, writtenAt: number): Promise<void> {
+    const latest = writtenAt + 2 * settleMs;
+    for (;;) {
+      const settledAt = (this.newestWriteAt.get(key) ?? writtenAt) + settleMs;
+      const remaining = Math.min(settledAt, latest) - Date.now();
+      if (remaining > 0) {
+        await sleep(remaining);
+        continue;
+      }
+      // A newer write still settling is forgotten by its own correction, which waits for it.
+      if (settledAt <= Date.now()) this.newestWriteAt.delete(key);
+      return;
+    }
   }
 
   /** The newest position that covers only committed work: the stream's own when nothing is in flight. */

@@ -84,6 +84,7 @@ export function buildWatchPipeline(rules: readonly PatternRule[], mode: StreamMo
         to: 1,
         documentKeyRaw: ["$documentKey"],
         clusterTime: 1,
+        wallTime: 1,
         lsid: 1,
         txnNumber: 1,
         ...projectedFields(rules),
