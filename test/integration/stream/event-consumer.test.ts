@@ -1,7 +1,8 @@
 // The event consumer on a real change stream: events keep being read and corrected while the
 // position's write is in flight, and stopping waits for that write before storing the last
 // position; an idle stream's position is written at its own, slower pace; a correction another
-// event of its book joins runs without what its own event showed. Corrections and the token
+// event of its book joins runs without what its own event showed; a product's correction waits
+// for the writes of it that follow (settleMs). Corrections and the token
 // store are the consumer's own seams; the stream is the driver's.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -15,7 +16,6 @@ import type { PatternRule } from "../../../src/patterns/driver.js";
 import { consumeEvents, type EventConsumerOptions } from "../../../src/stream/events/event-consumer.js";
 import type { ProjectedChangeEvent } from "../../../src/stream/events/targets.js";
 import { buildWatchPipeline, watchOptions } from "../../../src/stream/events/watch-pipeline.js";
-import { testConfig } from "../../support/harness.js";
 import { deferred } from "../../support/deferred.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import { numbersByValue } from "../../../src/patterns/common/bson-value.js";
@@ -187,6 +187,40 @@ void test("a correction a later event of its book joined runs without what the f
     "book 12's second push joined its first: the first no longer tells all",
   );
   assert.deepEqual(received.get(13), { appended: ["d"] }, "a push nothing joined keeps what it showed");
+});
+
+void test("a product's correction starts once a write of it read while it waited has settled too", async () => {
+  const { db } = fixture;
+  const products = db.collection<{ _id: number; reviews: Document[] }>("products");
+  // Counted where the consumer looks at each event: the stream may start with a book's.
+  let productEventsRead = 0;
+  const firstRead = deferred();
+  const readWhenStarted: number[] = [];
+  const consumer = await startConsumer(db, {
+    isOwnWrite: (event) => {
+      if (event.ns?.coll !== "products") return false;
+      productEventsRead += 1;
+      firstRead.resolve();
+      return false;
+    },
+    correct: (target) => {
+      if (target.collection === "products") readWhenStarted.push(productEventsRead);
+      return Promise.resolve({ outcome: "none" });
+    },
+  });
+  try {
+    await products.insertOne({ _id: 1, reviews: [] });
+    await firstRead.promise;
+    // Well within the subset rule's settleMs (1000) of the insert.
+    await products.updateOne({ _id: 1 }, { $push: { reviews: review(1, new Date()) } });
+    await waitUntil(() => readWhenStarted.length > 0, {
+      timeoutMs: 10_000,
+      description: "the product's correction started",
+    });
+  } finally {
+    await consumer.stop();
+  }
+  assert.equal(readWhenStarted[0], 2, "the push was read before the insert's correction started");
 });
 
 /** A token store that keeps what it is given, failing the writes `fails` picks (by attempt, from 1). */
