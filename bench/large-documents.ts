@@ -123,7 +123,9 @@ export const largeDocuments: Benchmark = {
     const server = await startServerProcess();
     const database = uniqueDatabaseName("bench_large");
     const client = new MongoClient(server.uri);
-    const sidecar = await startSidecarProcess(server.uri, { database });
+    // The cost of a correction, not the wait a subset rule keeps for applications (settleMs).
+    const rules = [{ pattern: "outlier" }, { pattern: "bucket" }, { pattern: "subset", settleMs: 0 }];
+    const sidecar = await startSidecarProcess(server.uri, { database, rules });
     try {
       await client.connect();
       const db = client.db(database);
