@@ -17,6 +17,7 @@ import { consumeEvents, type EventConsumerOptions } from "../../../src/stream/ev
 import type { ProjectedChangeEvent } from "../../../src/stream/events/targets.js";
 import { buildWatchPipeline, watchOptions } from "../../../src/stream/events/watch-pipeline.js";
 import { deferred } from "../../support/deferred.js";
+import { review, testConfig } from "../../support/harness.js";
 import { useTestDatabase } from "../../support/mongo.js";
 import { numbersByValue } from "../../../src/patterns/common/bson-value.js";
 

@@ -5,8 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { MongoServerError, type Document } from "mongodb";
-import { waitUntil } from "../../../src/cli/wait-until.js";
-import { review, useSidecarOnFreshDatabase, type Product } from "./harness.js";
+import { waitUntil } from "../../../../src/cli/wait-until.js";
+import { review, useSidecarOnFreshDatabase, type Product } from "../../../support/harness.js";
 
 // Far above the pause between the application's two writes, so that the race never depends on
 // how fast this machine runs the sidecar: it only makes the sidecar later.
