@@ -6,11 +6,20 @@ import { heading, ms, printSummary } from "./report.js";
 import { backlog } from "./backlog.js";
 import { endToEnd } from "./end-to-end.js";
 import { largeDocuments } from "./large-documents.js";
+import { mixedBacklog } from "./mixed-backlog.js";
 import { planners } from "./planners.js";
 import { scale } from "./scale.js";
 import { serverLookups } from "./server-lookups.js";
 
-const BENCHMARKS: readonly Benchmark[] = [serverLookups, planners, endToEnd, backlog, scale, largeDocuments];
+const BENCHMARKS: readonly Benchmark[] = [
+  serverLookups,
+  planners,
+  endToEnd,
+  backlog,
+  mixedBacklog,
+  scale,
+  largeDocuments,
+];
 
 function selected(names: readonly string[]): Benchmark[] | string {
   if (names.length === 0) return [...BENCHMARKS];

@@ -1,0 +1,151 @@
+// The sidecar draining a backlog of writes to all three seed collections (issue 35), against a
+// bare `db.watch()` draining the same backlog in the same run: the mix of triggers, each
+// pattern's alone, and deletes in the full set with loose trades. Each workload gets a fresh
+// database, a position stored before its backlog, the bare drain, then a fresh sidecar's.
+import type { Db } from "mongodb";
+import { waitUntil } from "../src/cli/wait-until.js";
+import { currentClusterTime } from "../src/stream/position/cluster-time.js";
+import { startSidecar, testConfig } from "../test/integration/sidecar/harness.js";
+import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
+import type { Benchmark } from "./benchmark.js";
+import { rawDrain } from "./backlog-probes.js";
+import { collectGarbage, startClock } from "./measure.js";
+import {
+  insertMixedDocuments,
+  SENTINEL_BOOK,
+  triggerCounts,
+  verifyMixedCorrected,
+  waitForMixedCorrected,
+  writeMixedBacklog,
+  type TriggerKind,
+} from "./mixed-load.js";
+import { ownCpuMs, processCpuMs } from "./process-cpu.js";
+import { startServerProcess, type ServerProcess } from "./server-process.js";
+import { count, heading, ms, printTable } from "./report.js";
+
+const EVENTS = 20_000;
+const TRIGGER_EVERY = 5;
+const DRAIN_TIMEOUT_MS = 120_000;
+const SIDECAR_SETTINGS = { leaseSeconds: 3, concurrency: 8 };
+/** The goal of issue 35 for every workload: the sidecar drains at least this share of the bare stream's rate. */
+const GOAL_RATIO = 0.3;
+
+/** A workload: which triggers take turns among the backlog's every fifth write. */
+const WORKLOADS: readonly { label: string; cycle: readonly TriggerKind[] }[] = [
+  { label: "mixed (2 sales : 2 trades : 1 products)", cycle: ["sale", "trade", "sale", "trade", "review"] },
+  { label: "sales only (outlier moves)", cycle: ["sale"] },
+  { label: "trades only (bucket splits)", cycle: ["trade"] },
+  { label: "products only (subset trims + copies)", cycle: ["review"] },
+  { label: "review deletes and loose trades (propagations, folds)", cycle: ["review-delete", "loose-trade"] },
+];
+
+interface Drain {
+  events: number;
+  rawMs: number;
+  sidecarMs: number;
+  triggers: number;
+  /** CPU per trigger while the sidecar drained: this process (the sidecar, mostly) and the server's. */
+  cpuPerTrigger: { sidecar: number; server: number | undefined };
+}
+
+async function drainWorkload(
+  mongo: TestMongo,
+  server: ServerProcess | undefined,
+  cycle: readonly TriggerKind[],
+): Promise<Drain> {
+  const db = mongo.client.db(uniqueDatabaseName("bench_mixed"));
+  try {
+    const triggers = triggerCounts(EVENTS, TRIGGER_EVERY, cycle);
+    await insertMixedDocuments(db, triggers);
+    // A sidecar makes the collections and indexes and stores a position before the backlog.
+    await (await startSidecar(mongo, config(db))).stop();
+    const from = await currentClusterTime(db);
+    await writeMixedBacklog(db, EVENTS, TRIGGER_EVERY, cycle);
+    collectGarbage();
+    const raw = await rawDrain(db, from, SENTINEL_BOOK);
+    collectGarbage();
+    const drained = await sidecarDrain(mongo, db, server);
+    await verifyMixedCorrected(db, triggers);
+    const triggerTotal = [...triggers.values()].reduce((sum, n) => sum + n, 0);
+    const perTrigger = (cpuMs: number | undefined) =>
+      cpuMs === undefined ? undefined : cpuMs / triggerTotal;
+    return {
+      events: raw.events,
+      rawMs: raw.ms,
+      sidecarMs: drained.ms,
+      triggers: triggerTotal,
+      cpuPerTrigger: { sidecar: perTrigger(drained.ownCpuMs)!, server: perTrigger(drained.serverCpuMs) },
+    };
+  } finally {
+    await db.dropDatabase();
+  }
+}
+
+/** A fresh sidecar from the stored position until every trigger is corrected; its startup not counted. */
+async function sidecarDrain(mongo: TestMongo, db: Db, server: ServerProcess | undefined) {
+  const sidecar = await startSidecar(mongo, config(db), { waitForStreaming: false, productionLogs: true });
+  try {
+    await waitUntil(() => sidecar.runner.status().state === "streaming", {
+      timeoutMs: DRAIN_TIMEOUT_MS,
+      intervalMs: 5,
+    });
+    const elapsed = startClock();
+    const cpuBefore = { own: ownCpuMs(), server: processCpuMs(server?.pid) };
+    await waitForMixedCorrected(db, DRAIN_TIMEOUT_MS);
+    const serverAfter = processCpuMs(server?.pid);
+    return {
+      ms: elapsed(),
+      ownCpuMs: ownCpuMs() - cpuBefore.own,
+      serverCpuMs:
+        cpuBefore.server === undefined || serverAfter === undefined
+          ? undefined
+          : serverAfter - cpuBefore.server,
+    };
+  } finally {
+    await sidecar.stop();
+  }
+}
+
+function config(db: Db) {
+  return testConfig(db.databaseName, SIDECAR_SETTINGS);
+}
+
+function rows(label: string, drain: Drain): string[][] {
+  const raw = (drain.events * 1000) / drain.rawMs;
+  const sidecar = (drain.events * 1000) / drain.sidecarMs;
+  const ratio = sidecar / raw;
+  const { sidecar: ownCpu, server: serverCpu } = drain.cpuPerTrigger;
+  return [
+    [
+      `${label}: ratio (sidecar / bare), bare, sidecar, corrections/s`,
+      `${ratio.toFixed(3)}${ratio >= GOAL_RATIO ? "" : " (goal NOT met)"}; ${count(raw)} ev/s; ${count(sidecar)} ev/s; ${count((drain.triggers * 1000) / drain.sidecarMs)}`,
+    ],
+    [`${label}: CPU per correction, sidecar (bench process) / server`, `${ms(ownCpu)} / ${ms(serverCpu)}`],
+  ];
+}
+
+async function run(): Promise<string[]> {
+  heading(
+    `mixed backlog: ${count(EVENTS)} events (3 sales : 1 trade : 1 product write), every ${TRIGGER_EVERY}th a trigger`,
+  );
+  // Without MONGODB_URI, the embedded server runs in a process of its own, as mongod would.
+  const server = process.env.MONGODB_URI ? undefined : await startServerProcess();
+  const mongo = await startTestMongo({ uri: server?.uri });
+  try {
+    const table: string[][] = [];
+    for (const { label, cycle } of WORKLOADS)
+      table.push(...rows(label, await drainWorkload(mongo, server, cycle)));
+    console.log("verified: every trigger corrected, no element lost or duplicated");
+    printTable(["measure", "value"], table);
+    return table.map(([name, value]) => `${name}: ${value}`);
+  } finally {
+    await mongo.close();
+    await server?.stop();
+  }
+}
+
+export const mixedBacklog: Benchmark = {
+  name: "mixed-backlog",
+  description: "sidecar vs bare change stream over a backlog of writes to all three patterns' collections",
+  run,
+};
