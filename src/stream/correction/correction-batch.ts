@@ -2,9 +2,11 @@
 // (where the driver can: planMany), one bulk write per collection and one commit for the
 // lot, instead of for each. Targets wait for one of the `concurrency` slots (slots.ts); all
 // those waiting when it frees up, up to a bound, share it, so that batches grow with the
-// backlog and a lone live event is corrected at once. Only targets whose event showed them broken
-// (`due`) and whose driver declares corrections of their role independent (disjoint
-// documents read and written) share a transaction. Whatever goes wrong in a shared one (a
+// backlog and a lone live event is corrected at once. Targets whose driver declares
+// corrections of their role independent (disjoint documents read and written) share a
+// transaction, whether or not their event showed them broken: the batch's one read in the
+// transaction decides for each what a preview would, and a target needing nothing writes
+// nothing; a batch of one is previewed as ever. Whatever goes wrong in a shared one (a
 // stale guard, a write conflict, a refused document, a lost lease) aborts it whole, and
 // each target is then corrected on its own, as if it had never been batched: the
 // transaction either committed every plan or none, and every correction re-reads anyway.
@@ -98,10 +100,7 @@ export class CorrectionBatcher {
 }
 
 function batchable(target: CorrectionTarget): boolean {
-  return (
-    target.due === true &&
-    (driverOf(target.rule).planning.independentTargets?.(target.rule, target.role) ?? false)
-  );
+  return driverOf(target.rule).planning.independentTargets?.(target.rule, target.role) ?? false;
 }
 
 /**

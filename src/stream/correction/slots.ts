@@ -1,7 +1,7 @@
 // At most `size` works at once; the others wait, and start in the order they came. The runner
 // gives its corrections `concurrency` slots, whatever their kind (a preview read, a
 // transaction alone or shared), while many more targets may be in flight and wait here:
-// waiting, ready outlier targets gather into one shared transaction (correction-batch.ts),
+// waiting targets of independent corrections gather into one shared transaction (correction-batch.ts),
 // so the busier the server, the larger the batches. The session pool has one per session.
 export class Slots {
   private free: number;
