@@ -1,8 +1,10 @@
 // The bucket pattern's driver: a bucket past `threshold` is split into new buckets named in
 // time order, and a bucket whose count disagrees with its entries is repaired.
-import type { Document } from "mongodb";
+import type { ClientSession, Db, Document } from "mongodb";
 import type { PatternDriver } from "../driver.js";
+import type { Plan } from "../plan.js";
 import { writesMatching } from "../common/event-filters.js";
+import { setPastThreshold } from "../common/positions-set.js";
 import { documentsMatching } from "../common/sweep-queries.js";
 import { bucketEventNeedsCorrection, bucketNeedsCorrection } from "./filters.js";
 import { looseEntryWritten } from "./loose-entry-filter.js";
@@ -15,11 +17,22 @@ import {
   looseEntryTargets,
   planLooseEntries,
 } from "./loose-entry-targets.js";
-import { planBucketSplit } from "./planner.js";
-import { readBucketState } from "./reader.js";
+import { planBucketSplits } from "./planner.js";
+import { readBucketStates } from "./reader.js";
 import { bucketRuleSchema, type BucketRule } from "./rule.js";
 
 const BUCKET = "bucket";
+
+/** Plans the splits (or count repairs) of several buckets from one read of them all. */
+async function planBuckets(
+  db: Db,
+  rule: BucketRule,
+  bucketIds: readonly unknown[],
+  session?: ClientSession,
+): Promise<Plan[]> {
+  const { buckets, takenIds } = await readBucketStates(db, rule, bucketIds, session);
+  return planBucketSplits(rule, buckets, takenIds);
+}
 
 export const bucketDriver: PatternDriver<BucketRule> = {
   pattern: "bucket",
@@ -47,13 +60,45 @@ export const bucketDriver: PatternDriver<BucketRule> = {
             ...looseEntryTargets(rule, write),
           ]
         : [],
+
+    positionFields: (rule) => [rule.arrayField],
+
+    // An update that set an entry past the threshold left the bucket too full; a loose
+    // document's fold is due from the moment it is written (only its insert or replace names
+    // the key: looseEntryTargets).
+    eventShowsBroken: (rule, write, target) =>
+      target.role === LOOSE_KEY ||
+      (target.id === write.id && setPastThreshold(write.positionsSet, rule.arrayField, rule.threshold)),
   },
 
   planning: {
+    // A split reads and writes its bucket and inserts new ones, a fold reads and writes its
+    // key's loose documents and buckets: distinct targets touch distinct documents but for new
+    // buckets' `_id`s, which planMany hands out across the batch's splits, and which the unique
+    // `_id` index guards otherwise (a collision aborts the shared transaction, and each target
+    // is corrected alone).
+    independentTargets: () => true,
+
     async plan(db, { rule, role, id }, { session }) {
       if (role === LOOSE_KEY) return planLooseEntries(db, rule, id as Document, session);
-      const state = await readBucketState(db, rule, id, session);
-      return state ? planBucketSplit(rule, state) : { outcome: "none" };
+      const [plan] = await planBuckets(db, rule, [id], session);
+      return plan!;
+    },
+
+    async planMany(db, rule, targets, { session }) {
+      if (targets[0]?.role !== LOOSE_KEY)
+        return planBuckets(
+          db,
+          rule,
+          targets.map((target) => target.id),
+          session,
+        );
+      // A fold's reads are bounded per key (LOOSE_ENTRIES_PER_FOLD), which one query for
+      // several keys could not keep: each key is read on its own, in the shared transaction.
+      const plans: Plan[] = [];
+      for (const target of targets)
+        plans.push(await planLooseEntries(db, rule, target.id as Document, session));
+      return plans;
     },
   },
 

@@ -55,6 +55,26 @@ export function planBucketSplit(rule: BucketRule, state: BucketState): Plan {
   return NONE;
 }
 
+/**
+ * Plans the buckets read together (readBucketStates; null for one that no longer exists), in
+ * order: the `_id`s of each plan's new buckets count as taken for the plans after it, so that
+ * two buckets of one key split in one transaction never name the same new bucket.
+ */
+export function planBucketSplits(
+  rule: BucketRule,
+  buckets: readonly (Document | null)[],
+  takenIds: ReadonlySet<string>,
+): Plan[] {
+  const taken = new Set(takenIds);
+  return buckets.map((bucket) => {
+    if (!bucket) return NONE;
+    const plan = planBucketSplit(rule, { bucket, takenIds: taken });
+    if (plan.outcome === "writes")
+      for (const write of plan.writes) if (write.op === "insertOne") taken.add(String(write.document._id));
+    return plan;
+  });
+}
+
 function sizeGuard(rule: BucketRule, bucket: Document, entries: unknown[]): Document {
   return { _id: bucket._id, [rule.arrayField]: { $size: entries.length } };
 }

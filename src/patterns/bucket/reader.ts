@@ -1,8 +1,8 @@
-// Reads a bucket and, for a split, only the `_id`s its new buckets could collide with: each
-// base `_id` the split would use and, when that is taken, its largest suffixed form. Two
-// reads answered from the _id index, whatever the number of the key's buckets.
-import type { ClientSession, Collection, Db } from "mongodb";
-import { RAW, verbatimOrNull } from "../common/bson-value.js";
+// Reads buckets and, for their splits, only the `_id`s the new buckets could collide with:
+// each base `_id` a split would use and, when that is taken, its largest suffixed form. Two
+// reads answered from the _id index, whatever the number of buckets read or of the keys'.
+import type { ClientSession, Collection, Db, Document } from "mongodb";
+import { bsonKey, RAW, verbatim } from "../common/bson-value.js";
 import type { BucketRule } from "./rule.js";
 import { splitBaseIds, type BucketState } from "./planner.js";
 import { SUFFIX_DIGITS } from "./bucket-ids.js";
@@ -30,17 +30,32 @@ async function largestSuffixedId(buckets: Collection, base: string, session?: Cl
   return last ? String(last._id) : undefined;
 }
 
-export async function readBucketState(
+/** Buckets read together, in the order asked (null for one that does not exist), and the
+ * `_id`s their splits could collide with. */
+export interface BucketStates {
+  buckets: (Document | null)[];
+  takenIds: Set<string>;
+}
+
+/**
+ * Several buckets in one query by `_id`, then the `_id`s every split among them would use that
+ * are taken, in one more: a batch's reads cost as much as one bucket's.
+ */
+export async function readBucketStates(
   db: Db,
   rule: BucketRule,
-  bucketId: unknown,
+  bucketIds: readonly unknown[],
   session?: ClientSession,
-): Promise<BucketState | null> {
+): Promise<BucketStates> {
   const buckets = db.collection(rule.collection);
-  const bucket = verbatimOrNull(await buckets.findOne({ _id: bucketId as never }, { session, ...RAW }));
-  if (!bucket) return null;
-  const bases = splitBaseIds(rule, bucket);
-  if (bases.length === 0) return { bucket, takenIds: new Set() };
+  const found = await buckets
+    .find({ _id: { $in: bucketIds } as never }, { session, ...RAW })
+    .map(verbatim)
+    .toArray();
+  const byId = new Map(found.map((doc) => [bsonKey(doc._id), doc]));
+  const ordered = bucketIds.map((id) => byId.get(bsonKey(id)) ?? null);
+  const bases = [...new Set(ordered.flatMap((bucket) => (bucket ? splitBaseIds(rule, bucket) : [])))];
+  if (bases.length === 0) return { buckets: ordered, takenIds: new Set() };
   const taken = await buckets
     .find({ _id: { $in: bases } as never }, { session, projection: { _id: 1 } })
     .toArray();
@@ -49,5 +64,15 @@ export async function readBucketState(
     const suffixed = await largestSuffixedId(buckets, base, session);
     if (suffixed) takenIds.add(suffixed);
   }
-  return { bucket, takenIds };
+  return { buckets: ordered, takenIds };
+}
+
+export async function readBucketState(
+  db: Db,
+  rule: BucketRule,
+  bucketId: unknown,
+  session?: ClientSession,
+): Promise<BucketState | null> {
+  const { buckets, takenIds } = await readBucketStates(db, rule, [bucketId], session);
+  return buckets[0] ? { bucket: buckets[0], takenIds } : null;
 }

@@ -105,6 +105,18 @@ void test("an outlier event marks its own document due, so its correction reads 
   );
 });
 
+/** An update event that set `positions` of its document's array by index, as a `$push` does. */
+function pushEvent(coll: string, id: unknown, ...positions: string[]) {
+  const positionsSet = positions.map((k) => BSON.serialize({ k, v: {} }));
+  return { ...event(coll, id), positionsSet };
+}
+
+void test("a push past the threshold marks its bucket due; one within it does not", () => {
+  const dueOf = (e: ReturnType<typeof pushEvent>) => targetsForEvent(rules, e).map((t) => t.due);
+  assert.deepEqual(dueOf(pushEvent("trades", "c_1", "history.10")), [true]);
+  assert.deepEqual(dueOf(pushEvent("trades", "c_1", "history.9")), [undefined]);
+});
+
 void test("a target other than the written document is not marked due", () => {
   assert.deepEqual(
     targetsForEvent(rules, event("reviews", "r1", { product_id: 9 })).map((t) => t.due),

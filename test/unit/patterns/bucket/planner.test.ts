@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
-import { planBucketSplit } from "../../../../src/patterns/bucket/planner.js";
+import { planBucketSplit, planBucketSplits } from "../../../../src/patterns/bucket/planner.js";
 import { bucketIdAllocator } from "../../../../src/patterns/bucket/bucket-ids.js";
 import type { Plan } from "../../../../src/patterns/plan.js";
 import { MemoryDb } from "../support/memory-db.js";
@@ -183,4 +183,25 @@ void test("the bucket's write is guarded by the history size it was planned from
     _id: "x",
     history: { $size: 11 },
   });
+});
+
+void test("two buckets of one customer split together name their new buckets apart", () => {
+  // Both buckets' eleventh trade falls in the same second: alone, each would name "123_<it>".
+  const late = trades(11).map((entry, i) =>
+    i === 10 ? { ...entry, date: new Date((FIRST + 3600) * 1000) } : entry,
+  );
+  const buckets = [`123_${FIRST}`, `123_${FIRST + 1}`].map((_id) => ({
+    _id,
+    customerId: 123,
+    count: 11,
+    history: late,
+  }));
+  const plans = planBucketSplits(rule, [...buckets, null], new Set());
+  const created = plans.flatMap((plan) =>
+    plan.outcome === "writes"
+      ? plan.writes.flatMap((write) => (write.op === "insertOne" ? [write.document._id] : []))
+      : [],
+  );
+  assert.deepEqual(created, [`123_${FIRST + 3600}`, `123_${FIRST + 3600}_000001`]);
+  assert.deepEqual(plans[2], { outcome: "none" });
 });

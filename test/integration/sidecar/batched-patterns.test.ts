@@ -1,0 +1,100 @@
+// Bucket splits share transactions as outlier moves do (issue 35): a backlog of them is
+// corrected in batches, each planned from one read of the batch in its transaction, and every
+// trade stays exactly once.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { Db, Document } from "mongodb";
+import { waitUntil } from "../../../src/cli/wait-until.js";
+import { uniqueDatabaseName, useTestDatabase } from "../../support/mongo.js";
+import { correctionsLogged, startSidecar, testConfig, type TestSidecar } from "./harness.js";
+
+const DOCUMENTS = 30;
+const THRESHOLD = 10;
+
+const sidecars: TestSidecar[] = [];
+const fixture = useTestDatabase("batched_patterns", {
+  tearDown: async () => {
+    await Promise.all(sidecars.map((sidecar) => sidecar.stop()));
+  },
+});
+
+async function start(db: Db): Promise<TestSidecar> {
+  const sidecar = await startSidecar(fixture.mongo, testConfig(db.databaseName, { concurrency: 2 }), {
+    waitForStreaming: false,
+  });
+  sidecars.push(sidecar);
+  return sidecar;
+}
+
+/** A database whose position a sidecar stored, then stopped: what is written next is a backlog. */
+async function databaseWithPosition(label: string): Promise<Db> {
+  const db = fixture.mongo.client.db(uniqueDatabaseName(label));
+  const first = await start(db);
+  await waitUntil(() => first.runner.status().caughtUp, { description: "the first sidecar to stream" });
+  await first.stop();
+  return db;
+}
+
+/** Starts a sidecar on the backlog, waits for `done`, and returns the sizes of its corrections' transactions. */
+async function drain(
+  db: Db,
+  done: () => Promise<boolean>,
+): Promise<{ batches: number[]; sidecar: TestSidecar }> {
+  const sidecar = await start(db);
+  await waitUntil(done, { timeoutMs: 20_000, description: "every document corrected" });
+  return { batches: correctionsLogged(sidecar.logs).map((correction) => correction.batch), sidecar };
+}
+
+const sharedFailures = (sidecar: TestSidecar) =>
+  sidecar.logs.filter((line) => line.msg === "shared correction failed; correcting one by one").length;
+
+const at = (second: number) => new Date(Date.UTC(2024, 0, 1) + second * 1000);
+const trade = (second: number) => ({ type: "buy", quantity: 1, date: at(second) });
+const stamp = (second: number) => String(at(second).getTime() / 1000);
+
+void test("buckets pushed past the threshold while no sidecar ran split in shared transactions, every trade once", async () => {
+  const db = await databaseWithPosition("batched_buckets");
+  const trades = db.collection<{ _id: string; customerId: string; history: Document[]; count: number }>(
+    "trades",
+  );
+  const full = Array.from({ length: THRESHOLD }, (_, i) => trade(i));
+  // Customer "same" has two full buckets whose pushed trades share a second: their split-off
+  // buckets would both be named "same_<second>".
+  const buckets = [
+    ...Array.from({ length: DOCUMENTS }, (_, i) => ({ _id: `c${i}_${stamp(0)}`, customerId: `c${i}` })),
+    { _id: `same_${stamp(0)}`, customerId: "same" },
+    { _id: `same_${stamp(50)}`, customerId: "same" },
+  ];
+  await trades.insertMany(buckets.map((bucket) => ({ ...bucket, history: full, count: THRESHOLD })));
+  for (const { _id } of buckets)
+    await trades.updateOne({ _id }, { $push: { history: trade(100) }, $inc: { count: 1 } });
+
+  const { batches, sidecar } = await drain(
+    db,
+    async () => (await trades.countDocuments({ [`history.${THRESHOLD}`]: { $exists: true } })) === 0,
+  );
+
+  assert.ok(
+    batches.some((size) => size > 1),
+    `no shared transaction: ${batches.join()}`,
+  );
+  for (const { customerId } of buckets.slice(0, DOCUMENTS)) {
+    const split = await trades.find({ customerId }).sort({ _id: 1 }).toArray();
+    assert.deepEqual(
+      split.map((bucket) => bucket.count as number),
+      [THRESHOLD, 1],
+      customerId,
+    );
+  }
+  const same = await trades.find({ customerId: "same" }).sort({ _id: 1 }).toArray();
+  assert.deepEqual(
+    same.map((bucket) => [bucket._id, bucket.count]),
+    [
+      [`same_${stamp(0)}`, THRESHOLD],
+      [`same_${stamp(50)}`, THRESHOLD],
+      [`same_${stamp(100)}`, 1],
+      [`same_${stamp(100)}_000001`, 1],
+    ],
+  );
+  assert.equal(sharedFailures(sidecar), 0);
+});
