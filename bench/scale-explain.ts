@@ -2,7 +2,7 @@
 // replayed as `explain` with executionStats (test/support/explain.ts), beside little and
 // much data. Stages, index keys and documents examined must not follow the data's size.
 import type { Db, MongoClient } from "mongodb";
-import { readSubsetState } from "../src/patterns/subset/reader.js";
+import { readSubsetStates } from "../src/patterns/subset/reader.js";
 import type { SubsetRule } from "../src/patterns/subset/rule.js";
 import { explainReads, type ExplainedRead } from "../test/support/explain.js";
 import type { TestMongo } from "../test/support/mongo.js";
@@ -35,7 +35,7 @@ export async function subsetReads(mongo: TestMongo, reviews: number): Promise<Ex
   await db.collection(rule.collection).insertOne({ _id: 1 as never, [rule.arrayField]: newest });
   return {
     db,
-    read: (readDb: Db) => readSubsetState(readDb, rule, 1),
+    read: (readDb: Db) => readSubsetStates(readDb, rule, [{ sourceId: 1 }], { stateCollection: "state" }),
     correction: "subset: read the product's newest reviews",
     size: reviews,
     unit: "reviews",

@@ -4,13 +4,11 @@
 // from the source, under the source's key, so it runs after every earlier correction of
 // that source, and it carries the entry, which nothing left in the database names.
 import { ObjectId } from "mongodb";
-import type { Db } from "mongodb";
 import type { CollectionOptionWanted, CorrectionTarget, PlanContext, WatchedWrite } from "../driver.js";
 import type { CopyLedger } from "./copy-ledger.js";
 import type { Plan } from "../plan.js";
 import { describeValue } from "../common/bson-value.js";
-import { planSubset } from "./planner.js";
-import { readDeletionState, readSubsetState } from "./reader.js";
+import type { SubsetRequest } from "./reader.js";
 import type { SubsetRule } from "./rule.js";
 import { DELETE_WITHOUT_PRE_IMAGE, DELETED_ENTRY, sourceTarget } from "./targets.js";
 
@@ -55,26 +53,18 @@ export function deletedEntryTargets(rule: SubsetRule, write: WatchedWrite): Corr
   return [{ rule, role: DELETED_ENTRY, collection: rule.collection, id: sourceId, detail }];
 }
 
-export async function planDeletedEntry(
-  db: Db,
-  target: CorrectionTarget<SubsetRule>,
-  context: PlanContext,
-): Promise<Plan> {
-  const { rule, id } = target;
-  if (target.role === DELETE_WITHOUT_PRE_IMAGE) return noPreImage(rule, id);
-  const state = await readStateOf(db, target, context);
-  return state ? planSubset(rule, state, copyLedgerOf(rule, context)) : { outcome: "none" };
-}
-
-// A target without its entry (a parked one edited by hand, say) is a plain correction.
-function readStateOf(db: Db, { rule, id, detail }: CorrectionTarget<SubsetRule>, context: PlanContext) {
+/**
+ * What the correction of `target` reads (readSubsetStates): its source, and the entry a
+ * propagated delete removes; none for a delete without a pre-image, which is only reported.
+ * A target without its entry (a parked one edited by hand, say) is a plain correction.
+ */
+export function requestOf({ role, id, detail }: CorrectionTarget<SubsetRule>): SubsetRequest | undefined {
+  if (role === DELETE_WITHOUT_PRE_IMAGE) return undefined;
   const entryId: unknown = detail?.entryId;
-  if (entryId === undefined || entryId === null) return readSubsetState(db, rule, id, context.session);
-  const where = { sourceId: id, entryId, stateCollection: context.stateCollection };
-  return readDeletionState(db, rule, where, context.session);
+  return entryId === undefined || entryId === null ? { sourceId: id } : { sourceId: id, entryId };
 }
 
-function noPreImage(rule: SubsetRule, deletedId: unknown): Plan {
+export function noPreImage(rule: SubsetRule, deletedId: unknown): Plan {
   return {
     outcome: "skip",
     kind: "skipped_no_pre_image",

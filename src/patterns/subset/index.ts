@@ -2,8 +2,10 @@
 // set; entries pushed into the source are copied to the full set first, entries written to
 // the full set enter the source when they are among the newest, and entries deleted from the
 // full set leave the source (deleted-entries.ts).
-import type { Document } from "mongodb";
-import type { PatternDriver, WatchedWrite } from "../driver.js";
+import type { Db, Document } from "mongodb";
+import type { CorrectionTarget, PatternDriver, PlanContext, WatchedWrite } from "../driver.js";
+import type { Plan } from "../plan.js";
+import { setPastThreshold } from "../common/positions-set.js";
 import { sameBsonValue } from "../common/bson-value.js";
 import { deletesFrom, writesMatching, writesTo } from "../common/event-filters.js";
 import { distinctReferences, documentsMatching } from "../common/sweep-queries.js";
@@ -11,15 +13,16 @@ import { copyLedgerIndexes, pruneCopyLedger } from "./copy-ledger.js";
 import {
   copyLedgerOf,
   deletedEntryTargets,
-  planDeletedEntry,
+  noPreImage,
   preImageFields,
   preImageOptions,
+  requestOf,
 } from "./deleted-entries.js";
 import { subsetEventNeedsCorrection, subsetNeedsCorrection } from "./filters.js";
 import { planSubset } from "./planner.js";
-import { readSubsetState } from "./reader.js";
+import { readSubsetStates } from "./reader.js";
 import { subsetRuleSchema, type SubsetRule } from "./rule.js";
-import { SOURCE, sourceTarget } from "./targets.js";
+import { DELETED_ENTRY, SOURCE, sourceTarget } from "./targets.js";
 
 // A review written straight into the full set concerns its product: the correction starts
 // from the product, so it shares the product's ordering key with pushes to the product.
@@ -33,6 +36,27 @@ function movedAway(rule: SubsetRule, write: WatchedWrite): boolean {
   const before = write.fullDocumentBeforeChange;
   if (!rule.propagateDeletes || !before || !(rule.referenceField in before)) return false;
   return !sameBsonValue(before[rule.referenceField], write.fullDocument?.[rule.referenceField]);
+}
+
+/**
+ * Plans the corrections of several sources from reads that serve them all (readSubsetStates);
+ * a delete without a pre-image is only reported.
+ */
+async function planSources(
+  db: Db,
+  rule: SubsetRule,
+  targets: readonly CorrectionTarget<SubsetRule>[],
+  context: PlanContext,
+): Promise<Plan[]> {
+  const requests = targets.flatMap((target) => requestOf(target) ?? []);
+  const states = await readSubsetStates(db, rule, requests, context);
+  const ledger = copyLedgerOf(rule, context);
+  let next = 0;
+  return targets.map((target) => {
+    if (!requestOf(target)) return noPreImage(rule, target.id);
+    const state = states[next++];
+    return state ? planSubset(rule, state, ledger) : { outcome: "none" };
+  });
 }
 
 export const subsetDriver: PatternDriver<SubsetRule> = {
@@ -69,14 +93,27 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
       // that source, it is deleted, or its next correction would copy it back from its array.
       return movedAway(rule, write) ? [...targets, ...deletedEntryTargets(rule, write)] : targets;
     },
+
+    positionFields: (rule) => [rule.arrayField],
+
+    // An update that set an embedded entry past the threshold left the source too full.
+    eventShowsBroken: (rule, write, target) =>
+      target.role === SOURCE &&
+      write.collection === rule.collection &&
+      setPastThreshold(write.positionsSet, rule.arrayField, rule.threshold),
   },
 
   planning: {
+    // A source's correction, plain or propagating a delete, reads and writes that source, the
+    // full-set documents that refer to it and the ledger records of its copies (new `_id`s).
+    independentTargets: (_rule, role) => role === SOURCE || role === DELETED_ENTRY,
+
     async plan(db, target, context) {
-      if (target.role !== SOURCE) return planDeletedEntry(db, target, context);
-      const state = await readSubsetState(db, target.rule, target.id, context.session);
-      return state ? planSubset(target.rule, state, copyLedgerOf(target.rule, context)) : { outcome: "none" };
+      const [plan] = await planSources(db, target.rule, [target], context);
+      return plan!;
     },
+
+    planMany: planSources,
 
     // A review an application pushes and then inserts into the full set itself: copied first,
     // its insert would fail on the unique index (docs/semantics.md, "Copies and applications").

@@ -1,9 +1,10 @@
-// Reads a product and the part of its full set the subset planner needs: the full-set
-// entries of what is embedded now, plus the `threshold` newest entries; for a delete being
+// Reads products and the part of their full sets the subset planner needs: the full-set
+// entries of what each embeds now, plus the `threshold` newest entries; for a delete being
 // propagated, also the full-set document holding the deleted entry now, whether the copy
-// ledger names it, and one more of the newest (to take the deleted entry's place).
+// ledger names it, and one more of the newest (to take the deleted entry's place). A batch
+// of corrections reads all of theirs in the commands one would need.
 import type { ClientSession, Db, Document } from "mongodb";
-import { bsonKey, RAW, verbatim, verbatimOrNull } from "../common/bson-value.js";
+import { bsonKey, RAW, verbatim } from "../common/bson-value.js";
 import { ledgerId } from "./copy-ledger.js";
 import { referringTo } from "../common/reference-filter.js";
 import type { SubsetRule } from "./rule.js";
@@ -25,59 +26,171 @@ function uniqueById(documents: Document[]): Document[] {
   return [...byId.values()];
 }
 
-export async function readSubsetState(
+/** What one correction reads: a source, and for a propagated delete the entry it deleted. */
+export interface SubsetRequest {
+  sourceId: unknown;
+  /** The idField value of the full-set document whose delete is being propagated. */
+  entryId?: unknown;
+}
+
+// Where the $lookup puts a source's newest full-set documents; taken off before planning.
+const NEWEST = "__patternSidecarNewest";
+
+function newestFirst(rule: SubsetRule): Document {
+  return { [rule.sortField]: -1, [rule.idField]: -1 };
+}
+
+/**
+ * The sources by `_id`, each with its `newestCount` newest full-set documents joined by a
+ * $lookup that the `{ reference, sort, id }` index answers (as many keys per source as it
+ * takes): one command for a batch. In the order of `sourceIds`; null for a missing source.
+ */
+async function readSourcesWithNewest(
   db: Db,
   rule: SubsetRule,
-  sourceId: unknown,
+  sourceIds: readonly unknown[],
+  newestCount: number,
   session?: ClientSession,
-  newestCount = rule.threshold,
-): Promise<SubsetState | null> {
-  const source = verbatimOrNull(
-    await db.collection(rule.collection).findOne({ _id: sourceId as never }, { session, ...RAW }),
+): Promise<({ source: Document; newest: Document[] } | null)[]> {
+  const newest = {
+    from: rule.fullSetCollection,
+    localField: "_id",
+    foreignField: rule.referenceField,
+    pipeline: [{ $sort: newestFirst(rule) }, { $limit: newestCount }],
+    as: NEWEST,
+  };
+  const found = await db
+    .collection(rule.collection)
+    .aggregate([{ $match: { _id: { $in: sourceIds } } }, { $lookup: newest }], { session, ...RAW })
+    .map(verbatim)
+    .toArray();
+  const byId = new Map(found.map((doc) => [bsonKey(doc._id), doc]));
+  return Promise.all(
+    sourceIds.map(async (id) => {
+      const joined = byId.get(bsonKey(id));
+      if (!joined) return null;
+      const { [NEWEST]: joinedNewest, ...source } = joined;
+      // The join's equality with a null _id also takes documents that lack the reference.
+      if (id !== null) return { source, newest: joinedNewest as Document[] };
+      const newestOfNull = await db
+        .collection(rule.fullSetCollection)
+        .find(referringTo(rule.referenceField, null), { session, ...RAW })
+        .sort(newestFirst(rule))
+        .limit(newestCount)
+        .map(verbatim)
+        .toArray();
+      return { source, newest: newestOfNull };
+    }),
   );
-  if (!source) return null;
-  const fullSet = db.collection(rule.fullSetCollection);
-  const embedded = await fullSet
+}
+
+const pairKey = (sourceId: unknown, entryId: unknown) => `${bsonKey(sourceId)}|${bsonKey(entryId)}`;
+
+/**
+ * The full-set documents holding given entries of given sources (the embedded ones, a deleted
+ * one), in one query that the unique `{ reference, id }` index answers, by pair.
+ */
+async function readHolders(
+  db: Db,
+  rule: SubsetRule,
+  pairs: readonly [unknown, unknown][],
+  session?: ClientSession,
+): Promise<Map<string, Document>> {
+  if (pairs.length === 0) return new Map();
+  const held = await db
+    .collection(rule.fullSetCollection)
     .find(
-      { ...referringTo(rule.referenceField, source._id), [rule.idField]: { $in: embeddedIds(rule, source) } },
+      {
+        [rule.referenceField]: { $in: [...new Set(pairs.map(([source]) => source))] },
+        [rule.idField]: { $in: pairs.map(([, entry]) => entry) },
+      },
       { session, ...RAW },
     )
     .map(verbatim)
     .toArray();
-  const newest = await fullSet
-    .find(referringTo(rule.referenceField, source._id), { session, ...RAW })
-    .sort({ [rule.sortField]: -1, [rule.idField]: -1 })
-    .limit(newestCount)
-    .map(verbatim)
-    .toArray();
-  return { source, fullSet: uniqueById([...embedded, ...newest]) };
+  const wanted = new Set(pairs.map(([source, entry]) => pairKey(source, entry)));
+  // `$in` takes each source with each entry, and a null reference a missing one: kept by pair.
+  return new Map(
+    held
+      .filter((doc) => rule.referenceField in doc)
+      .map((doc) => [pairKey(doc[rule.referenceField], doc[rule.idField]), doc] as const)
+      .filter(([key]) => wanted.has(key)),
+  );
 }
 
-/** The state a propagated delete of entry `entryId` plans from (inside its transaction when given a session). */
-export async function readDeletionState(
+/** `_id`s of the given full-set documents that the copy ledger names (the sidecar's copies). */
+async function readLedgered(
   db: Db,
   rule: SubsetRule,
-  target: { sourceId: unknown; entryId: unknown; stateCollection: string },
+  stateCollection: string,
+  copyIds: readonly unknown[],
   session?: ClientSession,
-): Promise<SubsetState | null> {
-  const state = await readSubsetState(db, rule, target.sourceId, session, rule.threshold + 1);
-  if (!state) return null;
-  const holder = verbatimOrNull(
-    await db
-      .collection(rule.fullSetCollection)
-      .findOne(
-        { ...referringTo(rule.referenceField, state.source._id), [rule.idField]: target.entryId },
-        { session, ...RAW },
-      ),
+): Promise<Set<string>> {
+  if (copyIds.length === 0) return new Set();
+  const records = await db
+    .collection(stateCollection)
+    .find(
+      { _id: { $in: copyIds.map(ledgerId) } as never, rule: rule.name },
+      { session, projection: { _id: 1 } },
+    )
+    .toArray();
+  return new Set(records.map((record) => bsonKey((record._id as unknown as Document).copied)));
+}
+
+/**
+ * The states several corrections plan from, read together (inside their transaction when
+ * given a session): each source with its `threshold` newest full-set documents (one more
+ * when a delete is propagated, to take the deleted entry's place), the full-set documents of
+ * what it embeds, and for a propagated delete the document holding the entry now and whether
+ * the copy ledger names it. Three commands for a batch, four with a delete whose entry is held
+ * again. In the order of `requests`; null for a missing source.
+ */
+export async function readSubsetStates(
+  db: Db,
+  rule: SubsetRule,
+  requests: readonly SubsetRequest[],
+  { session, stateCollection }: { session?: ClientSession; stateCollection: string },
+): Promise<(SubsetState | null)[]> {
+  const deleting = requests.some((request) => request.entryId !== undefined);
+  const sources = await readSourcesWithNewest(
+    db,
+    rule,
+    requests.map((request) => request.sourceId),
+    rule.threshold + (deleting ? 1 : 0),
+    session,
   );
-  const ledgered =
-    holder !== null &&
-    (await db
-      .collection(target.stateCollection)
-      .findOne({ _id: ledgerId(holder._id) as never, rule: rule.name }, { session })) !== null;
-  return {
-    source: state.source,
-    fullSet: holder ? uniqueById([...state.fullSet, holder]) : state.fullSet,
-    deleted: { entryId: target.entryId, copyIds: ledgered ? [holder._id] : [] },
+  const pairs = requests.flatMap(({ entryId }, i): [unknown, unknown][] => {
+    const read = sources[i];
+    if (!read) return [];
+    const ids = [...embeddedIds(rule, read.source), ...(entryId === undefined ? [] : [entryId])];
+    return ids.map((id) => [read.source._id, id]);
+  });
+  const holders = await readHolders(db, rule, pairs, session);
+  const holderOf = (i: number) => {
+    const { entryId } = requests[i]!;
+    return entryId === undefined ? undefined : holders.get(pairKey(sources[i]!.source._id, entryId));
   };
+  const deletedHolders = requests.flatMap((_, i) => (sources[i] ? [holderOf(i)?._id] : []));
+  const ledgered = await readLedgered(
+    db,
+    rule,
+    stateCollection,
+    deletedHolders.filter((id) => id !== undefined),
+    session,
+  );
+  return requests.map(({ entryId }, i) => {
+    const read = sources[i];
+    if (!read) return null;
+    const embedded = embeddedIds(rule, read.source).flatMap((id) => {
+      const doc = holders.get(pairKey(read.source._id, id));
+      return doc ? [doc] : [];
+    });
+    const state: SubsetState = { source: read.source, fullSet: uniqueById([...embedded, ...read.newest]) };
+    if (entryId === undefined) return state;
+    const holder = holderOf(i);
+    if (holder) state.fullSet = uniqueById([...state.fullSet, holder]);
+    const copyIds = holder && ledgered.has(bsonKey(holder._id)) ? [holder._id] : [];
+    state.deleted = { entryId, copyIds };
+    return state;
+  });
 }

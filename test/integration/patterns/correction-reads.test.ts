@@ -7,7 +7,7 @@ import type { Document, MongoClient } from "mongodb";
 import { readBucketState } from "../../../src/patterns/bucket/reader.js";
 import { numberValue } from "../../../src/patterns/common/bson-value.js";
 import { readOutlierStates } from "../../../src/patterns/outlier/reader.js";
-import { readSubsetState } from "../../../src/patterns/subset/reader.js";
+import { readSubsetStates } from "../../../src/patterns/subset/reader.js";
 import { driverOf } from "../../../src/patterns/registry.js";
 import type { PatternRule } from "../../../src/patterns/driver.js";
 import { explainReads, type ExplainedRead } from "../../support/explain.js";
@@ -144,8 +144,10 @@ async function productWithReviews(productId: number, reviews: number): Promise<v
 void test("reading a product's full set examines as much with 12 reviews as with 500", async () => {
   await productWithReviews(1, 12);
   await productWithReviews(2, 500);
-  const small = await explainReads(monitored, db(), () => readSubsetState(db(), subsetRule, 1));
-  const large = await explainReads(monitored, db(), () => readSubsetState(db(), subsetRule, 2));
+  const read = (sourceId: number) =>
+    readSubsetStates(db(), subsetRule, [{ sourceId }], { stateCollection: "state" });
+  const small = await explainReads(monitored, db(), () => read(1));
+  const large = await explainReads(monitored, db(), () => read(2));
   assertIndexed(large);
   assert.deepEqual(costs(large), costs(small));
   for (const read of large) assert.ok(read.docsExamined <= subsetRule.threshold, JSON.stringify(read));

@@ -1,12 +1,12 @@
-// Bucket splits share transactions as outlier moves do (issue 35): a backlog of them is
-// corrected in batches, each planned from one read of the batch in its transaction, and every
-// trade stays exactly once.
+// Bucket splits, subset trims and copies and propagated deletes share transactions as outlier
+// moves do (issue 35): a backlog of them is corrected in batches, each planned from one read of
+// the batch in its transaction, and every trade and review stays exactly once.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Db, Document } from "mongodb";
 import { waitUntil } from "../../../src/cli/wait-until.js";
 import { uniqueDatabaseName, useTestDatabase } from "../../support/mongo.js";
-import { correctionsLogged, startSidecar, testConfig, type TestSidecar } from "./harness.js";
+import { correctionsLogged, review, startSidecar, testConfig, type TestSidecar } from "./harness.js";
 
 const DOCUMENTS = 30;
 const THRESHOLD = 10;
@@ -96,5 +96,79 @@ void test("buckets pushed past the threshold while no sidecar ran split in share
       [`same_${stamp(100)}_000001`, 1],
     ],
   );
+  assert.equal(sharedFailures(sidecar), 0);
+});
+
+/** DOCUMENTS products embedding their `reviews` newest reviews' ten newest, all in the full set. */
+async function insertProducts(db: Db, reviews: number): Promise<void> {
+  const byProduct = (id: number) =>
+    Array.from({ length: reviews }, (_, i) => review(id * 100 + i + 1, at(i + 1)));
+  await db
+    .collection("reviews")
+    .insertMany(
+      Array.from({ length: DOCUMENTS }, (_, id) =>
+        byProduct(id).map((doc) => ({ ...doc, product_id: id })),
+      ).flat(),
+    );
+  await db.collection("products").insertMany(
+    Array.from({ length: DOCUMENTS }, (_, id) => ({
+      _id: id as never,
+      name: `product ${id}`,
+      reviews: byProduct(id).reverse().slice(0, THRESHOLD),
+    })),
+  );
+}
+
+async function embeddedIds(db: Db, productId: number): Promise<number[]> {
+  const product = await db.collection("products").findOne({ _id: productId as never });
+  return (product?.reviews as Document[]).map((entry) => Number(entry.review_id) - productId * 100);
+}
+
+const newestTen = (newest: number) => Array.from({ length: THRESHOLD }, (_, i) => newest - i);
+
+void test("reviews pushed past the threshold while no sidecar ran are copied and trimmed in shared transactions", async () => {
+  const db = await databaseWithPosition("batched_reviews");
+  await insertProducts(db, THRESHOLD);
+  const products = db.collection<{ _id: number; reviews: Document[] }>("products");
+  for (let id = 0; id < DOCUMENTS; id++)
+    await products.updateOne({ _id: id }, { $push: { reviews: review(id * 100 + 11, at(11)) } });
+
+  const { batches, sidecar } = await drain(
+    db,
+    async () => (await products.countDocuments({ [`reviews.${THRESHOLD}`]: { $exists: true } })) === 0,
+  );
+
+  assert.ok(
+    batches.some((size) => size > 1),
+    `no shared transaction: ${batches.join()}`,
+  );
+  for (let id = 0; id < DOCUMENTS; id++) {
+    assert.deepEqual(await embeddedIds(db, id), newestTen(11), `product ${id}`);
+    const copied = await db.collection("reviews").find({ product_id: id }).toArray();
+    const ids = copied.map((doc) => Number(doc.review_id) - id * 100).sort((a, b) => a - b);
+    assert.deepEqual(ids, [...newestTen(11), 1].reverse(), `product ${id}'s full set`);
+  }
+  assert.equal(sharedFailures(sidecar), 0);
+});
+
+void test("deletes of embedded reviews while no sidecar ran are propagated in shared transactions", async () => {
+  const db = await databaseWithPosition("batched_deletes");
+  await insertProducts(db, THRESHOLD + 1);
+  for (let id = 0; id < DOCUMENTS; id++)
+    await db.collection("reviews").deleteOne({ review_id: id * 100 + 11 });
+
+  const { batches, sidecar } = await drain(
+    db,
+    async () =>
+      (await db.collection("products").countDocuments({ "reviews.review_id": { $mod: [100, 11] } })) === 0,
+  );
+
+  assert.ok(
+    batches.some((size) => size > 1),
+    `no shared transaction: ${batches.join()}`,
+  );
+  for (let id = 0; id < DOCUMENTS; id++)
+    assert.deepEqual(await embeddedIds(db, id), newestTen(10), `product ${id}`);
+  assert.equal(await db.collection("reviews").countDocuments(), DOCUMENTS * THRESHOLD);
   assert.equal(sharedFailures(sidecar), 0);
 });

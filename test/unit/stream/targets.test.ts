@@ -111,10 +111,12 @@ function pushEvent(coll: string, id: unknown, ...positions: string[]) {
   return { ...event(coll, id), positionsSet };
 }
 
-void test("a push past the threshold marks its bucket due; one within it does not", () => {
+void test("a push past the threshold marks its bucket or product due; one within it does not", () => {
   const dueOf = (e: ReturnType<typeof pushEvent>) => targetsForEvent(rules, e).map((t) => t.due);
   assert.deepEqual(dueOf(pushEvent("trades", "c_1", "history.10")), [true]);
+  assert.deepEqual(dueOf(pushEvent("products", 7, "reviews.10")), [true]);
   assert.deepEqual(dueOf(pushEvent("trades", "c_1", "history.9")), [undefined]);
+  assert.deepEqual(dueOf(pushEvent("products", 7, "reviews.9")), [undefined]);
 });
 
 void test("a target other than the written document is not marked due", () => {
