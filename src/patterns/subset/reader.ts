@@ -142,7 +142,8 @@ async function readLedgered(
  * given a session): each source with its `threshold` newest full-set documents (one more
  * when a delete is propagated, to take the deleted entry's place), the full-set documents of
  * what it embeds, and for a propagated delete the document holding the entry now and whether
- * the copy ledger names it. Three commands for a batch, four with a delete whose entry is held
+ * the copy ledger names it. One command for a batch that embeds only entries among the
+ * newest; one more for the others, and one for the ledger where a deleted entry is held
  * again. In the order of `requests`; null for a missing source.
  */
 export async function readSubsetStates(
@@ -159,13 +160,20 @@ export async function readSubsetStates(
     rule.threshold + (deleting ? 1 : 0),
     session,
   );
+  // The full set is unique by pair: an entry among a source's newest is held there, and
+  // only the others (an older entry still embedded, a deleted one) are looked for.
+  const holders = new Map(
+    sources.flatMap((read) =>
+      (read?.newest ?? []).map((doc) => [pairKey(read!.source._id, doc[rule.idField]), doc] as const),
+    ),
+  );
   const pairs = requests.flatMap(({ entryId }, i): [unknown, unknown][] => {
     const read = sources[i];
     if (!read) return [];
     const ids = [...embeddedIds(rule, read.source), ...(entryId === undefined ? [] : [entryId])];
-    return ids.map((id) => [read.source._id, id]);
+    return ids.flatMap((id) => (holders.has(pairKey(read.source._id, id)) ? [] : [[read.source._id, id]]));
   });
-  const holders = await readHolders(db, rule, pairs, session);
+  for (const [key, doc] of await readHolders(db, rule, pairs, session)) holders.set(key, doc);
   const holderOf = (i: number) => {
     const { entryId } = requests[i]!;
     return entryId === undefined ? undefined : holders.get(pairKey(sources[i]!.source._id, entryId));
