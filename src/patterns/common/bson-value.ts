@@ -32,7 +32,17 @@ export function verbatimOrNull(raw: unknown): Document | null {
 
 /** A string equal for two values iff MongoDB would consider them the same BSON value. */
 export function bsonKey(value: unknown): string {
-  return BSON.EJSON.stringify({ v: numbersByValue(value) }, { relaxed: false });
+  const byValue = numbersByValue(value);
+  // The keys a correction prints most (ids, references: strings and int32s), printed as
+  // canonical Extended JSON prints them, without its walk of the value: in a backlog of
+  // subset corrections, EJSON.stringify took a fifth of the sidecar's CPU.
+  if (typeof byValue === "string") return `{"v":${JSON.stringify(byValue)}}`;
+  if (isInt32(byValue)) return `{"v":{"$numberInt":"${byValue}"}}`;
+  return BSON.EJSON.stringify({ v: byValue }, { relaxed: false });
+}
+
+function isInt32(value: unknown): value is number {
+  return typeof value === "number" && (value | 0) === value && !Object.is(value, -0);
 }
 
 /**

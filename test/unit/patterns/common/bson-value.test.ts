@@ -35,6 +35,14 @@ void test("sequenceNumber takes integers from 0 whatever their type", () => {
   assert.equal(sequenceNumber("2"), undefined);
 });
 
+void test("bsonKey prints strings and int32s as canonical Extended JSON does", () => {
+  const canonical = (value: unknown) => BSON.EJSON.stringify({ v: value }, { relaxed: false });
+  for (const text of ["", "a", 'q"\\\u2028é\n', "🎉"]) assert.equal(bsonKey(text), canonical(text));
+  for (const n of [0, -1, 7, 2 ** 31 - 1, -(2 ** 31)]) assert.equal(bsonKey(n), canonical(n));
+  for (const n of [-0, 2 ** 31, -(2 ** 31) - 1, 0.5]) assert.equal(bsonKey(n), canonical(n));
+  assert.equal(bsonKey(new Int32(7)), canonical(7));
+});
+
 void test("bsonKey compares numbers by value, as MongoDB does, and prints them as the driver's promotion did", () => {
   const five = [5, new Int32(5), Long.fromNumber(5), new Double(5)];
   for (const value of five) assert.equal(bsonKey(value), '{"v":{"$numberInt":"5"}}');
