@@ -5,7 +5,7 @@
 import type { Db } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";
 import { currentClusterTime } from "../src/stream/position/cluster-time.js";
-import { startSidecar, testConfig } from "../test/integration/sidecar/harness.js";
+import { metricTotal, startSidecar, testConfig } from "../test/integration/sidecar/harness.js";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
 import type { Benchmark } from "./benchmark.js";
 import { rawDrain } from "./backlog-probes.js";
@@ -64,9 +64,10 @@ async function drainWorkload(
     collectGarbage();
     const raw = await rawDrain(db, from, SENTINEL_BOOK);
     collectGarbage();
-    const drained = await sidecarDrain(mongo, db, server);
-    await verifyMixedCorrected(db, triggers);
     const triggerTotal = [...triggers.values()].reduce((sum, n) => sum + n, 0);
+    // One correction for each trigger, and the sentinel's.
+    const drained = await sidecarDrain(mongo, db, server, triggerTotal + 1);
+    await verifyMixedCorrected(db, triggers);
     const perTrigger = (cpuMs: number | undefined) =>
       cpuMs === undefined ? undefined : cpuMs / triggerTotal;
     return {
@@ -82,7 +83,12 @@ async function drainWorkload(
 }
 
 /** A fresh sidecar from the stored position until every trigger is corrected; its startup not counted. */
-async function sidecarDrain(mongo: TestMongo, db: Db, server: ServerProcess | undefined) {
+async function sidecarDrain(
+  mongo: TestMongo,
+  db: Db,
+  server: ServerProcess | undefined,
+  corrections: number,
+) {
   const sidecar = await startSidecar(mongo, config(db), { waitForStreaming: false, productionLogs: true });
   try {
     await waitUntil(() => sidecar.runner.status().state === "streaming", {
@@ -91,7 +97,8 @@ async function sidecarDrain(mongo: TestMongo, db: Db, server: ServerProcess | un
     });
     const elapsed = startClock();
     const cpuBefore = { own: ownCpuMs(), server: processCpuMs(server?.pid) };
-    await waitForMixedCorrected(db, DRAIN_TIMEOUT_MS);
+    const committed = () => metricTotal(sidecar.metrics.corrections);
+    await waitForMixedCorrected(db, committed, corrections, DRAIN_TIMEOUT_MS);
     const serverAfter = processCpuMs(server?.pid);
     return {
       ms: elapsed(),
