@@ -1,8 +1,10 @@
 // The part of a stream's leading $match that an update event can be judged on before its
-// post-image is looked up: namespace, operation type, updateDescription. Clauses that read
-// fullDocument (or the whole event, $$ROOT) cannot be judged yet. mongod likewise pushes the
-// other conditions down to the oplog scan, ahead of the lookup stage, and drops there what
-// they reject; the $match itself still runs after the lookup on what they let through.
+// post-image is looked up. A $match that reads no image runs before the lookup, as mongod
+// moves it ahead of the lookup stage. One that reads fullDocument (or the whole event, $$ROOT)
+// stays after the lookup; mongod then drops before it only what the conditions its oplog
+// filter is rewritten from reject (namespace, operation type, updateDescription paths, but no
+// $expr over updateDescription), so here too only those are judged first, and every update
+// they let through is looked up, as mongod does.
 //
 // An event the $match accepts on clauses that read no image needs no second judgement: the
 // verdict "matches" is given only when the $match, evaluated in its own order, would reach
@@ -39,7 +41,9 @@ const NEEDS_IMAGE: Judge = () => "needsImage";
 export function compileEventPrefilter(stages: Document[]): EventPrefilter {
   const match = (stages[0] as Document | undefined)?.$match as unknown;
   if (!isDocument(match)) return { judge: () => "needsImage", afterMatch: stages };
-  const judge = judgeAll(match);
+  // A $match that reads an image stays after the lookup in mongod, which then drops before it
+  // only what its oplog filter, rewritten from the $match, rejects.
+  const judge = judgeAll(match, readsImages(match) ? oplogRewritable : () => true);
   return {
     judge: (event) => {
       const verdict = judge(event);
@@ -49,23 +53,26 @@ export function compileEventPrefilter(stages: Document[]): EventPrefilter {
   };
 }
 
+/** Which clauses may be judged before the lookup: those the server can evaluate without it. */
+type Judgeable = (key: string, value: unknown) => boolean;
+
 /** A filter document: the conjunction of its clauses, in their order. */
-function judgeAll(filter: Document): Judge {
-  return allOf(Object.entries(filter).map(([key, value]) => judgeClause(key, value)));
+function judgeAll(filter: Document, judgeable: Judgeable): Judge {
+  return allOf(Object.entries(filter).map(([key, value]) => judgeClause(key, value, judgeable)));
 }
 
-function judgeClause(key: string, value: unknown): Judge {
+function judgeClause(key: string, value: unknown, judgeable: Judgeable): Judge {
   if (
     (key === "$and" || key === "$or") &&
     Array.isArray(value) &&
     value.length > 0 &&
     value.every(isDocument)
   ) {
-    const parts = value.map((part) => judgeAll(part));
+    const parts = value.map((part) => judgeAll(part, judgeable));
     return key === "$and" ? allOf(parts) : anyOf(parts);
   }
   // $nor and anything else that reads an image waits for it whole.
-  if (readsImages(key) || readsImages(value)) return NEEDS_IMAGE;
+  if (readsImages(key) || readsImages(value) || !judgeable(key, value)) return NEEDS_IMAGE;
   const predicate = compileFilter({ [key]: value });
   return (event) => {
     try {
@@ -118,6 +125,33 @@ function readsImages(value: unknown): boolean {
   return Object.entries(value).some(
     ([key, inner]) => readsImages(key) || namesFieldByExpression(key, inner) || readsImages(inner),
   );
+}
+
+// The event fields mongod rewrites into its oplog filter: a path predicate on these, and an
+// $expr whose field paths all start with the second set (mongo's
+// src/mongo/db/pipeline/change_stream_rewrite_helpers.cpp: matchRewriteRegistry,
+// exprRewriteRegistry, renameRegistry); an $expr over updateDescription is not among them.
+const MATCH_REWRITTEN = new Set(["operationType", "documentKey", "updateDescription", "ns", "to"]);
+const EXPR_REWRITTEN = new Set(["operationType", "documentKey", "ns", "to"]);
+const RENAMED = ["clusterTime", "lsid", "txnNumber"];
+for (const field of RENAMED) {
+  MATCH_REWRITTEN.add(field);
+  EXPR_REWRITTEN.add(field);
+}
+
+/** Whether mongod's oplog filter can judge the clause, so that an event it rejects is never looked up. */
+function oplogRewritable(key: string, value: unknown): boolean {
+  if (key === "$expr") return fieldPathsIn(value).every((path) => EXPR_REWRITTEN.has(path.split(".")[0]!));
+  return !key.startsWith("$") && MATCH_REWRITTEN.has(key.split(".")[0]!);
+}
+
+/** The field paths ("$a.b", without the "$") an aggregation expression reads; variables left out. */
+function fieldPathsIn(value: unknown): string[] {
+  if (typeof value === "string")
+    return value.startsWith("$") && !value.startsWith("$$") ? [value.slice(1)] : [];
+  if (Array.isArray(value)) return value.flatMap(fieldPathsIn);
+  if (!isDocument(value)) return [];
+  return Object.values(value).flatMap(fieldPathsIn);
 }
 
 function namesFieldByExpression(operator: string, argument: unknown): boolean {

@@ -85,6 +85,30 @@ void describe("the change-stream event prefilter", () => {
     assert.equal(judge(update("sales", { "items.49": "x" })), "rejects");
   });
 
+  void it("with a $match that reads the post-image, judges before the lookup only what mongod's oplog filter can", () => {
+    const updateBreaks = {
+      $expr: {
+        $in: [
+          "items.50",
+          { $map: { input: { $objectToArray: "$updateDescription.updatedFields" }, in: "$$this.k" } },
+        ],
+      },
+    };
+    const { judge } = compileEventPrefilter([
+      {
+        $match: {
+          $or: [
+            { "ns.coll": "sales", ...updateBreaks },
+            { "fullDocument.a": 1, "ns.coll": "other" },
+          ],
+        },
+      },
+    ]);
+    // mongod cannot rewrite an $expr over updateDescription: the update is looked up first.
+    assert.equal(judge(update("sales", { "items.49": "x" })), "needsImage");
+    assert.equal(judge(update("trades")), "rejects");
+  });
+
   void it("leaves to the whole $match a clause that fails on the event", () => {
     const { judge } = compileEventPrefilter([
       { $match: { $expr: { $gt: [{ $size: "$updateDescription.updatedFields.items" }, 1] } } },
