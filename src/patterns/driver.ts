@@ -85,6 +85,10 @@ export interface ProjectedChangeEvent {
   /** Present on the events of a multi-document transaction: its session and number. */
   lsid?: Document;
   txnNumber?: unknown;
+  /** An update's updatedFields entries `{ k, v }` of the fields drivers ask for (updatedFields). */
+  fieldsSet?: { k: string; v: unknown }[];
+  /** Those fields an update removed. */
+  fieldsRemoved?: string[];
   /**
    * An update's updatedFields entries `{ k, v }` of array positions ("<field>.<index>") of the
    * fields drivers ask for (positionFields), each undecoded BSON, as documentKeyRaw.
@@ -105,6 +109,10 @@ export interface WatchedWrite {
   fullDocumentBeforeChange?: Document;
   /** An update's entries set by array position, by "<field>.<index>" (positionFields). */
   positionsSet?: ReadonlyMap<string, unknown>;
+  /** An update's new values of the fields the driver's updatedFields named, where it set them. */
+  fieldsSet?: Document;
+  /** Those of the fields the driver's updatedFields named that an update removed. */
+  fieldsRemoved?: readonly string[];
 }
 
 export interface IndexWanted {
@@ -196,6 +204,12 @@ export interface StreamFilter<R extends PatternRule = PatternRule> {
    * as a `$push` reports them) targetsOf needs: kept in the projected event (positionsSet).
    */
   positionFields?(rule: R): string[];
+  /**
+   * Top-level fields whose change by an update targetsOf needs without a post-image: what the
+   * update set them to (fieldsSet) and which it removed (fieldsRemoved), from its
+   * updateDescription, kept in the projected event.
+   */
+  updatedFields?(rule: R): string[];
   /**
    * Fields of `fullDocumentBeforeChange` targetsOf needs (of deletes its eventFilters let
    * through). Any at all makes the stream ask for `fullDocumentBeforeChange: "whenAvailable"`;

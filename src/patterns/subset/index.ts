@@ -2,11 +2,10 @@
 // set; entries pushed into the source are copied to the full set first, entries written to
 // the full set enter the source when they are among the newest, and entries deleted from the
 // full set leave the source (deleted-entries.ts).
-import type { Db, Document } from "mongodb";
-import type { CorrectionTarget, PatternDriver, PlanContext, WatchedWrite } from "../driver.js";
+import type { Db } from "mongodb";
+import type { CorrectionTarget, PatternDriver, PlanContext } from "../driver.js";
 import type { Plan } from "../plan.js";
 import { setPastThreshold } from "../common/positions-set.js";
-import { sameBsonValue } from "../common/bson-value.js";
 import { deletesFrom, writesMatching, writesTo } from "../common/event-filters.js";
 import { distinctReferences, documentsMatching } from "../common/sweep-queries.js";
 import { copyLedgerIndexes, pruneCopyLedger } from "./copy-ledger.js";
@@ -22,21 +21,8 @@ import { subsetEventNeedsCorrection, subsetNeedsCorrection } from "./filters.js"
 import { planSubset } from "./planner.js";
 import { readSubsetStates } from "./reader.js";
 import { subsetRuleSchema, type SubsetRule } from "./rule.js";
-import { DELETED_ENTRY, SOURCE, sourceTarget } from "./targets.js";
-
-// A review written straight into the full set concerns its product: the correction starts
-// from the product, so it shares the product's ordering key with pushes to the product.
-function targetsOfFullSetEntry(rule: SubsetRule, fullDocument: Document | undefined) {
-  const sourceId: unknown = fullDocument?.[rule.referenceField];
-  return sourceId === undefined || sourceId === null ? [] : [sourceTarget(rule, sourceId)];
-}
-
-/** Whether an update of a full-set entry changed its reference, as the pre-image shows. */
-function movedAway(rule: SubsetRule, write: WatchedWrite): boolean {
-  const before = write.fullDocumentBeforeChange;
-  if (!rule.propagateDeletes || !before || !(rule.referenceField in before)) return false;
-  return !sameBsonValue(before[rule.referenceField], write.fullDocument?.[rule.referenceField]);
-}
+import { DELETED_ENTRY, ENTRY, SOURCE, sourceTarget } from "./targets.js";
+import { movedAway, sourceOfEntry, targetsOfFullSetEntry } from "./entry-references.js";
 
 /**
  * Plans the corrections of several sources from reads that serve them all (readSubsetStates);
@@ -75,9 +61,11 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
       ...(rule.propagateDeletes ? [deletesFrom(rule.fullSetCollection)] : []),
     ],
 
-    // The one lookup the stream still needs: an update of a full-set entry names its product
-    // only in the entry itself (targetsOfFullSetEntry), unless the update changed that field.
-    needsUpdateLookup: () => true,
+    // An update of a full-set entry names its source in what it set, or in its pre-image
+    // (entry-references.ts); without pre-images, only in the entry itself.
+    needsUpdateLookup: (rule) => !rule.propagateDeletes,
+
+    updatedFields: (rule) => (rule.propagateDeletes ? [rule.referenceField] : []),
 
     projectedFields: (rule) => [rule.referenceField],
 
@@ -88,7 +76,7 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
       if (write.collection !== rule.fullSetCollection) return [];
       if (write.operationType === "delete")
         return rule.propagateDeletes ? deletedEntryTargets(rule, write) : [];
-      const targets = targetsOfFullSetEntry(rule, write.fullDocument);
+      const targets = targetsOfFullSetEntry(rule, write);
       // An entry moved to another source (its reference changed) left the one it was under: to
       // that source, it is deleted, or its next correction would copy it back from its array.
       return movedAway(rule, write) ? [...targets, ...deletedEntryTargets(rule, write)] : targets;
@@ -109,7 +97,10 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
     independentTargets: (_rule, role) => role === SOURCE || role === DELETED_ENTRY,
 
     async plan(db, target, context) {
-      const [plan] = await planSources(db, target.rule, [target], context);
+      const source =
+        target.role === ENTRY ? await sourceOfEntry(db, target.rule, target.id, context.session) : target;
+      if (!source) return { outcome: "none" };
+      const [plan] = await planSources(db, target.rule, [source], context);
       return plan!;
     },
 

@@ -9,6 +9,8 @@ import type { SubsetRule } from "./rule.js";
 export const SOURCE = "source";
 /** A delete in the full set to propagate; the entry travels in the target's detail. */
 export const DELETED_ENTRY = "deleted-entry";
+/** An update of a full-set entry whose event shows no reference: keyed by the entry, which is read. */
+export const ENTRY = "entry";
 /** A delete whose event had no pre-image: keyed by the deleted document, only reported. */
 export const DELETE_WITHOUT_PRE_IMAGE = "delete-without-pre-image";
 

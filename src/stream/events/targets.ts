@@ -63,6 +63,8 @@ export function targetsForEvent(
     fullDocumentBeforeChange: event.fullDocumentBeforeChange ?? undefined,
     positionsSet:
       event.positionsSet && new Map(event.positionsSet.map(verbatim).map(({ k, v }) => [k as string, v])),
+    fieldsSet: event.fieldsSet && Object.fromEntries(event.fieldsSet.map(({ k, v }) => [k, v])),
+    fieldsRemoved: event.fieldsRemoved,
   };
   // The event passed the $or of every rule's filters: it shows what one rule's filter says
   // only when no other rule watches the collection.

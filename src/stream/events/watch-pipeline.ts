@@ -2,9 +2,11 @@
 // rather than one per collection: a single resume token is a single position to persist and
 // resume from, and events of a product and of its reviews arrive in one commit order.
 //
-// The drivers' filters judge an update by its updateDescription where they can; only a
-// driver that must see an update's whole document (needsUpdateLookup) makes the stream ask
-// for `fullDocument: "updateLookup"`. The events are then projected down to keys: a
+// The drivers' filters judge an update by its updateDescription where they can, and the
+// fields a driver needs of an update are kept from it (updatedFields); only a driver that
+// must see an update's whole document (needsUpdateLookup) makes the stream ask for
+// `fullDocument: "updateLookup"`, which mongod pays for every update to a watched
+// collection, before the `$match`. The events are then projected down to keys: a
 // post-image can approach 16 MiB and an event over the BSON limit would break the stream
 // (BSONObjectTooLarge), so it never leaves the server. `lsid` and `txnNumber` stay, so that
 // the sidecar knows its own transactions' events (own-writes.ts). A driver that must know
@@ -66,6 +68,26 @@ function positionsSet(rules: readonly PatternRule[]): Document {
 }
 
 /**
+ * An update's updatedFields and removedFields cut down to the fields drivers ask for
+ * (updatedFields): what they need of an update whose post-image the stream does not look up.
+ * The set ones as `{ k, v }` entries, as positionsSet has them.
+ */
+function updatedFieldsShown(rules: readonly PatternRule[]): Document {
+  const fields = [...new Set(rules.flatMap((rule) => driverOf(rule).stream.updatedFields?.(rule) ?? []))];
+  if (fields.length === 0) return {};
+  const named = (input: unknown, name: string) => ({
+    $filter: { input, cond: { $in: [name, { $literal: fields }] } },
+  });
+  const set = { $objectToArray: { $ifNull: ["$updateDescription.updatedFields", {}] } };
+  const removed = { $ifNull: ["$updateDescription.removedFields", []] };
+  const isUpdate = { $eq: ["$operationType", "update"] };
+  return {
+    fieldsSet: { $cond: [isUpdate, named(set, "$$this.k"), "$$REMOVE"] },
+    fieldsRemoved: { $cond: [isUpdate, named(removed, "$$this"), "$$REMOVE"] },
+  };
+}
+
+/**
  * The stream's stages. Narrow (to get past a poison event, poison-events.ts), events keep
  * their keys and projected fields but not what they showed of an update's entries.
  */
@@ -88,6 +110,7 @@ export function buildWatchPipeline(rules: readonly PatternRule[], mode: StreamMo
         lsid: 1,
         txnNumber: 1,
         ...projectedFields(rules),
+        ...updatedFieldsShown(rules),
         ...(mode === "full" ? positionsSet(rules) : {}),
       },
     },

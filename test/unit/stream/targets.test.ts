@@ -91,6 +91,46 @@ void test("a review deleted without a pre-image asks only to be reported, keyed 
   }
 });
 
+/** An update of a review, as the stream shows it without a post-image. */
+function reviewUpdate(
+  preImage: Record<string, unknown> | undefined,
+  fieldsSet: Record<string, unknown> = {},
+  fieldsRemoved: string[] = [],
+) {
+  const set = Object.entries(fieldsSet).map(([k, v]) => ({ k, v }));
+  return { ...event("reviews", "r1"), fullDocumentBeforeChange: preImage, fieldsSet: set, fieldsRemoved };
+}
+
+const shown = (e: ReturnType<typeof reviewUpdate>) =>
+  targetsForEvent(rules, e).map((t) => [t.role, t.collection, numbersByValue(t.id)]);
+
+void test("a review's update names its product by the reference it set, or else by its pre-image", () => {
+  assert.deepEqual(shown(reviewUpdate({ product_id: 9, review_id: 4 })), [["source", "products", 9]]);
+  assert.deepEqual(shown(reviewUpdate({ product_id: 9, review_id: 4 }, { product_id: 9 })), [
+    ["source", "products", 9],
+  ]);
+});
+
+void test("a review moved by an update asks for its new product, and for the old one to drop it", () => {
+  const moved = targetsForEvent(rules, reviewUpdate({ product_id: 9, review_id: 4 }, { product_id: 10 }));
+  assert.deepEqual(
+    moved.map((t) => [t.role, numbersByValue(t.id)]),
+    [
+      ["source", 10],
+      ["deleted-entry", 9],
+    ],
+  );
+  const unset = targetsForEvent(rules, reviewUpdate({ product_id: 9, review_id: 4 }, {}, ["product_id"]));
+  assert.deepEqual(
+    unset.map((t) => [t.role, numbersByValue(t.id)]),
+    [["deleted-entry", 9]],
+  );
+});
+
+void test("a review's update that shows no product, without a pre-image, is corrected from the review", () => {
+  assert.deepEqual(shown(reviewUpdate(undefined)), [["entry", "reviews", "r1"]]);
+});
+
 void test("a review deleted under a rule that does not propagate deletes asks for nothing", () => {
   const quiet = rules.map((rule) =>
     rule.pattern === "subset" ? { ...rule, propagateDeletes: false } : rule,

@@ -37,6 +37,11 @@ void test("deletes from the full set pass the stream's filter, with only the pre
   assert.equal(watchOptions(rules).fullDocumentBeforeChange, "whenAvailable");
 });
 
+void test("while every subset rule has pre-images, the stream asks for no post-image; without, it does", () => {
+  assert.equal(watchOptions(rules).fullDocument, undefined);
+  assert.equal(watchOptions(withoutPropagation).fullDocument, "updateLookup");
+});
+
 void test("with no rule propagating deletes, deletes do not pass and no pre-image is asked for", () => {
   const pipeline = buildWatchPipeline(withoutPropagation);
   assert.equal(passes(pipeline, reviewDeleted), false);

@@ -227,6 +227,34 @@ void test("a delete whose event has no pre-image is logged with its key and coun
   }
 });
 
+// While pre-images are on, the stream looks up no post-image: an update names its product in
+// its pre-image; without one, the correction reads the review to find it.
+void test("a review made the newest by an update without a pre-image enters its product", async () => {
+  await productWithReviews(8, 12);
+  await fixture.db.command({ collMod: "reviews", changeStreamPreAndPostImages: { enabled: false } });
+  try {
+    await fixture.db
+      .collection("reviews")
+      .updateOne(
+        { product_id: 8, review_id: 1 },
+        { $set: { published_date: new Date(Date.UTC(2030, 0, 1)) } },
+      );
+    await waitUntil(async () => (await embeddedIds(8))[0] === 1, { description: "review 1 embedded first" });
+    assert.deepEqual(await embeddedIds(8), [1, ...range(4, 12).reverse()]);
+  } finally {
+    await fixture.db.command({ collMod: "reviews", changeStreamPreAndPostImages: { enabled: true } });
+  }
+});
+
+void test("a review made the newest by an update enters its product, named by the update's pre-image", async () => {
+  await productWithReviews(9, 12);
+  await fixture.db
+    .collection("reviews")
+    .updateOne({ product_id: 9, review_id: 2 }, { $set: { published_date: new Date(Date.UTC(2030, 0, 1)) } });
+  await waitUntil(async () => (await embeddedIds(9))[0] === 2, { description: "review 2 embedded first" });
+  assert.deepEqual(await embeddedIds(9), [2, ...range(4, 12).reverse()]);
+});
+
 void test("a review an application moves to another product leaves the first product, and is never copied back", async () => {
   const products = fixture.db.collection<Product>("products");
   await products.insertOne({ _id: 501, name: "A", reviews: [reviewNumbered(5)] });
