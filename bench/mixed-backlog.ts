@@ -5,7 +5,7 @@
 import type { Db } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";
 import { currentClusterTime } from "../src/stream/position/cluster-time.js";
-import { metricTotal, startSidecar, testConfig } from "../test/integration/sidecar/harness.js";
+import { metricTotal, startSidecar, testConfig } from "../test/support/harness.js";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
 import type { Benchmark } from "./benchmark.js";
 import { rawDrain } from "./backlog-probes.js";

@@ -3,7 +3,7 @@
 // on a document of its own that needs a correction, and how to tell that every one was made.
 import type { Db, Document } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";
-import { users } from "../test/integration/sidecar/harness.js";
+import { users } from "../test/support/harness.js";
 
 /** What a trigger does: push a book, a bucket or a product past its threshold, delete an embedded review, insert a loose trade. */
 export type TriggerKind = "sale" | "trade" | "review" | "review-delete" | "loose-trade";

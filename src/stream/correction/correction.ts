@@ -155,7 +155,12 @@ async function writeFenced(
 ): Promise<void> {
   const { client, db, lease } = context;
   if (await supportsBulkWrite(client)) {
-    const fenced = { fence: lease.fencingWrite(session), onFenceUnmatched: () => lease.takenOver(), absent, writes };
+    const fenced = {
+      fence: lease.fencingWrite(session),
+      onFenceUnmatched: () => lease.takenOver(),
+      absent,
+      writes,
+    };
     try {
       return await bulkWriteFenced(client, db, fenced, session);
     } catch (error) {

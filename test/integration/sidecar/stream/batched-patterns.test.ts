@@ -4,9 +4,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Db, Document } from "mongodb";
-import { waitUntil } from "../../../src/cli/wait-until.js";
-import { uniqueDatabaseName, useTestDatabase } from "../../support/mongo.js";
-import { correctionsLogged, review, startSidecar, testConfig, type TestSidecar } from "./harness.js";
+import { waitUntil } from "../../../../src/cli/wait-until.js";
+import { uniqueDatabaseName, useTestDatabase } from "../../../support/mongo.js";
+import {
+  correctionsLogged,
+  review,
+  startSidecar,
+  testConfig,
+  type TestSidecar,
+} from "../../../support/harness.js";
 
 const DOCUMENTS = 30;
 const THRESHOLD = 10;
