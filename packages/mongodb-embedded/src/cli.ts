@@ -1,15 +1,22 @@
 // Starts the embedded server from the command line (in this package's folder):
 //   node --import tsx src/cli.ts [--host 127.0.0.1] [--port 27017] [--change-history 100000]
-//     [--server-version 7.0|8.0]
+//     [--server-version 7.0|8.0] [--transaction-lifetime-limit-seconds 60]
 // prints the connection string, and stops cleanly on SIGINT/SIGTERM.
 import { parseArgs } from "node:util";
 import { startEmbeddedServer } from "./index.js";
 import { SERVER_VERSIONS, type ServerVersion } from "./server-version.js";
 
 const USAGE =
-  "usage: cli.ts [--host <address>] [--port <number>] [--change-history <events>] [--server-version 7.0|8.0]";
+  "usage: cli.ts [--host <address>] [--port <number>] [--change-history <events>] [--server-version 7.0|8.0]\n" +
+  "              [--transaction-lifetime-limit-seconds <seconds>]";
 
-function parsePositiveInteger(value: string | undefined, name: string, fallback: number): number {
+function parsePositiveInteger(value: string | undefined, name: string, fallback: number): number;
+function parsePositiveInteger(value: string | undefined, name: string): number | undefined;
+function parsePositiveInteger(
+  value: string | undefined,
+  name: string,
+  fallback?: number,
+): number | undefined {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0)
@@ -32,6 +39,7 @@ async function main(): Promise<void> {
       port: { type: "string" },
       "change-history": { type: "string" },
       "server-version": { type: "string" },
+      "transaction-lifetime-limit-seconds": { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -45,6 +53,10 @@ async function main(): Promise<void> {
     changeHistoryLimit:
       parsePositiveInteger(values["change-history"], "change-history", 100_000) || undefined,
     serverVersion: parseServerVersion(values["server-version"]),
+    transactionLifetimeLimitSeconds: parsePositiveInteger(
+      values["transaction-lifetime-limit-seconds"],
+      "transaction-lifetime-limit-seconds",
+    ),
   });
   console.log(server.uri);
   const stop = (signal: string) => {

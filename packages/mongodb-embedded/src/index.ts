@@ -16,6 +16,8 @@ export interface EmbeddedServerOptions {
   changeHistoryLimit?: number;
   /** The MongoDB release it presents as: "7.0" (the default) or "8.0" (adds bulkWrite). */
   serverVersion?: ServerVersion;
+  /** mongod's startup parameter (default 60; at least 1); setParameter changes it later. */
+  transactionLifetimeLimitSeconds?: number;
 }
 
 export interface EmbeddedServer {
@@ -30,6 +32,9 @@ export interface EmbeddedServer {
 const DEFAULT_CHANGE_HISTORY_LIMIT = 100_000;
 
 export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): Promise<EmbeddedServer> {
+  const lifetimeLimit = options.transactionLifetimeLimitSeconds;
+  if (lifetimeLimit !== undefined && !(Number.isInteger(lifetimeLimit) && lifetimeLimit >= 1))
+    throw new Error(`transactionLifetimeLimitSeconds must be an integer of at least 1, got ${lifetimeLimit}`);
   const host = options.host ?? "127.0.0.1";
   const listener = createServer();
   await listen(listener, host, options.port ?? 0);
@@ -40,6 +45,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): 
     port: address.port,
     changeHistoryLimit: options.changeHistoryLimit ?? DEFAULT_CHANGE_HISTORY_LIMIT,
     version: options.serverVersion ?? "7.0",
+    transactionLifetimeLimitSeconds: options.transactionLifetimeLimitSeconds,
   });
   const connections = new Set<Connection>();
   listener.on("connection", (socket: Socket) => {

@@ -6,7 +6,8 @@ import { CursorRegistry } from "./commands/cursor-registry.js";
 import { FailPoints } from "./commands/fail-points.js";
 import { LockTable } from "./sessions/lock-table.js";
 import { OperationScope } from "./sessions/operation-scope.js";
-import { SessionRegistry } from "./sessions/session-registry.js";
+import { DEFAULT_TRANSACTION_LIFETIME_LIMIT_SECONDS, SessionRegistry } from "./sessions/session-registry.js";
+import { TransactionReaper } from "./sessions/transaction-reaper.js";
 import type { Transaction } from "./sessions/transaction.js";
 import { Catalog } from "./storage/catalog.js";
 import { ClusterClock } from "./storage/cluster-clock.js";
@@ -19,14 +20,15 @@ export interface ServerStateOptions {
   changeHistoryLimit: number;
   /** The MongoDB release it presents as (server-version.ts). */
   version: ServerVersion;
+  /** The startup value of transactionLifetimeLimitSeconds (default 60, as mongod's). */
+  transactionLifetimeLimitSeconds?: number;
 }
 
 /** mongod's default cursorTimeoutMillis: 10 minutes. */
 const DEFAULT_CURSOR_TIMEOUT_MS = 600_000;
 
-/** How often open transactions (transactionLifetimeLimitSeconds) and idle cursors
- * (cursorTimeoutMillis) are checked. */
-const TRANSACTION_REAP_INTERVAL_MS = 1_000;
+/** How often idle cursors (cursorTimeoutMillis) and idle sessions are looked for. */
+const IDLE_REAP_INTERVAL_MS = 1_000;
 
 export class ServerState {
   readonly host: string;
@@ -44,9 +46,11 @@ export class ServerState {
   readonly failPoints = new FailPoints();
   /** serverStatus metrics.commands. */
   readonly commandCounts = new CommandCounts();
-  /** The parameters setParameter may change. */
+  /** The parameters setParameter may change, but transactionLifetimeLimitSeconds (below). */
   readonly parameters: { cursorTimeoutMillis: number; featureCompatibilityVersion: ServerVersion };
-  private readonly reaper: NodeJS.Timeout;
+  private lifetimeLimitSeconds: number;
+  private readonly idleReaper: NodeJS.Timeout;
+  private readonly transactionReaper: TransactionReaper;
   private connectionCount = 0;
   private nextConnectionId = 1;
 
@@ -59,17 +63,30 @@ export class ServerState {
       cursorTimeoutMillis: DEFAULT_CURSOR_TIMEOUT_MS,
       featureCompatibilityVersion: options.version,
     };
+    this.lifetimeLimitSeconds =
+      options.transactionLifetimeLimitSeconds ?? DEFAULT_TRANSACTION_LIFETIME_LIMIT_SECONDS;
     this.changeLog = new ChangeLog({ historyLimit: options.changeHistoryLimit });
     this.catalog = new Catalog(this.clock, (records, clusterTime, wallTime) =>
       this.changeLog.append(records, clusterTime, wallTime),
     );
-    this.sessions = new SessionRegistry(this.catalog, this.locks);
-    this.reaper = setInterval(() => {
-      this.sessions.abortExpired();
+    this.sessions = new SessionRegistry(this.catalog, this.locks, () => this.lifetimeLimitSeconds);
+    this.idleReaper = setInterval(() => {
       this.sessions.expireIdle();
       this.cursors.killIdle(this.parameters.cursorTimeoutMillis);
-    }, TRANSACTION_REAP_INTERVAL_MS);
-    this.reaper.unref();
+    }, IDLE_REAP_INTERVAL_MS);
+    this.idleReaper.unref();
+    this.transactionReaper = new TransactionReaper(() => this.sessions.abortExpired());
+    this.transactionReaper.schedule(this.lifetimeLimitSeconds);
+  }
+
+  get transactionLifetimeLimitSeconds(): number {
+    return this.lifetimeLimitSeconds;
+  }
+
+  /** setParameter transactionLifetimeLimitSeconds: it bounds the transactions started from now on. */
+  set transactionLifetimeLimitSeconds(seconds: number) {
+    this.lifetimeLimitSeconds = seconds;
+    this.transactionReaper.schedule(seconds);
   }
 
   /**
@@ -103,7 +120,8 @@ export class ServerState {
 
   /** Ends cursors, transactions and the change log; idempotent. */
   close(): void {
-    clearInterval(this.reaper);
+    clearInterval(this.idleReaper);
+    this.transactionReaper.stop();
     this.cursors.closeAll();
     this.sessions.abortAll();
     this.changeLog.close();

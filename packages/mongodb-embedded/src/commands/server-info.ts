@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { Int32, Long, type Document } from "bson";
 import { ErrorCode, ServerError } from "../errors.js";
 import type { CommandHandler } from "./command-context.js";
+import type { ServerState } from "../server-state.js";
 import { compatibleVersions, type ServerVersion } from "../server-version.js";
 
 export const ping: CommandHandler = () => ({ ok: 1 });
@@ -21,7 +22,6 @@ export const buildInfo: CommandHandler = (_request, server) => ({
 
 /** The parameters tests and drivers ask about; anything else is answered like mongod does. */
 const PARAMETERS: Document = {
-  transactionLifetimeLimitSeconds: new Int32(60),
   enableTestCommands: true,
   requireApiVersion: false,
   maxTransactionLockRequestTimeoutMillis: new Int32(5),
@@ -32,6 +32,7 @@ export const getParameter: CommandHandler = (request, server) => {
     ...PARAMETERS,
     featureCompatibilityVersion: { version: server.parameters.featureCompatibilityVersion },
     cursorTimeoutMillis: Long.fromNumber(server.parameters.cursorTimeoutMillis),
+    transactionLifetimeLimitSeconds: new Int32(server.transactionLifetimeLimitSeconds),
   };
   const wanted = request.body.getParameter;
   if (wanted === "*" || (typeof wanted === "object" && wanted !== null)) {
@@ -47,25 +48,46 @@ export const getParameter: CommandHandler = (request, server) => {
   return reply;
 };
 
-/** setParameter of cursorTimeoutMillis, the one parameter the server lets change. */
+/**
+ * The parameters setParameter may change, with the least value each takes (mongod's IDL
+ * validators: src/mongo/db/transaction/transaction_participant.idl for the lifetime), what it
+ * answers as `was`, and how it is set.
+ */
+const SETTABLE: Record<
+  string,
+  { least: number; get(server: ServerState): Document[string]; set(server: ServerState, value: number): void }
+> = {
+  cursorTimeoutMillis: {
+    least: 0,
+    get: (server) => Long.fromNumber(server.parameters.cursorTimeoutMillis),
+    set: (server, value) => (server.parameters.cursorTimeoutMillis = value),
+  },
+  transactionLifetimeLimitSeconds: {
+    least: 1,
+    get: (server) => new Int32(server.transactionLifetimeLimitSeconds),
+    set: (server, value) => (server.transactionLifetimeLimitSeconds = value),
+  },
+};
+
 export const setParameter: CommandHandler = (request, server) => {
   const reply: Document = { ok: 1 };
   for (const name of parameterNames(request.body, "setParameter")) {
-    const value = Number(String(request.body[name]));
-    if (name !== "cursorTimeoutMillis")
+    const parameter = SETTABLE[name];
+    if (parameter === undefined)
       throw new ServerError(
         ErrorCode.InvalidOptions,
         "InvalidOptions",
         `attempted to set unrecognized parameter [${name}]`,
       );
-    if (!Number.isInteger(value) || value < 0)
+    const value = Number(String(request.body[name]));
+    if (!Number.isInteger(value) || value < parameter.least)
       throw new ServerError(
         ErrorCode.BadValue,
         "BadValue",
-        "cursorTimeoutMillis must be a non-negative integer",
+        `Invalid value for parameter ${name}: ${String(request.body[name])} is not greater than or equal to ${parameter.least}`,
       );
-    reply.was = Long.fromNumber(server.parameters.cursorTimeoutMillis);
-    server.parameters.cursorTimeoutMillis = value;
+    reply.was = parameter.get(server);
+    parameter.set(server, value);
   }
   return reply;
 };

@@ -32,7 +32,7 @@ export interface LocalSession {
 }
 
 /** mongod's transactionLifetimeLimitSeconds default. */
-export const TRANSACTION_LIFETIME_LIMIT_MS = 60_000;
+export const DEFAULT_TRANSACTION_LIFETIME_LIMIT_SECONDS = 60;
 
 /** mongod's localLogicalSessionTimeoutMinutes default (30), after which idle sessions go. */
 export const SESSION_IDLE_LIMIT_MS = 30 * 60_000;
@@ -49,6 +49,8 @@ export class SessionRegistry {
   constructor(
     private readonly catalog: Catalog,
     private readonly locks: LockTable,
+    /** transactionLifetimeLimitSeconds as it is when a transaction starts. */
+    private readonly lifetimeLimitSeconds: () => number = () => DEFAULT_TRANSACTION_LIFETIME_LIMIT_SECONDS,
   ) {}
 
   /** The transaction an operation with `autocommit: false` runs in, started if asked. */
@@ -59,7 +61,8 @@ export class SessionRegistry {
       if (entry.transaction?.isOpen) this.abort(entry.transaction, "superseded by a newer transaction");
       entry.txnNumber = txnNumber;
       entry.retryReply = undefined;
-      entry.transaction = new Transaction(lsid, txnNumber);
+      const expiresAt = Date.now() + this.lifetimeLimitSeconds() * 1000;
+      entry.transaction = new Transaction(lsid, txnNumber, expiresAt);
       return entry.transaction;
     }
     const transaction = entry.transaction;
@@ -144,11 +147,11 @@ export class SessionRegistry {
     }
   }
 
-  /** Aborts transactions past transactionLifetimeLimitSeconds, as mongod's reaper does. */
+  /** Aborts transactions past their expiry date, as mongod's reaper does at each pass. */
   abortExpired(now = Date.now()): void {
     for (const entry of this.sessions.values()) {
       const transaction = entry.transaction;
-      if (transaction?.isOpen && now - transaction.startedAt > TRANSACTION_LIFETIME_LIMIT_MS) {
+      if (transaction?.isOpen && now >= transaction.expiresAt) {
         this.abort(transaction, "exceeded transactionLifetimeLimitSeconds");
       }
     }

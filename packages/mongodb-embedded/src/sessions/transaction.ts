@@ -13,7 +13,6 @@ export class Transaction {
   readonly writes = new Map<StoredCollection, Map<string, Document | null>>();
   /** The change records of the writes, in statement order, for the commit. */
   readonly records: ChangeRecord[] = [];
-  readonly startedAt = Date.now();
   /** Why the server aborted it, reported to the next operation. */
   abortReason: string | undefined;
   /** Its readConcern level, from its first statement ("local" when none is given). */
@@ -25,6 +24,8 @@ export class Transaction {
   constructor(
     readonly lsid: Document,
     readonly txnNumber: bigint,
+    /** When the reaper may abort it: fixed at its start, as mongod fixes its expiry date. */
+    readonly expiresAt: number,
   ) {}
 
   get isOpen(): boolean {

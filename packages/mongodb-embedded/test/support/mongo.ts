@@ -5,7 +5,12 @@
 import { randomBytes } from "node:crypto";
 import { after, before } from "node:test";
 import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
-import { startEmbeddedServer, type EmbeddedServer, type ServerVersion } from "../../src/index.js";
+import {
+  startEmbeddedServer,
+  type EmbeddedServer,
+  type EmbeddedServerOptions,
+  type ServerVersion,
+} from "../../src/index.js";
 
 export type { ServerVersion } from "../../src/index.js";
 
@@ -29,12 +34,14 @@ const DEFAULT_SERVER_VERSION: ServerVersion = "8.0";
 
 /**
  * `uri` names a deployment to use instead (a benchmark's server in a process of its own);
- * MONGODB_URI still wins, so that a run against a real replica set stays one. `serverVersion`
- * and `changeHistoryLimit` (its oplog window, in change records) are the embedded server's
- * only: a real one is what it is.
+ * MONGODB_URI still wins, so that a run against a real replica set stays one. The rest are the
+ * embedded server's startup options (EmbeddedServerOptions): a real one is what it is.
  */
 export async function startTestMongo(
-  options: { uri?: string; serverVersion?: ServerVersion; changeHistoryLimit?: number } = {},
+  options: { uri?: string } & Pick<
+    EmbeddedServerOptions,
+    "serverVersion" | "changeHistoryLimit" | "transactionLifetimeLimitSeconds"
+  > = {},
 ): Promise<TestMongo> {
   const external = process.env.MONGODB_URI ?? options.uri;
   let server: EmbeddedServer | undefined;
@@ -43,8 +50,14 @@ export async function startTestMongo(
     uri = external;
   } else {
     const serverVersion = options.serverVersion ?? DEFAULT_SERVER_VERSION;
-    const { changeHistoryLimit } = options;
-    server = await startEmbeddedServer({ host: "127.0.0.1", port: 0, serverVersion, changeHistoryLimit });
+    const { changeHistoryLimit, transactionLifetimeLimitSeconds } = options;
+    server = await startEmbeddedServer({
+      host: "127.0.0.1",
+      port: 0,
+      serverVersion,
+      changeHistoryLimit,
+      transactionLifetimeLimitSeconds,
+    });
     uri = server.uri;
   }
   const clients: MongoClient[] = [];
