@@ -15,9 +15,14 @@ export interface EventSources {
 
 /**
  * The event for `change` without an update's post-image (see addPostImage), or null when
- * mongod would emit none (an update that changed nothing).
+ * mongod would emit none (an update that changed nothing). `imagesKept` is false once the
+ * change's images expired (ChangeLog.imagesKept).
  */
-export function buildChangeEvent(change: LoggedChange, options: ChangeStreamOptions): Document | null {
+export function buildChangeEvent(
+  change: LoggedChange,
+  options: ChangeStreamOptions,
+  imagesKept: boolean,
+): Document | null {
   const { record } = change;
   const event: Document = {
     _id: encodeResumeToken(change.position),
@@ -43,7 +48,7 @@ export function buildChangeEvent(change: LoggedChange, options: ChangeStreamOpti
   }
   if (record.txnNumber !== undefined) event.txnNumber = Long.fromBigInt(record.txnNumber);
   if (record.lsid !== undefined) event.lsid = record.lsid;
-  addPreImage(event, record, options);
+  addPreImage(event, record, options, imagesKept);
   return event;
 }
 
@@ -58,10 +63,15 @@ export function buildInvalidateEvent(change: LoggedChange, position: StreamPosit
 }
 
 // mongod's pre-image stage runs before the post-image stage and appends the field at the end.
-function addPreImage(event: Document, record: ChangeRecord, options: ChangeStreamOptions): void {
+function addPreImage(
+  event: Document,
+  record: ChangeRecord,
+  options: ChangeStreamOptions,
+  imagesKept: boolean,
+): void {
   const mode = options.fullDocumentBeforeChange;
   if (mode === "off" || !["update", "replace", "delete"].includes(record.operationType)) return;
-  const preImage = record.imagesRecorded ? (record.preImage ?? null) : null;
+  const preImage = record.imagesRecorded && imagesKept ? (record.preImage ?? null) : null;
   if (preImage === null && mode === "required") {
     throw missingImage(event, "a pre-image for all update, delete and replace events", "pre-image");
   }
@@ -75,11 +85,13 @@ export function needsPostImage(record: ChangeRecord, options: ChangeStreamOption
 
 // The post-image replaces fullDocument in place; mongod positions it before ns. Separate from
 // buildChangeEvent so that a stream can drop an event on its cheap fields before the lookup.
+// mongod computes a "whenAvailable"/"required" post-image from the pre-image, so it expires too.
 export function addPostImage(
   event: Document,
   record: ChangeRecord,
   options: ChangeStreamOptions,
   sources: EventSources,
+  imagesKept: boolean,
 ): void {
   if (!needsPostImage(record, options)) return;
   const mode = options.fullDocument;
@@ -87,7 +99,7 @@ export function addPostImage(
   if (mode === "updateLookup") {
     postImage = sources.lookupDocument(record.db, record.coll ?? "", record.documentKey ?? {});
   } else {
-    postImage = record.imagesRecorded ? (record.postImage ?? null) : null;
+    postImage = record.imagesRecorded && imagesKept ? (record.postImage ?? null) : null;
     if (postImage === null && mode === "required") {
       throw missingImage(event, "a post-image for all update events", "post-image");
     }

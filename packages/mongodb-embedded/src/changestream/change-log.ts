@@ -28,6 +28,11 @@ export class ChangeLog {
   private lastEvicted: StreamPosition | undefined;
   private readonly waiters = new Set<() => void>();
   private closed = false;
+  /**
+   * changeStreamOptions.preAndPostImages.expireAfterSeconds (setClusterParameter); undefined
+   * is "off": the images go only with their records, as mongod's go with the oplog.
+   */
+  imagesExpireAfterSeconds: number | undefined;
 
   constructor(opts: ChangeLogOptions) {
     if (!Number.isInteger(opts.historyLimit) || opts.historyLimit < 1) {
@@ -69,6 +74,16 @@ export class ChangeLog {
    */
   hasLostHistoryAfter(position: StreamPosition): boolean {
     return this.lastEvicted !== undefined && comparePositions(this.lastEvicted, position) > 0;
+  }
+
+  /**
+   * Whether the change's pre- and post-images are still kept. mongod removes an image once its
+   * operation's wall time is `expireAfterSeconds` old, in a periodic job
+   * (src/mongo/db/change_stream_pre_images_collection_manager.cpp); here it is gone at once.
+   */
+  imagesKept(change: LoggedChange, now = Date.now()): boolean {
+    const seconds = this.imagesExpireAfterSeconds;
+    return seconds === undefined || change.wallTime.getTime() > now - seconds * 1000;
   }
 
   /** The retained record at exactly this (clusterTime, txnOpIndex), if any. */

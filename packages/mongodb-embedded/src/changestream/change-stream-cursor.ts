@@ -226,13 +226,14 @@ export class ChangeStreamCursor implements ServerCursor {
    * an event the prefilter found it accepts.
    */
   private eventFor(change: LoggedChange): Document | null {
-    const event = buildChangeEvent(change, this.options);
+    const imagesKept = this.deps.changeLog.imagesKept(change);
+    const event = buildChangeEvent(change, this.options, imagesKept);
     if (event === null) return null;
     // Nothing to look up: the event is whole, and the $match judges it once.
     if (!needsPostImage(change.record, this.options)) return this.userPipeline(event);
     const verdict = this.prefilter.judge(event);
     if (verdict === "rejects") return null;
-    addPostImage(event, change.record, this.options, this.deps);
+    addPostImage(event, change.record, this.options, this.deps, imagesKept);
     return verdict === "matches" ? this.afterMatch(event) : this.userPipeline(event);
   }
 

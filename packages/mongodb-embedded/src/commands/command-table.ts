@@ -3,6 +3,7 @@
 import type { CommandHandler } from "./command-context.js";
 import { aggregate } from "./aggregate.js";
 import { bulkWrite } from "./bulk-write.js";
+import { getClusterParameter, setClusterParameter } from "./cluster-parameters.js";
 import { collMod, create, drop, listCollections, renameCollection } from "./collections.js";
 import { configureFailPoint, waitForFailPoint } from "./configure-fail-point.js";
 import { dropDatabase, listDatabases } from "./databases.js";
@@ -44,6 +45,8 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, Com
   ["getParameter", getParameter],
   ["setParameter", setParameter],
   ["setFeatureCompatibilityVersion", setFeatureCompatibilityVersion],
+  ["setClusterParameter", setClusterParameter],
+  ["getClusterParameter", getClusterParameter],
   ["serverStatus", serverStatus],
   ["hostInfo", hostInfo],
   ["whatsmyuri", whatsmyuri],
