@@ -5,7 +5,8 @@
 // undoes a copy the sidecar made after that delete (a copy-back of an entry still embedded)
 // and keeps an application's re-insert. `copiedAt` is the server's clock ($currentDate), so
 // that the stream can prune entries by the cluster time it has processed (pruneCopyLedger).
-import type { Db, Document } from "mongodb";
+import type { ClientSession, Db, Document } from "mongodb";
+import { RAW, verbatimOrNull } from "../common/bson-value.js";
 import type { IndexWanted } from "../driver.js";
 import type { Write } from "../plan.js";
 
@@ -55,6 +56,20 @@ export interface CopyRecord {
   rule: string;
   source: unknown;
   entry: unknown;
+}
+
+/** What the ledger recorded of the copy `copyId` made by rule `rule`, if it still holds it. */
+export async function readCopyRecord(
+  db: Db,
+  ledgerCollection: string,
+  copyId: unknown,
+  rule: string,
+  session?: ClientSession,
+): Promise<CopyRecord | null> {
+  const found = await db
+    .collection(ledgerCollection)
+    .findOne({ _id: ledgerId(copyId) as never, rule }, { session, ...RAW });
+  return verbatimOrNull(found) as CopyRecord | null;
 }
 
 // An upsert rather than an insert: only an update can take the server's clock.

@@ -3,9 +3,9 @@
 // collection at start) names the source and the entry. The correction it calls for starts
 // from the source, under the source's key, so it runs after every earlier correction of
 // that source, and it carries the entry, which nothing left in the database names.
-import { ObjectId } from "mongodb";
+import { ObjectId, type Db } from "mongodb";
 import type { CollectionOptionWanted, CorrectionTarget, PlanContext, WatchedWrite } from "../driver.js";
-import type { CopyLedger } from "./copy-ledger.js";
+import { readCopyRecord, type CopyLedger } from "./copy-ledger.js";
 import type { Plan } from "../plan.js";
 import { describeValue } from "../common/bson-value.js";
 import type { SubsetRequest } from "./reader.js";
@@ -37,8 +37,9 @@ export function preImageOptions(rule: SubsetRule): CollectionOptionWanted<Subset
 
 /**
  * The correction a delete of a full-set document calls for. Without a pre-image (pre-images
- * were off when it happened, or expired) nothing says which source embeds the entry: the
- * target then only reports it (planDeletedEntry skips it, counted).
+ * were off when it happened, or expired) the event does not say which source embeds the
+ * entry: the target then names the deleted document, which planDeletedEntry looks up in the
+ * copy ledger.
  */
 export function deletedEntryTargets(rule: SubsetRule, write: WatchedWrite): CorrectionTarget<SubsetRule>[] {
   const preImage = write.fullDocumentBeforeChange;
@@ -55,11 +56,21 @@ export function deletedEntryTargets(rule: SubsetRule, write: WatchedWrite): Corr
 
 /**
  * What the correction of `target` reads (readSubsetStates): its source, and the entry a
- * propagated delete removes; none for a delete without a pre-image, which is only reported.
+ * propagated delete removes. A delete without a pre-image is found in the copy ledger: a copy
+ * the sidecar made is there with its source and entry until pruned (minutes after the stream
+ * passed it), which covers a delete soon after the copy whose pre-image is gone. An
+ * application's own insert, or an older copy, gives none: it is only reported (noPreImage).
  * A target without its entry (a parked one edited by hand, say) is a plain correction.
  */
-export function requestOf({ role, id, detail }: CorrectionTarget<SubsetRule>): SubsetRequest | undefined {
-  if (role === DELETE_WITHOUT_PRE_IMAGE) return undefined;
+export async function requestOf(
+  db: Db,
+  { rule, role, id, detail }: CorrectionTarget<SubsetRule>,
+  context: PlanContext,
+): Promise<SubsetRequest | undefined> {
+  if (role === DELETE_WITHOUT_PRE_IMAGE) {
+    const copy = await readCopyRecord(db, context.stateCollection, id, rule.name, context.session);
+    return copy ? { sourceId: copy.source, entryId: copy.entry } : undefined;
+  }
   const entryId: unknown = detail?.entryId;
   return entryId === undefined || entryId === null ? { sourceId: id } : { sourceId: id, entryId };
 }
@@ -69,7 +80,8 @@ export function noPreImage(rule: SubsetRule, deletedId: unknown): Plan {
     outcome: "skip",
     kind: "skipped_no_pre_image",
     reason:
-      `the delete of ${rule.fullSetCollection} ${describeValue(deletedId)} has no pre-image, so which ` +
+      `the delete of ${rule.fullSetCollection} ${describeValue(deletedId)} has no pre-image and is no copy ` +
+      `the ledger holds, so which ` +
       `${rule.collection} document embeds it is unknown: not propagated (an entry still embedded is copied back)`,
   };
 }

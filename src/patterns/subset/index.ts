@@ -19,14 +19,14 @@ import {
 } from "./deleted-entries.js";
 import { subsetEventNeedsCorrection, subsetNeedsCorrection } from "./filters.js";
 import { planSubset } from "./planner.js";
-import { readSubsetStates } from "./reader.js";
+import { readSubsetStates, type SubsetRequest } from "./reader.js";
 import { subsetRuleSchema, type SubsetRule } from "./rule.js";
 import { DELETED_ENTRY, ENTRY, SOURCE, sourceTarget } from "./targets.js";
 import { movedAway, sourceOfEntry, targetsOfFullSetEntry } from "./entry-references.js";
 
 /**
  * Plans the corrections of several sources from reads that serve them all (readSubsetStates);
- * a delete without a pre-image is only reported.
+ * a delete without a pre-image the copy ledger does not know is only reported.
  */
 async function planSources(
   db: Db,
@@ -34,12 +34,19 @@ async function planSources(
   targets: readonly CorrectionTarget<SubsetRule>[],
   context: PlanContext,
 ): Promise<Plan[]> {
-  const requests = targets.flatMap((target) => requestOf(target) ?? []);
-  const states = await readSubsetStates(db, rule, requests, context);
+  // One after another: they share the transaction's session.
+  const requests: (SubsetRequest | undefined)[] = [];
+  for (const target of targets) requests.push(await requestOf(db, target, context));
+  const states = await readSubsetStates(
+    db,
+    rule,
+    requests.flatMap((request) => request ?? []),
+    context,
+  );
   const ledger = copyLedgerOf(rule, context);
   let next = 0;
-  return targets.map((target) => {
-    if (!requestOf(target)) return noPreImage(rule, target.id);
+  return targets.map((target, i) => {
+    if (!requests[i]) return noPreImage(rule, target.id);
     const state = states[next++];
     return state ? planSubset(rule, state, ledger) : { outcome: "none" };
   });
