@@ -18,6 +18,11 @@ export interface EmbeddedServerOptions {
   serverVersion?: ServerVersion;
   /** mongod's startup parameter (default 60; at least 1); setParameter changes it later. */
   transactionLifetimeLimitSeconds?: number;
+  /**
+   * Reads with a read preference other than primary (secondary, secondaryPreferred, nearest)
+   * see the data as it was this many milliseconds ago, as from a lagging secondary (default 0).
+   */
+  secondaryLagMs?: number;
 }
 
 export interface EmbeddedServer {
@@ -46,6 +51,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): 
     changeHistoryLimit: options.changeHistoryLimit ?? DEFAULT_CHANGE_HISTORY_LIMIT,
     version: options.serverVersion ?? "7.0",
     transactionLifetimeLimitSeconds: options.transactionLifetimeLimitSeconds,
+    secondaryLagMs: options.secondaryLagMs,
   });
   const connections = new Set<Connection>();
   listener.on("connection", (socket: Socket) => {

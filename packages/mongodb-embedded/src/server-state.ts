@@ -11,6 +11,7 @@ import { TransactionReaper } from "./sessions/transaction-reaper.js";
 import type { Transaction } from "./sessions/transaction.js";
 import { Catalog } from "./storage/catalog.js";
 import { ClusterClock } from "./storage/cluster-clock.js";
+import { LaggedSnapshots } from "./storage/lagged-snapshots.js";
 import type { StoredCollection } from "./storage/stored-collection.js";
 import { versionFacts, type ServerVersion, type VersionFacts } from "./server-version.js";
 
@@ -22,6 +23,8 @@ export interface ServerStateOptions {
   version: ServerVersion;
   /** The startup value of transactionLifetimeLimitSeconds (default 60, as mongod's). */
   transactionLifetimeLimitSeconds?: number;
+  /** Serve reads preferring a secondary from the state this many milliseconds old (0: none). */
+  secondaryLagMs?: number;
 }
 
 /** mongod's default cursorTimeoutMillis: 10 minutes. */
@@ -40,6 +43,8 @@ export class ServerState {
   readonly version: VersionFacts;
   readonly changeLog: ChangeLog;
   readonly catalog: Catalog;
+  /** With secondaryLagMs: the states a lagging secondary would serve (commands/read-view.ts). */
+  readonly laggedSnapshots: LaggedSnapshots | undefined;
   readonly locks = new LockTable();
   readonly sessions: SessionRegistry;
   readonly cursors = new CursorRegistry();
@@ -66,9 +71,13 @@ export class ServerState {
     this.lifetimeLimitSeconds =
       options.transactionLifetimeLimitSeconds ?? DEFAULT_TRANSACTION_LIFETIME_LIMIT_SECONDS;
     this.changeLog = new ChangeLog({ historyLimit: options.changeHistoryLimit });
-    this.catalog = new Catalog(this.clock, (records, clusterTime, wallTime) =>
-      this.changeLog.append(records, clusterTime, wallTime),
-    );
+    this.catalog = new Catalog(this.clock, (records, clusterTime, wallTime) => {
+      this.changeLog.append(records, clusterTime, wallTime);
+      this.laggedSnapshots?.pin();
+    });
+    this.laggedSnapshots = options.secondaryLagMs
+      ? new LaggedSnapshots(this.catalog, options.secondaryLagMs)
+      : undefined;
     this.sessions = new SessionRegistry(this.catalog, this.locks, () => this.lifetimeLimitSeconds);
     this.idleReaper = setInterval(() => {
       this.sessions.expireIdle();

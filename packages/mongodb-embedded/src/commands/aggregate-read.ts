@@ -1,6 +1,7 @@
 // How an aggregate reads collections: its leading $match, $sort and $limit, which an index can
 // answer (as mongod pushes them down to its query layer), and the reads of its $lookup joins,
 // through the same path and the same view (a transaction's snapshot with its own writes).
+import { readViewFor } from "./read-view.js";
 import type { Document } from "bson";
 import {
   collatorFor,
@@ -35,7 +36,7 @@ export async function executeAggregateRead(
   const name = request.body.aggregate;
   const collection = typeof name === "string" ? server.catalog.collection(request.db, name) : undefined;
   const options = readOptions(request);
-  const view = server.scope(request.transaction).view;
+  const view = readViewFor(request, server);
   const query = collection && (await view.queryYielding(collection, queryOf(read, options), request.killed));
   const docs = query ? arrangedDocuments(query, read, options) : [];
   return { read: Object.assign({}, read, { skip: 0 }), query, docs, rest };
@@ -85,7 +86,7 @@ function arrangedDocuments(query: QueryResult, read: ForeignRead, options: ReadO
 /** The context an aggregate's stages run in: other collections of the database, read through
  * the operation's view (so a transaction's $lookup sees its snapshot and its own writes). */
 export function aggregateContext(request: CommandRequest, server: ServerState): PipelineContext {
-  const view = server.scope(request.transaction).view;
+  const view = readViewFor(request, server);
   const options = readOptions(request);
   const collectionNamed = (name: string) => server.catalog.collection(request.db, name);
   return {

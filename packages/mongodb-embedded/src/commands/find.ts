@@ -1,6 +1,7 @@
 // find, count and distinct: reads through the operation's view (snapshot in a transaction),
 // using the _id or a secondary index for equality filters instead of a scan. A collation
 // changes how their filters, sorts and distinct values compare strings.
+import { readViewFor } from "./read-view.js";
 import type { Document } from "bson";
 import {
   collatorFor,
@@ -42,7 +43,7 @@ export async function executeFind(request: CommandRequest, server: ServerState):
   }
   const strings = collatorFor(body.collation, "find.collation");
   const variables = letVariables(request);
-  const scope = server.scope(request.transaction);
+  const view = readViewFor(request, server);
   const collection = server.catalog.collection(request.db, name);
   const filter = optionalDocument(body, "filter") ?? {};
   const sortSpec = optionalDocument(body, "sort");
@@ -53,7 +54,7 @@ export async function executeFind(request: CommandRequest, server: ServerState):
   if (limit < 0) [limit, singleBatch] = [-limit, true];
   const wanted = limit > 0 ? skip + limit : undefined;
   const query = collection
-    ? await scope.view.queryYielding(
+    ? await view.queryYielding(
         collection,
         { filter, sort, limit: wanted, strings, variables },
         request.killed,
@@ -136,7 +137,7 @@ async function readMatching(
   strings: StringComparator | undefined,
 ): Promise<Document[]> {
   if (!collection) return [];
-  const view = server.scope(request.transaction).view;
+  const view = readViewFor(request, server);
   const query = await view.queryYielding(collection, { filter, strings }, request.killed);
   return query.found.map((v) => v.doc);
 }

@@ -40,7 +40,7 @@ const DEFAULT_SERVER_VERSION: ServerVersion = "8.0";
 export async function startTestMongo(
   options: { uri?: string } & Pick<
     EmbeddedServerOptions,
-    "serverVersion" | "changeHistoryLimit" | "transactionLifetimeLimitSeconds"
+    "serverVersion" | "changeHistoryLimit" | "transactionLifetimeLimitSeconds" | "secondaryLagMs"
   > = {},
 ): Promise<TestMongo> {
   const external = process.env.MONGODB_URI ?? options.uri;
@@ -50,13 +50,14 @@ export async function startTestMongo(
     uri = external;
   } else {
     const serverVersion = options.serverVersion ?? DEFAULT_SERVER_VERSION;
-    const { changeHistoryLimit, transactionLifetimeLimitSeconds } = options;
+    const { changeHistoryLimit, transactionLifetimeLimitSeconds, secondaryLagMs } = options;
     server = await startEmbeddedServer({
       host: "127.0.0.1",
       port: 0,
       serverVersion,
       changeHistoryLimit,
       transactionLifetimeLimitSeconds,
+      secondaryLagMs,
     });
     uri = server.uri;
   }
