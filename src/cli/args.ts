@@ -22,8 +22,17 @@ export interface CliArgs {
   /** Human-readable logs instead of JSON lines. */
   pretty: boolean;
   port?: number;
+  /** dev-server: the embedded server's startup options that make it behave as a deployment may. */
+  devServer: DevServerOptions;
   /** How `sweep` reports: a line per rule, or a JSON line per document. */
   output: SweepOutput;
+}
+
+export interface DevServerOptions {
+  /** mongod's transactionLifetimeLimitSeconds at startup (default 60). */
+  transactionLifetimeLimitSeconds?: number;
+  /** Reads preferring a secondary see the data this many milliseconds old. */
+  secondaryLagMs?: number;
 }
 
 export const SWEEP_OUTPUTS = ["text", "json"] as const;
@@ -91,8 +100,23 @@ export const COMMAND_SPECS: Record<Command, CommandSpec> = {
   },
   "dev-server": {
     summary: "start the embedded MongoDB-compatible server alone",
-    options: { port: { type: "string", value: "N", help: "port to listen on (default 27017)" } },
-    examples: ["mongo-pattern-sidecar dev-server --port 27018"],
+    options: {
+      port: { type: "string", value: "N", help: "port to listen on (default 27017)" },
+      "transaction-lifetime-limit-seconds": {
+        type: "string",
+        value: "N",
+        help: "abort transactions older than N seconds, as mongod's parameter (default 60)",
+      },
+      "secondary-lag-ms": {
+        type: "string",
+        value: "N",
+        help: "serve reads preferring a secondary from the data as it was N ms ago (default 0)",
+      },
+    },
+    examples: [
+      "mongo-pattern-sidecar dev-server --port 27018",
+      "mongo-pattern-sidecar dev-server --secondary-lag-ms 2000",
+    ],
   },
   demo: {
     summary: "show the sidecar fixing the seeds' examples on the embedded server (seed rules)",
@@ -126,6 +150,15 @@ function parsePort(text: string | undefined): number | undefined {
     throw new UsageError(`--port: expected a port number from 0 to 65535, got "${text}"`);
   }
   return port;
+}
+
+/** A whole number of at least `least`, or undefined when the option is not given. */
+function parseWholeNumber(option: string, text: string | undefined, least: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < least)
+    throw new UsageError(`--${option}: expected a whole number from ${least}, got "${text}"`);
+  return n;
 }
 
 /** Every option of every command, for node's parser; which command takes which is checked after. */
@@ -190,6 +223,18 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     embedded: values.embedded === true,
     pretty: values.pretty === true,
     port: parsePort(values.port as string | undefined),
+    devServer: {
+      transactionLifetimeLimitSeconds: parseWholeNumber(
+        "transaction-lifetime-limit-seconds",
+        values["transaction-lifetime-limit-seconds"] as string | undefined,
+        1,
+      ),
+      secondaryLagMs: parseWholeNumber(
+        "secondary-lag-ms",
+        values["secondary-lag-ms"] as string | undefined,
+        0,
+      ),
+    },
     output: parseOutput(values.output as string | undefined),
   };
 }

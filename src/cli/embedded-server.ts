@@ -33,7 +33,12 @@ async function loadEmbeddedModule(): Promise<typeof EmbeddedModule> {
  * Starts the embedded server on a loopback port, as MongoDB 8.0 (the release the tests run
  * on: corrections write through bulkWrite); the caller owns closing it.
  */
-export async function startEmbeddedMongo(options: { host: string; port: number }): Promise<EmbeddedServer> {
+export async function startEmbeddedMongo(
+  options: Pick<
+    EmbeddedModule.EmbeddedServerOptions,
+    "host" | "port" | "transactionLifetimeLimitSeconds" | "secondaryLagMs"
+  >,
+): Promise<EmbeddedServer> {
   const { startEmbeddedServer } = await loadEmbeddedModule();
   return startEmbeddedServer({ ...options, serverVersion: "8.0" });
 }

@@ -93,7 +93,7 @@ function runCommand(args: CliArgs, config: Config, logger: Logger): Promise<numb
     case "migrate":
       return migrateCommand(config, logger, args.dryRun);
     case "dev-server":
-      return devServerCommand(args.port, logger);
+      return devServerCommand(args.port, args.devServer, logger);
     case "demo":
       return demoCommand(createLogger({ level: "warn" }));
   }

@@ -29,6 +29,21 @@ void test("dev-server reads its port as a number", () => {
   assert.equal(parseCliArgs(["dev-server", "--port", "27018"]).port, 27018);
 });
 
+void test("dev-server reads the embedded server's transaction lifetime and secondary lag", () => {
+  const args = parseCliArgs([
+    "dev-server",
+    "--transaction-lifetime-limit-seconds",
+    "5",
+    "--secondary-lag-ms",
+    "2000",
+  ]);
+  assert.deepEqual(args.devServer, { transactionLifetimeLimitSeconds: 5, secondaryLagMs: 2000 });
+  assert.throws(
+    () => parseCliArgs(["dev-server", "--transaction-lifetime-limit-seconds", "0"]),
+    /--transaction-lifetime-limit-seconds: expected a whole number from 1, got "0"/,
+  );
+});
+
 void test("a port that is not a number is rejected, naming the option", () => {
   assert.throws(
     () => parseCliArgs(["dev-server", "--port", "http"]),
