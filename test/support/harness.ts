@@ -38,21 +38,46 @@ export function testConfig(database: string, overrides: Record<string, unknown> 
   return configSchema.parse({ database, leaseSeconds: 3, concurrency: 4, ...overrides }) as Config;
 }
 
+export interface SidecarOptions {
+  waitForStreaming?: boolean;
+  holderId?: string;
+  sweepPageSize?: number;
+  /**
+   * Log as `run` does (JSON at info, written to a file descriptor), to /dev/null, and capture
+   * only warnings and errors in `logs`, instead of every debug line: a benchmark then pays
+   * what a real sidecar pays.
+   */
+  productionLogs?: boolean;
+}
+
 /** A runner of its own client (so fail points can target it by appName), streaming and caught up. */
 export async function startSidecar(
   mongo: TestMongo,
   config: Config,
-  options: {
-    waitForStreaming?: boolean;
-    holderId?: string;
-    sweepPageSize?: number;
-    /**
-     * Log as `run` does (JSON at info, written to a file descriptor), to /dev/null, and capture
-     * only warnings and errors in `logs`, instead of every debug line: a benchmark then pays
-     * what a real sidecar pays.
-     */
-    productionLogs?: boolean;
-  } = {},
+  options: SidecarOptions = {},
+): Promise<TestSidecar> {
+  const client = await mongo.newClient({ appName: SIDECAR_APP_NAME });
+  // As `run` connects: the lease on a client of its own, which fail points aimed at the
+  // sidecar's corrections leave alone.
+  const leaseClient = await mongo.newClient({
+    ...leaseClientOptions(config.leaseSeconds),
+    appName: LEASE_APP_NAME,
+  });
+  const handles = { client, db: client.db(config.database), leaseDb: leaseClient.db(config.database) };
+  return runSidecar(handles, config, options, async () => {
+    await Promise.all([client.close(), leaseClient.close()]);
+  });
+}
+
+/**
+ * A runner on handles made elsewhere (connectDeployment's, as `run` makes them), streaming and
+ * caught up; `stop` stops it, then calls `closeHandles`.
+ */
+export async function runSidecar(
+  handles: { client: MongoClient; db: Db; leaseDb?: Db },
+  config: Config,
+  options: SidecarOptions = {},
+  closeHandles: () => Promise<void> = async () => {},
 ): Promise<TestSidecar> {
   const logs: LogLine[] = [];
   const capture = logCapture(logs);
@@ -64,18 +89,9 @@ export async function startSidecar(
         ]),
       })
     : createLogger({ level: "debug", destination: capture });
-  const client = await mongo.newClient({ appName: SIDECAR_APP_NAME });
-  // As `run` connects: the lease on a client of its own, which fail points aimed at the
-  // sidecar's corrections leave alone.
-  const leaseClient = await mongo.newClient({
-    ...leaseClientOptions(config.leaseSeconds),
-    appName: LEASE_APP_NAME,
-  });
   const metrics = createMetrics();
   const runner = new Runner({
-    client,
-    db: client.db(config.database),
-    leaseDb: leaseClient.db(config.database),
+    ...handles,
     config,
     metrics,
     logger,
@@ -89,7 +105,7 @@ export async function startSidecar(
   if (options.waitForStreaming ?? true) await waitForCaughtUp(runner);
   const stop = async () => {
     await runner.stop();
-    await Promise.all([client.close(), leaseClient.close()]);
+    await closeHandles();
   };
   return { runner, metrics, logs, stop };
 }

@@ -110,11 +110,14 @@ export function useTestDatabase(
     tearDown?: () => Promise<void>;
     /** The embedded server's release, where a test is about what differs (startTestMongo). */
     serverVersion?: ServerVersion;
+    /** The embedded server's lagging secondary reads (startTestMongo). */
+    secondaryLagMs?: number;
   } = {},
 ): TestDatabase {
   const fixture = {} as TestDatabase;
   before(async () => {
-    fixture.mongo = await startTestMongo({ serverVersion: hooks.serverVersion });
+    const { serverVersion, secondaryLagMs } = hooks;
+    fixture.mongo = await startTestMongo({ serverVersion, secondaryLagMs });
     fixture.db = fixture.mongo.client.db(uniqueDatabaseName(label));
     await hooks.setUp?.(fixture);
   });
