@@ -1,6 +1,6 @@
 // Starts the embedded server from the command line (in this package's folder):
 //   node --import tsx src/cli.ts [--host 127.0.0.1] [--port 27017] [--change-history 100000]
-//     [--server-version 7.0|8.0] [--transaction-lifetime-limit-seconds 60] [--secondary-lag-ms 0]
+//     [--server-version 7.0|8.0] [--transaction-lifetime-limit-seconds 60] [--secondary-lag-ms 0] [--auth]
 // prints the connection string, and stops cleanly on SIGINT/SIGTERM.
 import { parseArgs } from "node:util";
 import { startEmbeddedServer } from "./index.js";
@@ -8,7 +8,7 @@ import { SERVER_VERSIONS, type ServerVersion } from "./server-version.js";
 
 const USAGE =
   "usage: cli.ts [--host <address>] [--port <number>] [--change-history <events>] [--server-version 7.0|8.0]\n" +
-  "              [--transaction-lifetime-limit-seconds <seconds>] [--secondary-lag-ms <ms>]";
+  "              [--transaction-lifetime-limit-seconds <seconds>] [--secondary-lag-ms <ms>] [--auth]";
 
 function parsePositiveInteger(value: string | undefined, name: string, fallback: number): number;
 function parsePositiveInteger(value: string | undefined, name: string): number | undefined;
@@ -41,6 +41,7 @@ async function main(): Promise<void> {
       "server-version": { type: "string" },
       "transaction-lifetime-limit-seconds": { type: "string" },
       "secondary-lag-ms": { type: "string" },
+      auth: { type: "boolean" },
       help: { type: "boolean" },
     },
   });
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
       "transaction-lifetime-limit-seconds",
     ),
     secondaryLagMs: parsePositiveInteger(values["secondary-lag-ms"], "secondary-lag-ms"),
+    auth: values.auth,
   });
   console.log(server.uri);
   const stop = (signal: string) => {

@@ -23,6 +23,8 @@ export interface EmbeddedServerOptions {
    * see the data as it was this many milliseconds ago, as from a lagging secondary (default 0).
    */
   secondaryLagMs?: number;
+  /** Require authentication, as mongod's --auth: SCRAM-SHA-256 users made by createUser. */
+  auth?: boolean;
 }
 
 export interface EmbeddedServer {
@@ -52,6 +54,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): 
     version: options.serverVersion ?? "7.0",
     transactionLifetimeLimitSeconds: options.transactionLifetimeLimitSeconds,
     secondaryLagMs: options.secondaryLagMs,
+    auth: options.auth,
   });
   const connections = new Set<Connection>();
   listener.on("connection", (socket: Socket) => {

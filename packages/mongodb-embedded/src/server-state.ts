@@ -1,5 +1,6 @@
 // Everything the command handlers share: the address we answer for, the cluster clock, the
 // data, open cursors, sessions, the change log and fail points. One per running server.
+import { Users } from "./auth/users.js";
 import { ChangeLog } from "./changestream/change-log.js";
 import { CommandCounts } from "./commands/command-counts.js";
 import { CursorRegistry } from "./commands/cursor-registry.js";
@@ -25,6 +26,8 @@ export interface ServerStateOptions {
   transactionLifetimeLimitSeconds?: number;
   /** Serve reads preferring a secondary from the state this many milliseconds old (0: none). */
   secondaryLagMs?: number;
+  /** Require authentication (SCRAM-SHA-256, users made by createUser), as mongod's --auth. */
+  auth?: boolean;
 }
 
 /** mongod's default cursorTimeoutMillis: 10 minutes. */
@@ -49,6 +52,8 @@ export class ServerState {
   readonly sessions: SessionRegistry;
   readonly cursors = new CursorRegistry();
   readonly failPoints = new FailPoints();
+  readonly authEnabled: boolean;
+  readonly users = new Users();
   /** serverStatus metrics.commands. */
   readonly commandCounts = new CommandCounts();
   /** The parameters setParameter may change, but transactionLifetimeLimitSeconds (below). */
@@ -64,6 +69,7 @@ export class ServerState {
     this.port = options.port;
     this.address = `${options.host}:${options.port}`;
     this.version = versionFacts(options.version);
+    this.authEnabled = options.auth ?? false;
     this.parameters = {
       cursorTimeoutMillis: DEFAULT_CURSOR_TIMEOUT_MS,
       featureCompatibilityVersion: options.version,

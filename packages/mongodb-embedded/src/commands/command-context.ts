@@ -1,6 +1,8 @@
 // What every command handler receives: the parsed request, the connection it came on, and the
 // server's shared state.
 import type { Document } from "bson";
+import type { ScramConversation } from "../auth/scram-sha-256.js";
+import type { UserName } from "../auth/users.js";
 import type { ServerState } from "../server-state.js";
 import type { Transaction } from "../sessions/transaction.js";
 
@@ -12,6 +14,10 @@ export interface ConnectionInfo {
   readonly signal: AbortSignal;
   /** Closes the socket without a reply (failCommand closeConnection). */
   destroy(): void;
+  /** Who the connection authenticated as (saslContinue), with authentication on. */
+  user?: UserName;
+  /** A SCRAM conversation between saslStart and saslContinue. */
+  scram?: ScramConversation;
 }
 
 export interface CommandRequest {

@@ -3,6 +3,7 @@
 import type { CommandHandler } from "./command-context.js";
 import { aggregate } from "./aggregate.js";
 import { bulkWrite } from "./bulk-write.js";
+import { createUser, saslContinue, saslStart } from "./authentication.js";
 import { getClusterParameter, setClusterParameter } from "./cluster-parameters.js";
 import { collMod, create, drop, listCollections, renameCollection } from "./collections.js";
 import { configureFailPoint, waitForFailPoint } from "./configure-fail-point.js";
@@ -47,6 +48,9 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, Com
   ["setFeatureCompatibilityVersion", setFeatureCompatibilityVersion],
   ["setClusterParameter", setClusterParameter],
   ["getClusterParameter", getClusterParameter],
+  ["createUser", createUser],
+  ["saslStart", saslStart],
+  ["saslContinue", saslContinue],
   ["serverStatus", serverStatus],
   ["hostInfo", hostInfo],
   ["whatsmyuri", whatsmyuri],

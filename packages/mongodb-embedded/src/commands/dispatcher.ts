@@ -7,6 +7,7 @@ import { ServerError, ErrorCode, interrupted } from "../errors.js";
 import type { ServerState } from "../server-state.js";
 import { knowsCommand } from "../server-version.js";
 import { ArrayCursor } from "./array-cursor.js";
+import { assertAuthenticated, ownedSessionId } from "./authentication.js";
 import type { CommandHandler, CommandRequest, ConnectionInfo } from "./command-context.js";
 import { assertSimpleCollation, bigintValue } from "./command-args.js";
 import { codeNameOf } from "./code-names.js";
@@ -55,8 +56,12 @@ async function runCommand(
     if (request.name === "") throw new ServerError(ErrorCode.BadValue, "BadValue", "empty command document");
     throw new ServerError(ErrorCode.CommandNotFound, "CommandNotFound", `no such command: '${request.name}'`);
   }
+  assertAuthenticated(request, server);
   if (!COLLATING_COMMANDS.has(request.name)) {
     assertSimpleCollation(request.body.collation, `${request.name}.collation`);
+  }
+  if (request.connection.user && request.body.lsid) {
+    request.body.lsid = ownedSessionId(request.body.lsid as Document, request.connection.user);
   }
   request.killed = killSignal(request, server);
   const failure =

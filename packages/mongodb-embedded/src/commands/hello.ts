@@ -4,6 +4,7 @@ import { Long, ObjectId, Int32 } from "bson";
 import type { Document } from "bson";
 import type { CommandHandler } from "./command-context.js";
 import type { ServerState } from "../server-state.js";
+import { supportedMechanisms } from "./authentication.js";
 
 export const REPLICA_SET_NAME = "rs0";
 const ELECTION_ID = new ObjectId("7fffffff0000000000000001");
@@ -33,6 +34,7 @@ export const hello: CommandHandler = (request, server) => {
     minWireVersion: new Int32(0),
     maxWireVersion: new Int32(server.version.maxWireVersion),
     readOnly: false,
+    ...supportedMechanisms(request, server),
     ok: 1,
   };
 };

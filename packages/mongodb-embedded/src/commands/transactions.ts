@@ -1,9 +1,11 @@
 // commitTransaction, abortTransaction, endSessions, killSessions and killAllSessions.
-import type { Document } from "bson";
+import type { Binary, Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { ServerState } from "../server-state.js";
 import type { CommandHandler, CommandRequest } from "./command-context.js";
 import { bigintValue } from "./command-args.js";
+import { ownedSessionId } from "./authentication.js";
+import { userDigest } from "../auth/users.js";
 
 function sessionOf(request: CommandRequest): { lsid: Document; txnNumber: bigint } {
   const lsid = request.body.lsid as Document | undefined;
@@ -42,7 +44,15 @@ export const endSessions: CommandHandler = (request, server) => {
  */
 export const killSessions: CommandHandler = (request, server) => {
   const specs = Array.isArray(request.body.killSessions) ? (request.body.killSessions as Document[]) : [];
-  const lsids = specs.length === 0 ? undefined : specs.map((spec) => ({ id: spec.id }) as Document);
+  // Each id names the caller's own session only, as mongod completes it with the caller's uid;
+  // with authentication an empty list means all of the caller's sessions.
+  const user = request.connection.user;
+  const lsids =
+    specs.length > 0
+      ? specs.map((spec) => ownedSessionId({ id: spec.id as unknown }, user))
+      : user
+        ? sessionsOf(server, userDigest(user))
+        : undefined;
   killAndClose(request, server, lsids);
   return { ok: 1 };
 };
@@ -56,6 +66,15 @@ export const killAllSessions: CommandHandler = (request, server) => {
   if (users.length === 0) killAndClose(request, server, undefined);
   return { ok: 1 };
 };
+
+/** The sessions of the user whose digest is `uid`. */
+function sessionsOf(server: ServerState, uid: Binary): Document[] {
+  const digest = Buffer.from(uid.buffer);
+  return server.sessions.list().flatMap(({ lsid }) => {
+    const owner = lsid.uid as Binary | undefined;
+    return owner && digest.equals(Buffer.from(owner.buffer)) ? [lsid] : [];
+  });
+}
 
 function killAndClose(request: CommandRequest, server: ServerState, lsids: Document[] | undefined): void {
   const cursors = server.sessions.kill(lsids, `session killed by ${request.name}`);

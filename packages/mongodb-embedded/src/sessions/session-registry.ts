@@ -245,7 +245,14 @@ export class SessionRegistry {
   }
 }
 
+// With authentication on, a session is its id and its user's digest (uid), as on mongod.
 function keyOf(lsid: Document): string {
+  const uid = lsid.uid as { buffer?: Uint8Array } | undefined;
+  const owner = uid?.buffer ? `@${Buffer.from(uid.buffer).toString("hex")}` : "";
+  return idKey(lsid) + owner;
+}
+
+function idKey(lsid: Document): string {
   const id = lsid.id as { buffer?: Uint8Array; toHexString?: () => string } | undefined;
   if (id?.toHexString) return id.toHexString();
   if (id?.buffer) return Buffer.from(id.buffer).toString("hex");

@@ -2,6 +2,8 @@
 // The driver never pipelines on a connection, but moreToCome writes may follow each other.
 import type { Socket } from "node:net";
 import type { Document } from "bson";
+import type { ScramConversation } from "../auth/scram-sha-256.js";
+import type { UserName } from "../auth/users.js";
 import type { ConnectionInfo } from "../commands/command-context.js";
 import { FrameReader } from "./frame-reader.js";
 import { encodeOpMsg, encodeOpReply, OpMsgFlags, parseMessage, type IncomingMessage } from "./message.js";
@@ -13,6 +15,8 @@ let nextResponseId = 1;
 export class Connection implements ConnectionInfo {
   readonly id: number;
   appName: string | undefined;
+  user: UserName | undefined;
+  scram: ScramConversation | undefined;
   private readonly abort = new AbortController();
   private readonly reader = new FrameReader();
   private queue: Promise<void> = Promise.resolve();

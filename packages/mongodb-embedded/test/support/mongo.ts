@@ -40,7 +40,7 @@ const DEFAULT_SERVER_VERSION: ServerVersion = "8.0";
 export async function startTestMongo(
   options: { uri?: string } & Pick<
     EmbeddedServerOptions,
-    "serverVersion" | "changeHistoryLimit" | "transactionLifetimeLimitSeconds" | "secondaryLagMs"
+    "serverVersion" | "changeHistoryLimit" | "transactionLifetimeLimitSeconds" | "secondaryLagMs" | "auth"
   > = {},
 ): Promise<TestMongo> {
   const external = process.env.MONGODB_URI ?? options.uri;
@@ -50,7 +50,7 @@ export async function startTestMongo(
     uri = external;
   } else {
     const serverVersion = options.serverVersion ?? DEFAULT_SERVER_VERSION;
-    const { changeHistoryLimit, transactionLifetimeLimitSeconds, secondaryLagMs } = options;
+    const { changeHistoryLimit, transactionLifetimeLimitSeconds, secondaryLagMs, auth } = options;
     server = await startEmbeddedServer({
       host: "127.0.0.1",
       port: 0,
@@ -58,6 +58,7 @@ export async function startTestMongo(
       changeHistoryLimit,
       transactionLifetimeLimitSeconds,
       secondaryLagMs,
+      auth,
     });
     uri = server.uri;
   }
