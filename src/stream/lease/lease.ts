@@ -191,6 +191,8 @@ export class WriterLease {
   }
 
   private async killSessions({ previousSessions }: { previousSessions: Binary[] }): Promise<void> {
+    // Never an empty list: `killSessions: []` kills every session of the caller's user.
+    if (previousSessions.length === 0) return;
     try {
       await this.keeperDb.admin().command({ killSessions: previousSessions.map((id) => ({ id })) });
     } catch (refusal) {
@@ -236,6 +238,8 @@ export class WriterLease {
       if (error instanceof MongoServerError && error.code === CODE.DuplicateKey)
         return { kind: "held elsewhere" };
       if (!isRetryableTransactionError(error)) throw error;
+      // A conflict on the lease document itself (another replica taking it at the same moment)
+      // leaves no previous holder known: nothing to kill.
       return { kind: "blocked", previousSessions: sessionsOf(found.previous), conflict: error };
     } finally {
       await session.endSession();

@@ -136,3 +136,27 @@ void test("a correction on a session the lease does not list is refused before i
     await session.endSession();
   }
 });
+
+void test("a takeover that conflicts on the lease document itself kills no one's sessions", async () => {
+  await leader();
+  await expireLease();
+  // Another replica's takeover under way: its transaction holds the lease document.
+  const racing = fixture.mongo.client.startSession();
+  const bystander = fixture.mongo.client.startSession();
+  try {
+    racing.startTransaction();
+    await fixture.db
+      .collection(STATE)
+      .updateOne({ _id: LEASE_ID as never }, { $set: { holder: "racing" } }, { session: racing });
+    bystander.startTransaction();
+    await fixture.db.collection("corrected").insertOne({ _id: "bystander" as never }, { session: bystander });
+
+    await assert.rejects((await standby()).acquireOrRenew(), TakeoverBlockedError);
+    await bystander.commitTransaction();
+    await racing.abortTransaction();
+    assert.deepEqual(await events(), [{ _id: "bystander" }]);
+  } finally {
+    await Promise.all([racing.endSession(), bystander.endSession()]);
+    await fixture.db.collection("corrected").deleteMany({});
+  }
+});
