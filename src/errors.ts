@@ -66,6 +66,12 @@ export class StreamInvalidatedError extends SidecarError {}
 /** A correction that kept failing after `maxTransactionAttempts`; it is retried later. */
 export class CorrectionFailedError extends SidecarError {}
 
+/**
+ * The plans of a shared transaction would write more than one transaction should carry: it is
+ * undone before writing, and its targets are corrected one by one.
+ */
+export class BatchTooLargeError extends SidecarError {}
+
 /** A planned write matched nothing: the state moved under the plan; the transaction is redone. */
 export class StalePlanError extends SidecarError {}
 

@@ -39,6 +39,15 @@ interface Waiting {
  */
 export const SHARED_TRANSACTION_MAX = 64;
 
+/**
+ * At most this many writes in a shared transaction. A few targets with large plans (a
+ * product's thousand first copies) would otherwise make one transaction of tens of thousands
+ * of writes, which holds the server (and the lease's renewals behind it) for longer than a
+ * short lease lasts: every attempt is then lost, and the batch is redone for ever (seen in the
+ * soak with `leaseSeconds` 2). Past it the batch is corrected one by one, as any failed one is.
+ */
+export const SHARED_TRANSACTION_MAX_WRITES = 2_000;
+
 export class CorrectionBatcher {
   private waiting: Waiting[] = [];
   /** A flush is waiting for a slot: targets arriving meanwhile join its batch. */
@@ -114,7 +123,7 @@ async function correctTogether(context: CorrectionContext, targets: CorrectionTa
   const plans = await runTransaction(
     correctionSessions(context),
     { maxAttempts: 1, context: { batch: targets.length } },
-    (session) => planAndWrite(context, targets, session),
+    (session) => planAndWrite(context, targets, session, undefined, SHARED_TRANSACTION_MAX_WRITES),
   );
   const durationMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
   recordSharedOutcomes(context, targets, plans, durationMs);

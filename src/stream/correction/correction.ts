@@ -9,7 +9,14 @@
 // no longer holds is undone and planned again from a read. A document the rule cannot plan
 // for, or that the server refuses to write, is logged, counted and left as it is.
 import type { ClientSession, Db, MongoClient } from "mongodb";
-import { BadDocumentError, classify, StalePlanError, toError, WritePathChangedError } from "../../errors.js";
+import {
+  BadDocumentError,
+  BatchTooLargeError,
+  classify,
+  StalePlanError,
+  toError,
+  WritePathChangedError,
+} from "../../errors.js";
 import type { Logger } from "../../ops/logger.js";
 import type { Metrics } from "../../ops/metrics.js";
 import { reportError } from "../../ops/report-error.js";
@@ -120,6 +127,7 @@ export async function planAndWrite(
   targets: readonly CorrectionTarget[],
   session: ClientSession,
   guessed?: Plan[],
+  maxWrites = Infinity,
 ): Promise<Plan[]> {
   context.ownWrites.remember(session);
   const plans =
@@ -128,6 +136,11 @@ export async function planAndWrite(
   const writing = plans.filter((plan) => plan.outcome === "writes");
   if (writing.length > 0) {
     const writes = writing.flatMap((plan) => plan.writes);
+    if (writes.length > maxWrites)
+      throw new BatchTooLargeError(`the plans would write ${writes.length} documents`, {
+        batch: targets.length,
+        maxWrites,
+      });
     const absent = writing.flatMap((plan) => plan.absent ?? []);
     await writeFenced(context, { writes, absent }, session).catch((error: unknown) => {
       throw guessed && classify(error) === "bad_document" ? guessRefused(error, targets) : error;

@@ -178,3 +178,40 @@ void test("deletes of embedded reviews while no sidecar ran are propagated in sh
   assert.equal(await db.collection("reviews").countDocuments(), DOCUMENTS * THRESHOLD);
   assert.equal(sharedFailures(sidecar), 0);
 });
+
+void test("products whose first copies together pass a shared transaction's bound are corrected one by one, every review once", async () => {
+  const db = await databaseWithPosition("batched_too_large");
+  // Each product's correction copies 600 reviews and records each copy: ~1,200 writes, so
+  // that any two of them together pass SHARED_TRANSACTION_MAX_WRITES.
+  const products = [0, 1, 2, 3];
+  const reviewsOf = (id: number) =>
+    Array.from({ length: 600 }, (_, i) => review(id * 1000 + i + 1, at(i + 1)));
+  await db
+    .collection("products")
+    .insertMany(
+      products.map((id) => ({ _id: id as never, name: `product ${id}`, reviews: reviewsOf(id).reverse() })),
+    );
+
+  const { batches, sidecar } = await drain(
+    db,
+    async () =>
+      (await db.collection("products").countDocuments({ [`reviews.${THRESHOLD}`]: { $exists: true } })) === 0,
+  );
+
+  assert.deepEqual(
+    batches.filter((size) => size > 1),
+    [],
+    "no shared transaction committed",
+  );
+  const refused = sidecar.logs.filter(
+    (line) =>
+      line.msg === "shared correction failed; correcting one by one" &&
+      (line.err as { type?: string } | undefined)?.type === "BatchTooLargeError",
+  );
+  assert.ok(refused.length > 0, "a shared batch was refused for its size");
+  for (const id of products) {
+    const copied = await db.collection("reviews").find({ product_id: id }).toArray();
+    assert.equal(copied.length, 600, `product ${id}'s full set`);
+    assert.equal(new Set(copied.map((doc) => doc.review_id)).size, 600, `product ${id}'s reviews once`);
+  }
+});
