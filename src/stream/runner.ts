@@ -342,11 +342,14 @@ export class Runner {
 
   private async streamFrom(start: ChangeStreamOptions, mode: StreamMode): Promise<void> {
     const { db, config, metrics, logger } = this.options;
-    const stream = db.watch<Document, ProjectedChangeEvent>(buildWatchPipeline(this.rules, mode), {
-      ...start,
-      ...watchOptions(this.rules),
-      maxAwaitTimeMS: this.options.maxAwaitTimeMS ?? 1000,
-    });
+    const stream = db.watch<Document, ProjectedChangeEvent>(
+      buildWatchPipeline(this.rules, mode, this.sessions.ids),
+      {
+        ...start,
+        ...watchOptions(this.rules),
+        maxAwaitTimeMS: this.options.maxAwaitTimeMS ?? 1000,
+      },
+    );
     this.lag.reset();
     if (!this.sweeping) this.setState("streaming");
     try {

@@ -3,7 +3,8 @@
 // that writes is such a transaction, run on a session of the sidecar's own client. A document
 // a correction just wrote is in shape (the plan was made, guarded and committed in that one
 // transaction), so its echo needs no correction of its own; the application's later writes
-// to the same document come with their own events.
+// to the same document come with their own events. The stream's $match already leaves out
+// the session pool's transactions on the server (watch-pipeline.ts); this catches the rest.
 import { Binary, type ClientSession, type Document } from "mongodb";
 import type { ProjectedChangeEvent } from "./targets.js";
 

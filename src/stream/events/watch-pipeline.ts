@@ -8,12 +8,14 @@
 // `fullDocument: "updateLookup"`, which mongod pays for every update to a watched
 // collection, before the `$match`. The events are then projected down to keys: a
 // post-image can approach 16 MiB and an event over the BSON limit would break the stream
-// (BSONObjectTooLarge), so it never leaves the server. `lsid` and `txnNumber` stay, so that
-// the sidecar knows its own transactions' events (own-writes.ts). A driver that must know
+// (BSONObjectTooLarge), so it never leaves the server. The events of the sidecar's own
+// transactions (on its session pool's sessions) are dropped first, on `lsid.id`: mongod
+// judges `lsid` in its oplog scan, before any lookup. `lsid` and `txnNumber` stay, so that
+// the sidecar knows other own transactions' events (own-writes.ts). A driver that must know
 // what a deleted document held (preImageFields) makes the stream ask for pre-images
 // ("whenAvailable": a delete from before they were enabled, or whose pre-image expired,
 // still arrives, without one), projected down the same way.
-import type { ChangeStreamOptions, Document } from "mongodb";
+import type { Binary, ChangeStreamOptions, Document } from "mongodb";
 import type { PatternRule } from "../../patterns/driver.js";
 import { positionsSetIn } from "../../patterns/common/update-filters.js";
 import { driverOf } from "../../patterns/registry.js";
@@ -88,14 +90,29 @@ function updatedFieldsShown(rules: readonly PatternRule[]): Document {
 }
 
 /**
+ * Leaves out the events of transactions on `sessions` (their lsid `id`s): a correction's own
+ * writes are in shape, and an application's write, on a session of its own, still passes.
+ * Events outside a transaction have no `lsid` and pass too.
+ */
+function notOnSessions(sessions: readonly Binary[]): Document {
+  return sessions.length > 0 ? { "lsid.id": { $nin: [...sessions] } } : {};
+}
+
+/**
  * The stream's stages. Narrow (to get past a poison event, poison-events.ts), events keep
  * their keys and projected fields but not what they showed of an update's entries.
+ * `ownSessions`: the sessions whose transactions' events the server drops (SessionPool.ids).
  */
-export function buildWatchPipeline(rules: readonly PatternRule[], mode: StreamMode = "full"): Document[] {
+export function buildWatchPipeline(
+  rules: readonly PatternRule[],
+  mode: StreamMode = "full",
+  ownSessions: readonly Binary[] = [],
+): Document[] {
   const namespaceEvents = { operationType: { $in: NAMESPACE_EVENTS } };
   return [
     {
       $match: {
+        ...notOnSessions(ownSessions),
         $or: [...rules.flatMap((rule) => driverOf(rule).stream.eventFilters(rule)), namespaceEvents],
       },
     },

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import type { Document } from "bson";
+import { Binary, type Document } from "bson";
 import fc from "fast-check";
 import { compileEventPrefilter } from "../../../src/changestream/event-prefilter.js";
 import { compileUserPipeline } from "../../../src/changestream/user-pipeline.js";
@@ -107,6 +107,17 @@ void describe("the change-stream event prefilter", () => {
     // mongod cannot rewrite an $expr over updateDescription: the update is looked up first.
     assert.equal(judge(update("sales", { "items.49": "x" })), "needsImage");
     assert.equal(judge(update("trades")), "rejects");
+  });
+
+  void it("rejects an update of an excluded session's transaction before the lookup, as mongod's oplog filter", () => {
+    const own = new Binary(Buffer.alloc(16, 1), Binary.SUBTYPE_UUID);
+    const other = new Binary(Buffer.alloc(16, 2), Binary.SUBTYPE_UUID);
+    const { judge } = compileEventPrefilter([
+      { $match: { "lsid.id": { $nin: [own] }, $or: [{ "fullDocument.a": 1 }, { "ns.coll": "reviews" }] } },
+    ]);
+    assert.equal(judge({ ...update("sales"), lsid: { id: own } }), "rejects");
+    assert.equal(judge({ ...update("sales"), lsid: { id: other } }), "needsImage");
+    assert.equal(judge(update("sales")), "needsImage");
   });
 
   void it("leaves to the whole $match a clause that fails on the event", () => {
