@@ -102,6 +102,9 @@ export function numberValue(value: unknown): number | undefined {
 }
 
 export function sameBsonValue(a: unknown, b: unknown): boolean {
+  // Arrays of different lengths are never the same value: a subset trim compares 10 reviews
+  // with 11, whose printing took a fifth of the sidecar's CPU in a backlog of them.
+  if (Array.isArray(a) && Array.isArray(b) && a.length !== b.length) return false;
   return bsonKey(a) === bsonKey(b);
 }
 

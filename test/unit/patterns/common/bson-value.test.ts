@@ -8,6 +8,7 @@ import {
   printableValue,
   printedKey,
   relaxedExtendedJson,
+  sameBsonValue,
   sequenceNumber,
 } from "../../../../src/patterns/common/bson-value.js";
 
@@ -77,4 +78,19 @@ void test("relaxed Extended JSON keeps its form for every other value: numbers a
     c: { $oid: "65a000000000000000000000" },
   });
   assert.deepEqual(relaxedExtendedJson(new Date("2026-01-02T00:00:00Z")), { $date: "2026-01-02T00:00:00Z" });
+});
+
+void test("sameBsonValue says of arrays what their keys say, those of different lengths included", () => {
+  const reviews = (n: number) => Array.from({ length: n }, (_, i) => ({ review_id: new Int32(i), stars: 5 }));
+  const pairs: [unknown[], unknown[]][] = [
+    [reviews(10), reviews(11)],
+    [reviews(10), reviews(10)],
+    [[new Int32(1)], [new Double(1)]],
+    [[1], [1, 1]],
+    [[], []],
+    [[{ a: 1, b: 2 }], [{ b: 2, a: 1 }]],
+  ];
+  for (const [a, b] of pairs) assert.equal(sameBsonValue(a, b), bsonKey(a) === bsonKey(b));
+  assert.equal(sameBsonValue(reviews(10), reviews(11)), false);
+  assert.equal(sameBsonValue([new Int32(1)], [new Double(1)]), true);
 });
