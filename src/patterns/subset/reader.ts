@@ -87,6 +87,27 @@ async function readSourcesWithNewest(
 const pairKey = (sourceId: unknown, entryId: unknown) => `${bsonKey(sourceId)}|${bsonKey(entryId)}`;
 
 /**
+ * A query's index ranges are its sources times its entries, wanted or not: the pairs of at
+ * most HOLDER_SOURCES_PER_QUERY sources per query keep that product small.
+ */
+const HOLDER_SOURCES_PER_QUERY = 8;
+
+function sourceGroups(pairs: readonly [unknown, unknown][]): [unknown, unknown][][] {
+  const bySource = new Map<string, [unknown, unknown][]>();
+  for (const pair of pairs) {
+    const key = bsonKey(pair[0]);
+    const group = bySource.get(key);
+    if (group) group.push(pair);
+    else bySource.set(key, [pair]);
+  }
+  const sources = [...bySource.values()];
+  const groups: [unknown, unknown][][] = [];
+  for (let i = 0; i < sources.length; i += HOLDER_SOURCES_PER_QUERY)
+    groups.push(sources.slice(i, i + HOLDER_SOURCES_PER_QUERY).flat());
+  return groups;
+}
+
+/**
  * The full-set documents holding given entries of given sources (the embedded ones, a deleted
  * one), in one query that the unique `{ reference, id }` index answers, by pair.
  */
@@ -97,17 +118,21 @@ async function readHolders(
   session?: ClientSession,
 ): Promise<Map<string, Document>> {
   if (pairs.length === 0) return new Map();
-  const held = await db
-    .collection(rule.fullSetCollection)
-    .find(
-      {
-        [rule.referenceField]: { $in: [...new Set(pairs.map(([source]) => source))] },
-        [rule.idField]: { $in: pairs.map(([, entry]) => entry) },
-      },
-      { session, ...RAW },
-    )
-    .map(verbatim)
-    .toArray();
+  const held: Document[] = [];
+  for (const group of sourceGroups(pairs))
+    held.push(
+      ...(await db
+        .collection(rule.fullSetCollection)
+        .find(
+          {
+            [rule.referenceField]: { $in: [...new Set(group.map(([source]) => source))] },
+            [rule.idField]: { $in: group.map(([, entry]) => entry) },
+          },
+          { session, ...RAW },
+        )
+        .map(verbatim)
+        .toArray()),
+    );
   const wanted = new Set(pairs.map(([source, entry]) => pairKey(source, entry)));
   // `$in` takes each source with each entry, and a null reference a missing one: kept by pair.
   return new Map(

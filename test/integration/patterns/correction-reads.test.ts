@@ -152,3 +152,29 @@ void test("reading a product's full set examines as much with 12 reviews as with
   assert.deepEqual(costs(large), costs(small));
   for (const read of large) assert.ok(read.docsExamined <= subsetRule.threshold, JSON.stringify(read));
 });
+
+void test("reading 20 products at once finds the older review each embeds, and only its own", async () => {
+  const ids = Array.from({ length: 20 }, (_, i) => 101 + i);
+  for (const id of ids) {
+    await productWithReviews(id, 12);
+    // Review 0, older than its 10 newest, and review 99, in no product's full set.
+    await fixture.db
+      .collection<{ _id: number }>("products")
+      .updateOne({ _id: id }, { $push: { reviews: { $each: [{ review_id: 0 }, { review_id: 99 }] } } });
+  }
+  const states = await readSubsetStates(
+    db(),
+    subsetRule,
+    ids.map((sourceId) => ({ sourceId })),
+    { stateCollection: "state" },
+  );
+  for (const [i, state] of states.entries()) {
+    const held = state!.fullSet.map((doc) => [numberValue(doc.product_id), numberValue(doc.review_id)]);
+    assert.equal(held.length, subsetRule.threshold + 1, `product ${ids[i]}`);
+    assert.ok(held.every(([product]) => product === ids[i]));
+    assert.deepEqual(
+      held.filter(([, review]) => review === 0 || review === 99),
+      [[ids[i], 0]],
+    );
+  }
+});
