@@ -116,8 +116,20 @@ export class ServerState {
   }
 
   /** The reads and writes of one operation, in `transaction` or on its own. */
-  scope(transaction: Transaction | undefined, maxTimeMS?: number, killed?: AbortSignal): OperationScope {
-    return new OperationScope(this.catalog, this.locks, transaction, maxTimeMS || undefined, killed);
+  scope(
+    transaction: Transaction | undefined,
+    maxTimeMS?: number,
+    killed?: AbortSignal,
+    beforeCommit?: () => void,
+  ): OperationScope {
+    return new OperationScope(
+      this.catalog,
+      this.locks,
+      transaction,
+      maxTimeMS || undefined,
+      killed,
+      beforeCommit,
+    );
   }
 
   connectionOpened(): number {

@@ -9,14 +9,8 @@ import type { ServerState } from "../server-state.js";
 import { enabledAt } from "../server-version.js";
 import type { OperationScope } from "../sessions/operation-scope.js";
 import type { CommandHandler, CommandRequest } from "./command-context.js";
-import {
-  documentArray,
-  letVariables,
-  numberValue,
-  optionalCount,
-  optionalDocument,
-  truthy,
-} from "./command-args.js";
+import { writeScope } from "./session-handling.js";
+import { documentArray, letVariables, numberValue, optionalDocument, truthy } from "./command-args.js";
 import { runDeleteStatement } from "./delete.js";
 import { insertDocument } from "./insert.js";
 import { runUpdateStatement, updateStatementOf } from "./update.js";
@@ -60,7 +54,7 @@ export const bulkWrite: CommandHandler = async (request, server) => {
   const ops = documentArray(request.body, "ops");
   const context: OpContext = {
     server,
-    scope: server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"), request.killed),
+    scope: writeScope(request, server),
     namespaces: documentArray(request.body, "nsInfo").map(parseNamespace),
     // A bad `let` fails the whole command, before any op runs.
     variables: letVariables(request),

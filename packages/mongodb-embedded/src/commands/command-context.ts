@@ -30,6 +30,8 @@ export interface CommandRequest {
   transaction?: Transaction;
   /** Aborts when killSessions kills the command's session; what waits must stop with Interrupted. */
   killed?: AbortSignal;
+  /** A retryable write's check before each of its writes commits (onPrimaryTransactionalWrite). */
+  beforeWriteCommit?: () => void;
 }
 
 export type CommandHandler = (request: CommandRequest, server: ServerState) => Promise<Document> | Document;

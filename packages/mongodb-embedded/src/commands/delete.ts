@@ -5,11 +5,11 @@ import { collatorFor } from "../query/index.js";
 import type { ServerState } from "../server-state.js";
 import type { OperationScope } from "../sessions/operation-scope.js";
 import type { CommandHandler } from "./command-context.js";
+import { writeScope } from "./session-handling.js";
 import {
   documentArray,
   letVariables,
   numberValue,
-  optionalCount,
   optionalDocument,
   targetCollection,
 } from "./command-args.js";
@@ -32,7 +32,7 @@ export const deleteCommand: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
   const statements = documentArray(request.body, "deletes");
   const ordered = request.body.ordered !== false;
-  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"), request.killed);
+  const scope = writeScope(request, server);
   // A bad `let` fails the whole command, before any statement runs.
   const variables = letVariables(request);
   const writeErrors: WriteErrorEntry[] = [];

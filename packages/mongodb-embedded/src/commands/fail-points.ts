@@ -1,8 +1,9 @@
 // mongod's test fail points (enableTestCommands), armed with configureFailPoint:
 // - failCommand makes the next matching commands fail, hang, drop the connection or report a
 //   write concern error;
-// - onPrimaryTransactionalWrite acts on retryable writes (lsid + txnNumber, no transaction):
-//   it fails one before it commits, or commits it and drops the connection before the reply;
+// - onPrimaryTransactionalWrite acts on each write of a retryable write (lsid + txnNumber, no
+//   transaction): it drops the connection (unless closeConnection: false) and, with
+//   failBeforeCommitExceptionCode, fails that statement uncommitted;
 // - failGetMoreAfterCursorCheckout fails a getMore once its cursor is found, so the error gets
 //   the labels mongod's getMore path adds (ResumableChangeStreamError on a change stream).
 // Each point counts the times it fired (mongod's timesEntered): configureFailPoint answers
@@ -22,9 +23,9 @@ export interface FailCommandData {
 }
 
 export interface TransactionalWriteData {
-  /** Drop the connection instead of replying (mongod's default: true). */
+  /** Drop the connection; the command still runs to its end (mongod's default: true). */
   closeConnection: boolean;
-  /** Fail the write with this code before it commits. */
+  /** Fail the statement with this code, its write not committed. */
   failBeforeCommitExceptionCode?: number;
 }
 
@@ -117,7 +118,7 @@ export class FailPoints {
     );
   }
 
-  /** onPrimaryTransactionalWrite's data when it fires for a retryable write. */
+  /** onPrimaryTransactionalWrite's data when it fires for one write of a retryable write. */
   triggerTransactionalWrite(): TransactionalWriteData | undefined {
     return this.transactionalWrite.fire();
   }

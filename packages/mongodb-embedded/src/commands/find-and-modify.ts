@@ -4,7 +4,8 @@ import type { Document } from "bson";
 import { collatorFor, projectDocument, sortDocuments } from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { CommandHandler } from "./command-context.js";
-import { letVariables, optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
+import { writeScope } from "./session-handling.js";
+import { letVariables, optionalDocument, targetCollection, truthy } from "./command-args.js";
 import { runUpdateStatement } from "./update.js";
 import type { VisibleDocument } from "../storage/read-view.js";
 
@@ -25,7 +26,7 @@ export const findAndModify: CommandHandler = async (request, server) => {
   }
   const strings = collatorFor(body.collation, "findAndModify.collation");
   const variables = letVariables(request);
-  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"), request.killed);
+  const scope = writeScope(request, server);
   const pickFirst = (matches: VisibleDocument[]) => {
     if (!sort || Object.keys(sort).length === 0 || matches.length < 2) return matches.slice(0, 1);
     const first = sortDocuments(

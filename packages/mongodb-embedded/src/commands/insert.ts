@@ -5,7 +5,8 @@ import type { OperationScope } from "../sessions/operation-scope.js";
 import { assertInsertSize, assertValidId } from "../storage/document-limits.js";
 import { documentKey } from "../storage/stored-collection.js";
 import type { CommandHandler } from "./command-context.js";
-import { documentArray, optionalCount, targetCollection } from "./command-args.js";
+import { writeScope } from "./session-handling.js";
+import { documentArray, targetCollection } from "./command-args.js";
 import { toWriteError, withIdFirst, writeReply, type WriteErrorEntry } from "./write-results.js";
 import { runStatements } from "./write-statements.js";
 
@@ -13,7 +14,7 @@ export const insert: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
   const documents = documentArray(request.body, "documents");
   const ordered = request.body.ordered !== false;
-  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"), request.killed);
+  const scope = writeScope(request, server);
   const writeErrors: WriteErrorEntry[] = [];
   let n = 0;
   await runStatements(

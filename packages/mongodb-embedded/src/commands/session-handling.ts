@@ -4,8 +4,9 @@
 import type { Document } from "bson";
 import { ServerError } from "../errors.js";
 import type { ServerState } from "../server-state.js";
+import type { OperationScope } from "../sessions/operation-scope.js";
 import type { CommandRequest } from "./command-context.js";
-import { bigintValue } from "./command-args.js";
+import { bigintValue, optionalCount } from "./command-args.js";
 import { codeNameOf } from "./code-names.js";
 
 const RETRYABLE_WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "bulkWrite"]);
@@ -70,20 +71,31 @@ async function runRetryableWrite(
 ): Promise<Document> {
   const previous = server.sessions.retryReply(lsid, txnNumber);
   if (previous) return previous;
-  const failure = server.failPoints.triggerTransactionalWrite();
-  const failCode = failure?.failBeforeCommitExceptionCode;
-  if (failCode !== undefined) {
+  let failedBeforeCommit = false;
+  request.beforeWriteCommit = () => {
+    const failure = server.failPoints.triggerTransactionalWrite();
+    if (!failure) return;
+    // As mongod's (transaction_participant.cpp): the socket closes first, the command goes on.
+    if (failure.closeConnection) request.connection.destroy();
+    const code = failure.failBeforeCommitExceptionCode;
+    if (code === undefined) return;
+    failedBeforeCommit = true;
     throw new ServerError(
-      failCode,
-      codeNameOf(failCode),
+      code,
+      codeNameOf(code),
       "Failing write via 'onPrimaryTransactionalWrite' failpoint",
     );
-  }
+  };
   const reply = await run();
-  if (reply.ok === 1) server.sessions.rememberRetryReply(lsid, txnNumber, reply);
-  // Committed and remembered, but the client never hears: its retry must get this reply.
-  if (failure?.closeConnection) request.connection.destroy();
+  // A statement the fail point failed was never executed: its retry must run it.
+  if (reply.ok === 1 && !failedBeforeCommit) server.sessions.rememberRetryReply(lsid, txnNumber, reply);
   return reply;
+}
+
+/** The reads and writes of a write command, in its transaction or as its retryable write. */
+export function writeScope(request: CommandRequest, server: ServerState): OperationScope {
+  const maxTimeMS = optionalCount(request.body, "maxTimeMS");
+  return server.scope(request.transaction, maxTimeMS, request.killed, request.beforeWriteCommit);
 }
 
 /** The id of a cursor the reply leaves open (a first batch that did not exhaust it). */

@@ -17,14 +17,8 @@ import { sameBsonBytes } from "../storage/document-bytes.js";
 import { assertUpdatedSize, assertValidId } from "../storage/document-limits.js";
 import { documentKey, type StoredCollection } from "../storage/stored-collection.js";
 import type { CommandHandler } from "./command-context.js";
-import {
-  documentArray,
-  letVariables,
-  optionalCount,
-  optionalDocument,
-  targetCollection,
-  truthy,
-} from "./command-args.js";
+import { writeScope } from "./session-handling.js";
+import { documentArray, letVariables, optionalDocument, targetCollection, truthy } from "./command-args.js";
 import { toWriteError, withIdFirst, writeReply, type WriteErrorEntry } from "./write-results.js";
 import { runStatements } from "./write-statements.js";
 import type { ServerState } from "../server-state.js";
@@ -56,7 +50,7 @@ export const update: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
   const statements = documentArray(request.body, "updates");
   const ordered = request.body.ordered !== false;
-  const scope = server.scope(request.transaction, optionalCount(request.body, "maxTimeMS"), request.killed);
+  const scope = writeScope(request, server);
   const writeErrors: WriteErrorEntry[] = [];
   const upserted: Document[] = [];
   let n = 0;

@@ -28,6 +28,11 @@ export class OperationScope {
     private readonly lockWaitMS?: number,
     /** Aborts when killSessions kills the operation's session: a wait then ends with Interrupted. */
     private readonly killed?: AbortSignal,
+    /**
+     * Runs before each write outside a transaction commits, once it passed its checks; what it
+     * throws fails the statement with nothing written (a retryable write's fail point).
+     */
+    private readonly beforeCommit?: () => void,
   ) {
     if (transaction && transaction.snapshot === undefined) transaction.snapshot = catalog.openSnapshot();
     this.view = transaction
@@ -86,6 +91,7 @@ export class OperationScope {
     }
     const record = this.changeRecord(collection, before, after, operationType, wholeValuePaths);
     if (!transaction) {
+      this.beforeCommit?.();
       this.catalog.commit([{ collection, key, doc: after }], [record]);
       return;
     }

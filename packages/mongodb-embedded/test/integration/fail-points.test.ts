@@ -135,37 +135,6 @@ void test("writeConcernError is reported alongside a successful write", async ()
   assert.equal(await fixture.db.collection("wce").countDocuments({}), 1);
 });
 
-void test("onPrimaryTransactionalWrite with closeConnection commits a retryable write once and its retry gets the answer", async () => {
-  const client = await retryingClient("primary-write-close");
-  const admin = fixture.mongo.client.db("admin");
-  await admin.command({ configureFailPoint: "onPrimaryTransactionalWrite", mode: { times: 1 }, data: {} });
-  try {
-    const collection = client.db(fixture.db.databaseName).collection("primary_write_close");
-    const result = await collection.updateOne({ _id: "doc" as never }, { $inc: { n: 1 } }, { upsert: true });
-    assert.equal(result.upsertedCount, 1);
-    assert.deepEqual(await collection.findOne({ _id: "doc" as never }), { _id: "doc", n: 1 });
-  } finally {
-    await admin.command({ configureFailPoint: "onPrimaryTransactionalWrite", mode: "off" });
-  }
-});
-
-void test("onPrimaryTransactionalWrite with failBeforeCommitExceptionCode fails a retryable write before it commits", async () => {
-  const client = await retryingClient("primary-write-fail");
-  const admin = fixture.mongo.client.db("admin");
-  await admin.command({
-    configureFailPoint: "onPrimaryTransactionalWrite",
-    mode: { times: 1 },
-    data: { closeConnection: false, failBeforeCommitExceptionCode: 2 },
-  });
-  try {
-    const collection = client.db(fixture.db.databaseName).collection("primary_write_fail");
-    await assert.rejects(collection.insertOne({ _id: "doc" as never }), { code: 2 });
-    assert.equal(await collection.countDocuments({}), 0);
-  } finally {
-    await admin.command({ configureFailPoint: "onPrimaryTransactionalWrite", mode: "off" });
-  }
-});
-
 void test("failGetMoreAfterCursorCheckout fails a query cursor's getMore with its code", async () => {
   // A client of its own: an earlier test numbered a pooled session's writes by hand.
   const client = await retryingClient("getmore-fail");
