@@ -200,3 +200,38 @@ async function assertCommandNotFound(client: MongoClient): Promise<void> {
     (error: unknown) => error instanceof MongoServerError && error.code === 59,
   );
 }
+
+void test("a retryable bulkWrite failing with a retryable code gets RetryableWriteError, so the driver retries it", async () => {
+  if (!supportsBulkWrite) return assertCommandNotFound(mongo.client);
+  // mongod labels it (error_labels.cpp): a retryable code on a command with txnNumber, no autocommit.
+  const client = await mongo.newClient({ appName: "bulk-write-retry", retryWrites: true });
+  await mongo.client.db("admin").command({
+    configureFailPoint: "failCommand",
+    mode: { times: 1 },
+    data: { failCommands: ["bulkWrite"], errorCode: 189, appName: "bulk-write-retry" },
+  });
+  const result = await client.bulkWrite<Schemas>([
+    { namespace: ns("retried"), name: "insertOne", document: { _id: 1 } },
+  ]);
+  assert.equal(result.insertedCount, 1);
+  assert.deepEqual(await db.collection("retried").find({}).toArray(), [{ _id: 1 }]);
+});
+
+void test("a bulkWrite with a multi op is no retryable write: the same code fails it unlabelled", async () => {
+  if (!supportsBulkWrite) return assertCommandNotFound(mongo.client);
+  const client = await mongo.newClient({ appName: "bulk-write-multi", retryWrites: true });
+  await mongo.client.db("admin").command({
+    configureFailPoint: "failCommand",
+    mode: { times: 1 },
+    data: { failCommands: ["bulkWrite"], errorCode: 189, appName: "bulk-write-multi" },
+  });
+  const failure = await client
+    .bulkWrite<Schemas>([{ namespace: ns("multi"), name: "deleteMany", filter: {} }])
+    .then(
+      () => assert.fail("the bulkWrite should fail"),
+      (error: unknown) => error,
+    );
+  assert.ok(failure instanceof MongoClientBulkWriteError);
+  const cause = failure.cause as MongoServerError;
+  assert.deepEqual([cause.code, cause.errorLabels], [189, []]);
+});
