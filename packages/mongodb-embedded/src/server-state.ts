@@ -6,7 +6,7 @@ import { CommandCounts } from "./commands/command-counts.js";
 import { CursorRegistry } from "./commands/cursor-registry.js";
 import { FailPoints } from "./commands/fail-points.js";
 import { LockTable } from "./sessions/lock-table.js";
-import { OperationScope } from "./sessions/operation-scope.js";
+import { OperationScope, type WriteHooks } from "./sessions/operation-scope.js";
 import { DEFAULT_TRANSACTION_LIFETIME_LIMIT_SECONDS, SessionRegistry } from "./sessions/session-registry.js";
 import { TransactionReaper } from "./sessions/transaction-reaper.js";
 import type { Transaction } from "./sessions/transaction.js";
@@ -120,16 +120,9 @@ export class ServerState {
     transaction: Transaction | undefined,
     maxTimeMS?: number,
     killed?: AbortSignal,
-    beforeCommit?: () => void,
+    hooks?: WriteHooks,
   ): OperationScope {
-    return new OperationScope(
-      this.catalog,
-      this.locks,
-      transaction,
-      maxTimeMS || undefined,
-      killed,
-      beforeCommit,
-    );
+    return new OperationScope(this.catalog, this.locks, transaction, maxTimeMS || undefined, killed, hooks);
   }
 
   connectionOpened(): number {

@@ -18,14 +18,19 @@ function target(db: string, spec: unknown, stage: string): { db: string; coll: s
   throw new ServerError(ErrorCode.FailedToParse, "FailedToParse", `${stage} needs a target collection name`);
 }
 
-export function writeOut(server: ServerState, db: string, spec: unknown, results: Document[]): void {
+export function writeOut(
+  server: ServerState,
+  scope: OperationScope,
+  db: string,
+  spec: unknown,
+  results: Document[],
+): void {
   const to = target(db, spec, "$out");
   const docs = results.map(withIdFirst);
   const previous = server.catalog.collection(to.db, to.coll);
   if (previous) server.catalog.dropCollection(to.db, to.coll);
   const collection = server.catalog.createCollection(to.db, to.coll, previous?.options ?? {});
   for (const index of previous?.indexes() ?? []) collection.addIndex(index.spec);
-  const scope = server.scope(undefined);
   for (const doc of docs) {
     assertValidId(doc._id);
     scope.write(collection, documentKey(doc._id), null, doc, "insert");
@@ -52,13 +57,13 @@ function parseMerge(db: string, spec: unknown): MergeSpec {
 
 export async function writeMerge(
   server: ServerState,
+  scope: OperationScope,
   db: string,
   spec: unknown,
   results: Document[],
 ): Promise<void> {
   const merge = parseMerge(db, spec);
   const collection = server.catalog.ensureCollection(merge.into.db, merge.into.coll);
-  const scope = server.scope(undefined);
   for (const result of results) {
     const filter: Document = {};
     for (const field of merge.on) filter[field] = result[field];

@@ -21,6 +21,7 @@ import {
 import { firstBatchReply } from "./cursor-replies.js";
 import { DEFAULT_FIRST_BATCH_SIZE } from "./find.js";
 import { writeMerge, writeOut } from "./aggregate-writes.js";
+import { writeScope } from "./session-handling.js";
 import { assertCollectionless, localSessionDocuments } from "./list-local-sessions.js";
 
 export const aggregate: CommandHandler = async (request, server) => {
@@ -61,8 +62,9 @@ export const aggregate: CommandHandler = async (request, server) => {
         "$out and $merge cannot be used in a transaction",
       );
     }
-    if ("$out" in last) writeOut(server, request.db, last.$out, results);
-    else await writeMerge(server, request.db, last.$merge, results);
+    const scope = writeScope(request, server);
+    if ("$out" in last) writeOut(server, scope, request.db, last.$out, results);
+    else await writeMerge(server, scope, request.db, last.$merge, results);
     return firstBatchReply(server, new ArrayCursor(namespaceOf(request), []), {
       documents: [],
       exhausted: true,

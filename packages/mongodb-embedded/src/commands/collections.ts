@@ -1,6 +1,6 @@
 // Collection-level catalog commands: create, collMod, drop, renameCollection, listCollections.
 import type { Document } from "bson";
-import { matchesFilter } from "../query/index.js";
+import { matchesFilter, validationOptions, VALIDATION_OPTIONS } from "../query/index.js";
 import { ServerError, ErrorCode } from "../errors.js";
 import { canonicalKey } from "../storage/canonical-key.js";
 import type { StoredCollection } from "../storage/stored-collection.js";
@@ -15,17 +15,11 @@ import { DEFAULT_FIRST_BATCH_SIZE } from "./find.js";
 const SUPPORTED_CREATE_OPTIONS = new Set([
   "changeStreamPreAndPostImages",
   "collation",
+  ...VALIDATION_OPTIONS,
   "writeConcern",
   "comment",
 ]);
-const UNSUPPORTED_CREATE_OPTIONS = [
-  "capped",
-  "viewOn",
-  "timeseries",
-  "validator",
-  "clusteredIndex",
-  "pipeline",
-];
+const UNSUPPORTED_CREATE_OPTIONS = ["capped", "viewOn", "timeseries", "clusteredIndex", "pipeline"];
 
 export const create: CommandHandler = (request, server) => {
   const name = targetCollection(request);
@@ -43,6 +37,7 @@ export const create: CommandHandler = (request, server) => {
     if (SUPPORTED_CREATE_OPTIONS.has(field) && field !== "writeConcern" && field !== "comment")
       options[field] = value;
   }
+  validationOptions(options);
   if (request.transaction) assertLocalReadConcern(request);
   const existing = visibleCollection(request, server, name);
   // mongod 7.0 answers ok to a create that repeats an existing collection's options.
@@ -80,6 +75,15 @@ export function assertLocalReadConcern(request: CommandRequest): void {
   );
 }
 
+const COLL_MOD_OPTIONS = new Set([
+  "changeStreamPreAndPostImages",
+  ...VALIDATION_OPTIONS,
+  "writeConcern",
+  "comment",
+  "lsid",
+  "txnNumber",
+]);
+
 export const collMod: CommandHandler = (request, server) => {
   const collection = existingCollection(
     server.catalog.collection(request.db, targetCollection(request)),
@@ -88,12 +92,7 @@ export const collMod: CommandHandler = (request, server) => {
   );
   const images = optionalDocument(request.body, "changeStreamPreAndPostImages");
   for (const field of Object.keys(request.body)) {
-    if (
-      [request.name, "changeStreamPreAndPostImages", "writeConcern", "comment", "lsid", "txnNumber"].includes(
-        field,
-      )
-    )
-      continue;
+    if (COLL_MOD_OPTIONS.has(field) || field === request.name) continue;
     if (field.startsWith("$")) continue;
     throw new ServerError(
       ErrorCode.NotImplemented,
@@ -101,7 +100,12 @@ export const collMod: CommandHandler = (request, server) => {
       `collMod option '${field}' is not supported`,
     );
   }
-  if (images) collection.options = { ...collection.options, changeStreamPreAndPostImages: images };
+  // As mongod's collMod: the options given replace the stored ones; the others stay.
+  collection.options = {
+    ...collection.options,
+    ...(images ? { changeStreamPreAndPostImages: images } : {}),
+    ...validationOptions(request.body),
+  };
   server.catalog.commitCatalogChange([
     { operationType: "modify", db: collection.db, coll: collection.name, imagesRecorded: false },
   ]);

@@ -92,10 +92,13 @@ async function runRetryableWrite(
   return reply;
 }
 
-/** The reads and writes of a write command, in its transaction or as its retryable write. */
+/** The reads and writes of a write command: in its transaction or as its retryable write, validated unless it bypasses validation. */
 export function writeScope(request: CommandRequest, server: ServerState): OperationScope {
   const maxTimeMS = optionalCount(request.body, "maxTimeMS");
-  return server.scope(request.transaction, maxTimeMS, request.killed, request.beforeWriteCommit);
+  return server.scope(request.transaction, maxTimeMS, request.killed, {
+    beforeCommit: request.beforeWriteCommit,
+    bypassDocumentValidation: request.body.bypassDocumentValidation === true,
+  });
 }
 
 /** The id of a cursor the reply leaves open (a first batch that did not exhaust it). */

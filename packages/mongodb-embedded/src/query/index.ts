@@ -19,3 +19,4 @@ export type { CollectionReader, ForeignRead, ForeignReadResult, LookupStats } fr
 export { evaluateLetVariables } from "./let-variables.js";
 export { bsonTypeOf } from "./bson-types.js";
 export { fieldNames, withIdAhead } from "./field-order.js";
+export { assertValidDocument, validationOptions, VALIDATION_OPTIONS } from "./document-validation.js";

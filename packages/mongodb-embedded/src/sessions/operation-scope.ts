@@ -5,6 +5,7 @@ import type { Document } from "bson";
 import type { ChangeOperation, ChangeRecord } from "../changestream/change-record.js";
 import { recordUpdate } from "../changestream/update-description.js";
 import { ServerError, ErrorCode, interrupted } from "../errors.js";
+import { assertValidDocument } from "../query/index.js";
 import type { Catalog } from "../storage/catalog.js";
 import { assertUnique } from "../storage/document-limits.js";
 import { ReadView } from "../storage/read-view.js";
@@ -13,6 +14,16 @@ import type { LockTable } from "./lock-table.js";
 import type { Transaction } from "./transaction.js";
 import { writeConflict } from "./transaction-errors.js";
 import { assertAddedKeysFree, KeyHeldByTransaction, lockAddedKeys } from "./unique-key-locks.js";
+
+export interface WriteHooks {
+  /**
+   * Runs before each write outside a transaction commits, once it passed its checks; what it
+   * throws fails the statement with nothing written (a retryable write's fail point).
+   */
+  beforeCommit?: () => void;
+  /** The command's bypassDocumentValidation: the collection's validator is not checked. */
+  bypassDocumentValidation?: boolean;
+}
 
 export class OperationScope {
   readonly view: ReadView;
@@ -28,11 +39,7 @@ export class OperationScope {
     private readonly lockWaitMS?: number,
     /** Aborts when killSessions kills the operation's session: a wait then ends with Interrupted. */
     private readonly killed?: AbortSignal,
-    /**
-     * Runs before each write outside a transaction commits, once it passed its checks; what it
-     * throws fails the statement with nothing written (a retryable write's fail point).
-     */
-    private readonly beforeCommit?: () => void,
+    private readonly hooks: WriteHooks = {},
   ) {
     if (transaction && transaction.snapshot === undefined) transaction.snapshot = catalog.openSnapshot();
     this.view = transaction
@@ -85,13 +92,14 @@ export class OperationScope {
   ): void {
     const transaction = this.transaction;
     if (after) {
+      if (!this.hooks.bypassDocumentValidation) assertValidDocument(collection.options, before, after);
       if (transaction) lockAddedKeys(this.locks, collection, key, before, after, transaction, this.view);
       else assertAddedKeysFree(this.locks, collection, before, after);
       assertUnique(collection, key, after, before === null, this.view);
     }
     const record = this.changeRecord(collection, before, after, operationType, wholeValuePaths);
     if (!transaction) {
-      this.beforeCommit?.();
+      this.hooks.beforeCommit?.();
       this.catalog.commit([{ collection, key, doc: after }], [record]);
       return;
     }
