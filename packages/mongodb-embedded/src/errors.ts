@@ -71,6 +71,7 @@ export const ErrorCode = {
   Location31254: 31254,
   DuplicateKey: 11000,
   BSONObjectTooLarge: 10334,
+  CommandNotSupportedOnView: 166,
   NotImplemented: 238,
   OperationNotSupportedInTransaction: 263,
   Interrupted: 11601,

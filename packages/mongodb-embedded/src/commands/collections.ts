@@ -10,6 +10,7 @@ import type { ServerState } from "../server-state.js";
 import { optionalCount, optionalDocument, targetCollection, truthy } from "./command-args.js";
 import { firstBatchReply } from "./cursor-replies.js";
 import { DEFAULT_FIRST_BATCH_SIZE } from "./find.js";
+import { viewOptions } from "./views.js";
 
 /** Options we store and report; anything that would change behaviour we do not emulate is refused. */
 const SUPPORTED_CREATE_OPTIONS = new Set([
@@ -19,7 +20,7 @@ const SUPPORTED_CREATE_OPTIONS = new Set([
   "writeConcern",
   "comment",
 ]);
-const UNSUPPORTED_CREATE_OPTIONS = ["capped", "viewOn", "timeseries", "clusteredIndex", "pipeline"];
+const UNSUPPORTED_CREATE_OPTIONS = ["capped", "timeseries", "clusteredIndex"];
 
 export const create: CommandHandler = (request, server) => {
   const name = targetCollection(request);
@@ -38,6 +39,7 @@ export const create: CommandHandler = (request, server) => {
       options[field] = value;
   }
   validationOptions(options);
+  Object.assign(options, viewOptions(request.body));
   if (request.transaction) assertLocalReadConcern(request);
   const existing = visibleCollection(request, server, name);
   // mongod 7.0 answers ok to a create that repeats an existing collection's options.
@@ -158,6 +160,8 @@ export const listCollections: CommandHandler = (request, server) => {
 };
 
 function collectionInfo(collection: StoredCollection): Document {
+  if (collection.isView)
+    return { name: collection.name, type: "view", options: collection.options, info: { readOnly: true } };
   return {
     name: collection.name,
     type: "collection",

@@ -1,7 +1,6 @@
 // Every command the server answers, by name (bulkWrite only as 8.0: server-version.ts). mongod's names are case-sensitive, except the
 // legacy isMaster, which it also accepts as "ismaster".
 import type { CommandHandler } from "./command-context.js";
-import { aggregate } from "./aggregate.js";
 import { bulkWrite } from "./bulk-write.js";
 import { createUser, saslContinue, saslStart } from "./authentication.js";
 import { getClusterParameter, setClusterParameter } from "./cluster-parameters.js";
@@ -35,6 +34,7 @@ import {
   killSessions,
 } from "./transactions.js";
 import { update } from "./update.js";
+import { aggregateOnViews, countStages, findStages, readingViews, refusingViews } from "./views.js";
 
 export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, CommandHandler>([
   ["hello", hello],
@@ -71,14 +71,14 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, Com
   ["update", update],
   ["delete", deleteCommand],
   ["bulkWrite", bulkWrite],
-  ["find", find],
+  ["find", readingViews(find, findStages)],
   ["getMore", getMore],
   ["killCursors", killCursors],
-  ["count", count],
-  ["distinct", distinct],
+  ["count", readingViews(count, countStages)],
+  ["distinct", refusingViews(distinct)],
   ["findAndModify", findAndModify],
   ["findandmodify", findAndModify],
-  ["aggregate", aggregate],
+  ["aggregate", aggregateOnViews],
   ["explain", explain],
   ["commitTransaction", commitTransaction],
   ["abortTransaction", abortTransaction],

@@ -65,7 +65,7 @@ export async function runDeleteStatement(
 ): Promise<number> {
   // An invalid collation fails its statement (a write error), as in mongod.
   const strings = collatorFor(statement.collation, statement.collationField);
-  const collection = server.catalog.collection(db, name);
+  const collection = server.catalog.writableCollection(db, name);
   const select = () => {
     const matches = scope.view.find(collection, statement.filter, strings, statement.variables);
     return statement.justOne ? matches.slice(0, 1) : matches;

@@ -40,7 +40,7 @@ export const findAndModify: CommandHandler = async (request, server) => {
     doc && fields && Object.keys(fields).length > 0 ? projectDocument(doc, fields, strings, variables) : doc;
 
   if (remove) {
-    const collection = server.catalog.collection(request.db, name);
+    const collection = server.catalog.writableCollection(request.db, name);
     const select = () => pickFirst(scope.view.find(collection, query, strings, variables));
     const target = await scope.whenUnlocked(collection, select, ([found]) => {
       if (found) scope.write(collection!, found.key, found.doc, null, "delete");

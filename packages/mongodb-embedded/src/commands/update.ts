@@ -130,7 +130,7 @@ export async function runUpdateStatement(
 ): Promise<UpdateOutcome> {
   // An invalid collation fails its statement (a write error), as in mongod.
   const strings = collatorFor(statement.collation, statement.collationField);
-  const existing = server.catalog.collection(db, name);
+  const existing = server.catalog.writableCollection(db, name);
   const select = () => {
     const matches = pick(scope.view.find(existing, statement.q, strings, statement.variables), strings);
     return statement.multi ? matches : matches.slice(0, 1);

@@ -65,8 +65,15 @@ export class Catalog {
    * transaction is creating makes the collection committed at once, so that an abort never
    * discards committed documents.
    */
+  /** The collection a write reads its targets from; a view has none to write (mongod's 166). */
+  writableCollection(db: string, name: string): StoredCollection | undefined {
+    const collection = this.collection(db, name);
+    if (collection?.isView) throw viewNotWritable(collection.ns);
+    return collection;
+  }
+
   ensureCollection(db: string, name: string, owner?: object): StoredCollection {
-    const existing = this.collection(db, name);
+    const existing = this.writableCollection(db, name);
     if (!existing) return this.createCollection(db, name, {}, owner);
     if (existing.pendingOwner && existing.pendingOwner !== owner) this.adoptPending(existing);
     return existing;
@@ -190,4 +197,13 @@ function validateCollectionName(db: string, name: string): void {
 
 function createRecord(collection: StoredCollection): ChangeRecord {
   return { operationType: "create", db: collection.db, coll: collection.name, imagesRecorded: false };
+}
+
+/** What mongod answers a write or an index build on a view. */
+export function viewNotWritable(ns: string): ServerError {
+  return new ServerError(
+    ErrorCode.CommandNotSupportedOnView,
+    "CommandNotSupportedOnView",
+    `Namespace ${ns} is a view, not a collection`,
+  );
 }

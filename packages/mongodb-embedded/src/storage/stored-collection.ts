@@ -47,6 +47,11 @@ export class StoredCollection {
     this.options = options;
   }
 
+  /** A view (create with viewOn) is a catalog entry with no documents of its own. */
+  get isView(): boolean {
+    return this.options.viewOn !== undefined;
+  }
+
   get ns(): string {
     return `${this.db}.${this.name}`;
   }
