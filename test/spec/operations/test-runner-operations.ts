@@ -1,6 +1,6 @@
 // Special test operations (object: testRunner): fail points, assertions on sessions and on the
 // deployment's catalog, and entities created mid-test.
-import type { ClientSession, Document } from "mongodb";
+import { MongoServerError, type ClientSession, type Document } from "mongodb";
 import { createEntities } from "../create-entities.js";
 import { findDifference } from "../matcher.js";
 import { AssertionFailure, UnsupportedFeature } from "../outcomes.js";
@@ -38,12 +38,20 @@ async function collectionNames(args: Document, context: OperationContext): Promi
   return collections.map((collection) => collection.name);
 }
 
+const NAMESPACE_NOT_FOUND = 26;
+
 async function indexNames(args: Document, context: OperationContext): Promise<string[]> {
   const collection = context.internalClient
     .db(String(args.databaseName))
     .collection(String(args.collectionName));
-  const indexes = await collection.listIndexes().toArray();
-  return indexes.map((index) => String(index.name));
+  try {
+    const indexes = await collection.listIndexes().toArray();
+    return indexes.map((index) => String(index.name));
+  } catch (error) {
+    // A missing collection has no indexes; mongod answers listIndexes on it NamespaceNotFound.
+    if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return [];
+    throw error;
+  }
 }
 
 function lastTwoLsids(args: Document, context: OperationContext): [unknown, unknown] {
