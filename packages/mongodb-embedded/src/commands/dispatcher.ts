@@ -15,6 +15,7 @@ import { COMMANDS } from "./command-table.js";
 import { errorLabelsFor, writeConcernErrorLabels, type LabelContext } from "./error-labels.js";
 import type { FailCommandData } from "./fail-points.js";
 import { runInSession } from "./session-handling.js";
+import { unsatisfiableWriteConcern } from "./write-concern.js";
 
 const ZERO_SIGNATURE = { hash: new Binary(Buffer.alloc(20)), keyId: Long.fromNumber(0) };
 
@@ -74,7 +75,8 @@ async function runCommand(
   }
   const reply = await runInSession(request, server, async () => handler(request, server));
   if (failure?.writeConcernError) return withWriteConcernError(reply, failure, labels);
-  return reply;
+  const writeConcernError = reply.ok === 1 ? unsatisfiableWriteConcern(request.body) : undefined;
+  return writeConcernError ? { ...reply, writeConcernError } : reply;
 }
 
 /** The commands that kill sessions are not among the operations they kill. */
