@@ -34,7 +34,7 @@ import {
   killSessions,
 } from "./transactions.js";
 import { update } from "./update.js";
-import { aggregateOnViews, countStages, findStages, readingViews, refusingViews } from "./views.js";
+import { aggregateOnViews, countStages, distinctStages, findStages, readingViews } from "./views.js";
 
 export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, CommandHandler>([
   ["hello", hello],
@@ -75,7 +75,7 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map<string, Com
   ["getMore", getMore],
   ["killCursors", killCursors],
   ["count", readingViews(count, countStages)],
-  ["distinct", refusingViews(distinct)],
+  ["distinct", readingViews(distinct, distinctStages)],
   ["findAndModify", findAndModify],
   ["findandmodify", findAndModify],
   ["aggregate", aggregateOnViews],

@@ -1,7 +1,7 @@
 // Read-only views (create with viewOn + pipeline), read as mongod reads them (its
-// resolved_view.cpp): a find, count or aggregate on a view runs as an aggregate on the view's
-// source with the view's pipeline first, through views over views. Writes and index builds on
-// a view fail with CommandNotSupportedOnView (catalog.ts); distinct on one is refused.
+// resolved_view.cpp): a find, count, distinct or aggregate on a view runs as an aggregate on
+// the view's source with the view's pipeline first, through views over views. Writes and index
+// builds on a view fail with CommandNotSupportedOnView (catalog.ts).
 import type { Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
 import type { ServerState } from "../server-state.js";
@@ -64,19 +64,6 @@ function targetView(request: CommandRequest, server: ServerState): StoredCollect
   return view?.isView && server.catalog.isVisible(view, request.transaction) ? view : undefined;
 }
 
-/** A read command that has no aggregate form here (mongod's distinct has one). */
-export function refusingViews(handler: CommandHandler): CommandHandler {
-  return (request, server) => {
-    if (targetView(request, server))
-      throw new ServerError(
-        ErrorCode.NotImplemented,
-        "NotImplemented",
-        `${request.name} on a view is not supported`,
-      );
-    return handler(request, server);
-  };
-}
-
 async function runAggregateOnView(
   request: CommandRequest,
   server: ServerState,
@@ -133,3 +120,19 @@ export function countStages(body: Document): { stages: Document[]; reply: (reply
 export const aggregateOnViews: CommandHandler = readingViews(aggregate, (body) => ({
   stages: documentArray(body, "pipeline"),
 }));
+
+/** distinct as mongod expands it: each value of `key`, array elements one by one, once. */
+export function distinctStages(body: Document): { stages: Document[]; reply: (reply: Document) => Document } {
+  const path = `$${String(body.key)}`;
+  return {
+    stages: [
+      { $match: optionalDocument(body, "query") ?? {} },
+      { $unwind: { path, preserveNullAndEmptyArrays: true } },
+      { $group: { _id: null, values: { $addToSet: path } } },
+    ],
+    reply: (aggregateReply) => {
+      const [grouped] = ((aggregateReply.cursor as Document | undefined)?.firstBatch ?? []) as Document[];
+      return { values: (grouped?.values as unknown[] | undefined) ?? [], ok: 1 };
+    },
+  };
+}

@@ -74,3 +74,14 @@ void test("an aggregate naming no collection ({aggregate: 1}) is no view read an
   });
   assert.equal(reply.ok, 1);
 });
+
+void test("distinct on a view gives the view's values, array elements one by one", async () => {
+  await fixture.db.collection("tagged").insertMany([
+    { _id: 1, tags: ["x", "y"], keep: true },
+    { _id: 2, tags: "z", keep: true },
+    { _id: 3, tags: ["w"], keep: false },
+  ] as never[]);
+  await fixture.db.createCollection("kept", { viewOn: "tagged", pipeline: [{ $match: { keep: true } }] });
+  const values = await fixture.db.collection("kept").distinct("tags");
+  assert.deepEqual([...values].sort(), ["x", "y", "z"]);
+});
