@@ -92,7 +92,10 @@ async function runRetryableWrite(
   return reply;
 }
 
-/** The reads and writes of a write command: in its transaction or as its retryable write, validated unless it bypasses validation. */
+/**
+ * The reads and writes of a write command: in its transaction or as its retryable write, each
+ * document checked against its collection's validator unless the command bypasses validation.
+ */
 export function writeScope(request: CommandRequest, server: ServerState): OperationScope {
   const maxTimeMS = optionalCount(request.body, "maxTimeMS");
   return server.scope(request.transaction, maxTimeMS, request.killed, {
