@@ -87,6 +87,12 @@ export const configSchema = z
      * 100 connections: more would only wait for one, each holding its session and backlog.
      */
     concurrency: intInRange(1, 100).default(8),
+    /**
+     * BSON MiB of documents that corrections may hold decoded at once (memory-budget.ts): each
+     * costs several times its bytes in memory while it is corrected. One document larger than
+     * the budget is corrected alone.
+     */
+    correctionMemoryMiB: intInRange(1, 1024).default(32),
     /** Attempts for one correction's transaction before it is counted as failed and retried later. */
     maxTransactionAttempts: intInRange(1, 100).default(10),
     /** Failed corrections of one target before it is parked and the stream moves past it. */

@@ -146,6 +146,16 @@ export function createMetrics() {
       help: "Documents whose corrections kept failing, parked in the state collection and retried with backoff.",
       registers: [registry],
     }),
+    correctionMemory: new Gauge({
+      name: `${PREFIX}correction_memory_bytes`,
+      help: "BSON bytes of the documents that corrections hold decoded now, out of correctionMemoryMiB.",
+      registers: [registry],
+    }),
+    correctionMemoryWaits: new Counter({
+      name: `${PREFIX}correction_memory_waits_total`,
+      help: "Corrections that waited before decoding a document because others held the memory budget.",
+      registers: [registry],
+    }),
     isLeader: new Gauge({
       name: `${PREFIX}leader`,
       help: "1 while this replica holds the writer lease, else 0.",

@@ -59,7 +59,24 @@ export interface PlanContext {
   session?: ClientSession;
   /** The sidecar's state collection (config `stateCollection`): the copy ledger lives there. */
   stateCollection: string;
+  /** The corrections' memory budget, which the documents read RAW enter before they are decoded. */
+  budget?: ReadBudget;
 }
+
+/**
+ * Bounds the bytes of documents that corrections hold decoded (config `correctionMemoryMiB`):
+ * a document's BSON size, known before it is decoded, enters before it is (memory-budget.ts
+ * in src/stream/correction/).
+ */
+export interface ReadBudget {
+  /** Whether `count` documents of any size (up to 16 MiB each) would be admitted now, without waiting. */
+  admitsDocuments(count: number): boolean;
+  /** Takes `bytes`, waiting while other corrections hold the budget. */
+  admit(bytes: number): Promise<void>;
+}
+
+/** What a pattern's reader reads with: the transaction, and the memory budget. */
+export type ReadContext = Pick<PlanContext, "session" | "budget">;
 
 /** The change event as the watch pipeline projects it: keys, and the fields drivers ask for. */
 export interface ProjectedChangeEvent {

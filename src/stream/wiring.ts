@@ -18,6 +18,7 @@ import { PARKED_FIRST_RETRY_MS, ParkedTargets } from "./parking/parked-targets.j
 import { SessionPool } from "./lease/session-pool.js";
 import { Slots } from "./correction/slots.js";
 import { runTransaction } from "./correction/transaction.js";
+import { MemoryBudget } from "./correction/memory-budget.js";
 
 export interface WiringOptions {
   client: MongoClient;
@@ -74,6 +75,10 @@ export function wireCorrections(options: WiringOptions): Corrections {
     ownWrites: new OwnWrites(),
     slots,
     eventPlans: new EventPlans(),
+    memory: new MemoryBudget(config.correctionMemoryMiB * 1024 * 1024, {
+      held: (bytes) => metrics.correctionMemory.set(bytes),
+      waited: () => metrics.correctionMemoryWaits.inc(),
+    }),
   };
   const parkedRetryMs = options.parkedRetryMs ?? PARKED_FIRST_RETRY_MS;
   const context: ParkedRetryContext = {

@@ -1,7 +1,7 @@
 // The bucket pattern's driver: a bucket past `threshold` is split into new buckets named in
 // time order, and a bucket whose count disagrees with its entries is repaired.
-import type { ClientSession, Db, Document } from "mongodb";
-import type { PatternDriver } from "../driver.js";
+import type { Db, Document } from "mongodb";
+import type { PatternDriver, ReadContext } from "../driver.js";
 import type { Plan } from "../plan.js";
 import { writesMatching } from "../common/event-filters.js";
 import { setPastThreshold } from "../common/positions-set.js";
@@ -28,9 +28,9 @@ async function planBuckets(
   db: Db,
   rule: BucketRule,
   bucketIds: readonly unknown[],
-  session?: ClientSession,
+  reads: ReadContext,
 ): Promise<Plan[]> {
-  const { buckets, takenIds } = await readBucketStates(db, rule, bucketIds, session);
+  const { buckets, takenIds } = await readBucketStates(db, rule, bucketIds, reads);
   return planBucketSplits(rule, buckets, takenIds);
 }
 
@@ -79,19 +79,20 @@ export const bucketDriver: PatternDriver<BucketRule> = {
     // is corrected alone).
     independentTargets: () => true,
 
-    async plan(db, { rule, role, id }, { session }) {
-      if (role === LOOSE_KEY) return planLooseEntries(db, rule, id as Document, session);
-      const [plan] = await planBuckets(db, rule, [id], session);
+    async plan(db, { rule, role, id }, context) {
+      if (role === LOOSE_KEY) return planLooseEntries(db, rule, id as Document, context.session);
+      const [plan] = await planBuckets(db, rule, [id], context);
       return plan!;
     },
 
-    async planMany(db, rule, targets, { session }) {
+    async planMany(db, rule, targets, context) {
+      const { session } = context;
       if (targets[0]?.role !== LOOSE_KEY)
         return planBuckets(
           db,
           rule,
           targets.map((target) => target.id),
-          session,
+          context,
         );
       // A fold's reads are bounded per key (LOOSE_ENTRIES_PER_FOLD), which one query for
       // several keys could not keep: each key is read on its own, in the shared transaction.

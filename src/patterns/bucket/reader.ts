@@ -2,7 +2,9 @@
 // each base `_id` a split would use and, when that is taken, its largest suffixed form. Two
 // reads answered from the _id index, whatever the number of buckets read or of the keys'.
 import type { ClientSession, Collection, Db, Document } from "mongodb";
-import { bsonKey, RAW, verbatim } from "../common/bson-value.js";
+import { bsonKey } from "../common/bson-value.js";
+import { readManyAdmitted } from "../common/admitted-read.js";
+import type { ReadContext } from "../driver.js";
 import type { BucketRule } from "./rule.js";
 import { splitBaseIds, type BucketState } from "./planner.js";
 import { SUFFIX_DIGITS } from "./bucket-ids.js";
@@ -45,13 +47,11 @@ export async function readBucketStates(
   db: Db,
   rule: BucketRule,
   bucketIds: readonly unknown[],
-  session?: ClientSession,
+  reads: ReadContext = {},
 ): Promise<BucketStates> {
   const buckets = db.collection(rule.collection);
-  const found = await buckets
-    .find({ _id: { $in: bucketIds } as never }, { session, ...RAW })
-    .map(verbatim)
-    .toArray();
+  const { session } = reads;
+  const found = await readManyAdmitted(buckets, bucketIds, reads);
   const byId = new Map(found.map((doc) => [bsonKey(doc._id), doc]));
   const ordered = bucketIds.map((id) => byId.get(bsonKey(id)) ?? null);
   const bases = [...new Set(ordered.flatMap((bucket) => (bucket ? splitBaseIds(rule, bucket) : [])))];
@@ -71,8 +71,8 @@ export async function readBucketState(
   db: Db,
   rule: BucketRule,
   bucketId: unknown,
-  session?: ClientSession,
+  reads: ReadContext = {},
 ): Promise<BucketState | null> {
-  const { buckets, takenIds } = await readBucketStates(db, rule, [bucketId], session);
+  const { buckets, takenIds } = await readBucketStates(db, rule, [bucketId], reads);
   return buckets[0] ? { bucket: buckets[0], takenIds } : null;
 }

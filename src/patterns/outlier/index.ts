@@ -1,8 +1,8 @@
 // The outlier pattern's driver: a source document past `threshold` moves its extras, in
 // order, to numbered overflow chunks; an overflow chunk an application overfilled is split,
 // one it upserted without a sequence is numbered or put after the numbered ones.
-import type { ClientSession, Db } from "mongodb";
-import type { PatternDriver } from "../driver.js";
+import type { Db } from "mongodb";
+import type { PatternDriver, ReadContext } from "../driver.js";
 import type { Plan } from "../plan.js";
 import { writesMatching } from "../common/event-filters.js";
 import { extended } from "../common/extended.js";
@@ -26,9 +26,9 @@ async function planSourceMoves(
   db: Db,
   rule: OutlierRule,
   sourceIds: readonly unknown[],
-  session?: ClientSession,
+  reads: ReadContext,
 ): Promise<Plan[]> {
-  const states = await readOutlierStates(db, rule, sourceIds, session);
+  const states = await readOutlierStates(db, rule, sourceIds, reads);
   return states.map((state) => (state ? planOutlierMove(rule, state) : { outcome: "none" }));
 }
 
@@ -68,13 +68,13 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
   },
 
   planning: {
-    async plan(db, target, { session }) {
+    async plan(db, target, context) {
       const { rule, id } = target;
       if (target.role === CHUNK) {
-        const state = await readOverflowChunkState(db, rule, id, session);
+        const state = await readOverflowChunkState(db, rule, id, context);
         return state ? planOverflowChunkSplit(rule, state) : { outcome: "none" };
       }
-      const [plan] = await planSourceMoves(db, rule, [id], session);
+      const [plan] = await planSourceMoves(db, rule, [id], context);
       return plan!;
     },
 
@@ -82,12 +82,12 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
     // of one source share the chunks after them.
     independentTargets: (_rule, role) => role === SOURCE,
 
-    planMany: (db, rule, targets, { session }) =>
+    planMany: (db, rule, targets, context) =>
       planSourceMoves(
         db,
         rule,
         targets.map((target) => target.id),
-        session,
+        context,
       ),
 
     // A push onto a full source: no read, provided no chunk of it exists yet (planAppendedMove).

@@ -1,7 +1,9 @@
 // Reads what the outlier planners plan from. With a session, inside the correction's
 // transaction, so that the plan and its writes see one snapshot.
-import type { ClientSession, Db, Document } from "mongodb";
-import { bsonKey, numberValue, RAW, verbatim, verbatimOrNull } from "../common/bson-value.js";
+import type { Db, Document } from "mongodb";
+import { bsonKey, numberValue, RAW, verbatim } from "../common/bson-value.js";
+import { readAdmitted, readOneAdmitted } from "../common/admitted-read.js";
+import type { ReadContext } from "../driver.js";
 import { referringTo } from "../common/reference-filter.js";
 import { lastChunkOf, type LastChunk } from "./overflow-chunks.js";
 import type { OutlierRule } from "./rule.js";
@@ -27,7 +29,7 @@ async function completed(
   db: Db,
   rule: OutlierRule,
   projected: Document | undefined,
-  session?: ClientSession,
+  reads: ReadContext,
 ): Promise<LastChunk | null> {
   if (projected === undefined) return null;
   const entries = numberValue(projected.entries);
@@ -38,11 +40,7 @@ async function completed(
       entries,
       bytes: numberValue(projected.bytes)!,
     };
-  const whole = verbatimOrNull(
-    await db
-      .collection(rule.overflowCollection)
-      .findOne({ _id: projected._id as never }, { session, ...RAW }),
-  );
+  const whole = await readOneAdmitted(db.collection(rule.overflowCollection), projected._id, reads);
   return whole && lastChunkOf(rule, whole);
 }
 
@@ -53,8 +51,9 @@ async function readLastChunk(
   db: Db,
   rule: OutlierRule,
   sourceId: unknown,
-  session?: ClientSession,
+  reads: ReadContext,
 ): Promise<LastChunk | null> {
+  const { session } = reads;
   const [last] = await db
     .collection(rule.overflowCollection)
     .aggregate(
@@ -68,7 +67,7 @@ async function readLastChunk(
     )
     .map(verbatim)
     .toArray();
-  return completed(db, rule, last, session);
+  return completed(db, rule, last, reads);
 }
 
 function lastChunkFirst(rule: OutlierRule): Document {
@@ -88,7 +87,7 @@ export async function readOutlierStates(
   db: Db,
   rule: OutlierRule,
   sourceIds: readonly unknown[],
-  session?: ClientSession,
+  reads: ReadContext = {},
 ): Promise<(OutlierState | null)[]> {
   const lastChunk = {
     from: rule.overflowCollection,
@@ -97,11 +96,18 @@ export async function readOutlierStates(
     pipeline: [{ $sort: lastChunkFirst(rule) }, { $limit: 1 }, { $project: lastChunkProjection(rule) }],
     as: LAST_CHUNK,
   };
-  const found = await db
-    .collection(rule.collection)
-    .aggregate([{ $match: { _id: { $in: sourceIds } } }, { $lookup: lastChunk }], { session, ...RAW })
-    .map(verbatim)
-    .toArray();
+  const sources = db.collection(rule.collection);
+  const match = { _id: { $in: sourceIds } };
+  const found = await readAdmitted(
+    sources,
+    match,
+    sourceIds.length,
+    () =>
+      sources
+        .aggregate([{ $match: match }, { $lookup: lastChunk }], { session: reads.session, ...RAW })
+        .toArray(),
+    reads,
+  );
   const byId = new Map(found.map((doc) => [bsonKey(doc._id), doc]));
   return Promise.all(
     sourceIds.map(async (id) => {
@@ -109,8 +115,8 @@ export async function readOutlierStates(
       if (!joined) return null;
       const { [LAST_CHUNK]: chunks, ...source } = joined;
       // The join's equality with a null _id also takes chunks that lack the reference field.
-      if (id === null) return { source, lastChunk: await readLastChunk(db, rule, id, session) };
-      return { source, lastChunk: await completed(db, rule, (chunks as Document[])[0], session) };
+      if (id === null) return { source, lastChunk: await readLastChunk(db, rule, id, reads) };
+      return { source, lastChunk: await completed(db, rule, (chunks as Document[])[0], reads) };
     }),
   );
 }
@@ -119,20 +125,16 @@ export async function readOverflowChunkState(
   db: Db,
   rule: OutlierRule,
   chunkId: unknown,
-  session?: ClientSession,
+  reads: ReadContext = {},
 ): Promise<OverflowChunkState | null> {
-  const chunk = verbatimOrNull(
-    await db.collection(rule.overflowCollection).findOne({ _id: chunkId as never }, { session, ...RAW }),
-  );
+  const chunk = await readOneAdmitted(db.collection(rule.overflowCollection), chunkId, reads);
   if (!chunk) return null;
   const sourceId: unknown = chunk[rule.referenceField];
-  const lastChunk = await readLastChunk(db, rule, sourceId, session);
+  const lastChunk = await readLastChunk(db, rule, sourceId, reads);
   const state: OverflowChunkState = { chunk, lastChunk: lastChunk ?? lastChunkOf(rule, chunk) };
   // A chunk without a sequence is planned with its source's extras (planner.ts).
   if (chunk[rule.sequenceField] === undefined && sourceId !== undefined && sourceId !== null) {
-    state.source = verbatimOrNull(
-      await db.collection(rule.collection).findOne({ _id: sourceId as never }, { session, ...RAW }),
-    );
+    state.source = await readOneAdmitted(db.collection(rule.collection), sourceId, reads);
   }
   return state;
 }

@@ -5,6 +5,8 @@
 // of corrections reads all of theirs in the commands one would need.
 import type { ClientSession, Db, Document } from "mongodb";
 import { bsonKey, RAW, verbatim } from "../common/bson-value.js";
+import { readAdmitted } from "../common/admitted-read.js";
+import type { ReadContext } from "../driver.js";
 import { ledgerId } from "./copy-ledger.js";
 import { referringTo } from "../common/reference-filter.js";
 import type { SubsetRule } from "./rule.js";
@@ -50,8 +52,9 @@ async function readSourcesWithNewest(
   rule: SubsetRule,
   sourceIds: readonly unknown[],
   newestCount: number,
-  session?: ClientSession,
+  reads: ReadContext,
 ): Promise<({ source: Document; newest: Document[] } | null)[]> {
+  const { session } = reads;
   const newest = {
     from: rule.fullSetCollection,
     localField: "_id",
@@ -59,11 +62,17 @@ async function readSourcesWithNewest(
     pipeline: [{ $sort: newestFirst(rule) }, { $limit: newestCount }],
     as: NEWEST,
   };
-  const found = await db
-    .collection(rule.collection)
-    .aggregate([{ $match: { _id: { $in: sourceIds } } }, { $lookup: newest }], { session, ...RAW })
-    .map(verbatim)
-    .toArray();
+  const sources = db.collection(rule.collection);
+  const match = { _id: { $in: sourceIds } };
+  // The sources enter the memory budget by their size before they are read; the newest
+  // documents the join adds, once read, without waiting (admitted-read.ts).
+  const found = await readAdmitted(
+    sources,
+    match,
+    sourceIds.length,
+    () => sources.aggregate([{ $match: match }, { $lookup: newest }], { session, ...RAW }).toArray(),
+    reads,
+  );
   const byId = new Map(found.map((doc) => [bsonKey(doc._id), doc]));
   return Promise.all(
     sourceIds.map(async (id) => {
@@ -175,15 +184,16 @@ export async function readSubsetStates(
   db: Db,
   rule: SubsetRule,
   requests: readonly SubsetRequest[],
-  { session, stateCollection }: { session?: ClientSession; stateCollection: string },
+  context: ReadContext & { stateCollection: string },
 ): Promise<(SubsetState | null)[]> {
+  const { session, stateCollection } = context;
   const deleting = requests.some((request) => request.entryId !== undefined);
   const sources = await readSourcesWithNewest(
     db,
     rule,
     requests.map((request) => request.sourceId),
     rule.threshold + (deleting ? 1 : 0),
-    session,
+    context,
   );
   // The full set is unique by pair: an entry among a source's newest is held there, and
   // only the others (an older entry still embedded, a deleted one) are looked for.

@@ -20,7 +20,7 @@ import {
 import type { Logger } from "../../ops/logger.js";
 import type { Metrics } from "../../ops/metrics.js";
 import { reportError } from "../../ops/report-error.js";
-import type { PatternRule, PlanContext } from "../../patterns/driver.js";
+import type { PatternRule, PlanContext, ReadBudget } from "../../patterns/driver.js";
 import type { Absent, Plan, SkipKind, Write } from "../../patterns/plan.js";
 import { applyWrites, checkAbsent } from "./apply.js";
 import { bulkWriteFenced, isBulkWriteRefused, stopUsingBulkWrite, supportsBulkWrite } from "./bulk-write.js";
@@ -31,6 +31,7 @@ import { targetFields, targetLabels, type CorrectionTarget } from "../events/tar
 import type { EventPlans } from "./event-plans.js";
 import type { SessionPool } from "../lease/session-pool.js";
 import type { Slots } from "./slots.js";
+import type { MemoryBudget } from "./memory-budget.js";
 import { ownSession, runTransaction, type SessionSource } from "./transaction.js";
 import { extended } from "../../patterns/common/extended.js";
 
@@ -51,6 +52,8 @@ export interface CorrectionContext {
   slots?: Pick<Slots, "run">;
   /** Where plans from change events come from (event-plans.ts); every correction reads when absent. */
   eventPlans?: EventPlans;
+  /** Bounds the bytes of documents the corrections hold decoded (config `correctionMemoryMiB`); unbounded when absent. */
+  memory?: Pick<MemoryBudget, "hold">;
 }
 
 /**
@@ -70,9 +73,12 @@ export async function correctInSlot(context: CorrectionContext, target: Correcti
   // one, in which everything is read again from one snapshot. A target its event showed
   // broken is most likely still broken: the preview would only add two reads.
   if (!target.due) {
-    const preview = await driverOf(target.rule).planning.plan(context.db, target, {
-      stateCollection: context.stateCollection,
-    });
+    const preview = await withinBudget(context, (budget) =>
+      driverOf(target.rule).planning.plan(context.db, target, {
+        stateCollection: context.stateCollection,
+        budget,
+      }),
+    );
     if (preview.outcome === "none") return preview;
   }
   return correctInTransaction(context, target);
@@ -130,23 +136,41 @@ export async function planAndWrite(
   maxWrites = Infinity,
 ): Promise<Plan[]> {
   context.ownWrites.remember(session);
-  const plans =
-    guessed ??
-    (await planTargets(context.db, targets, { session, stateCollection: context.stateCollection }));
-  const writing = plans.filter((plan) => plan.outcome === "writes");
-  if (writing.length > 0) {
-    const writes = writing.flatMap((plan) => plan.writes);
-    if (writes.length > maxWrites)
-      throw new BatchTooLargeError(`the plans would write ${writes.length} documents`, {
-        batch: targets.length,
-        maxWrites,
+  return withinBudget(context, async (budget) => {
+    const plans =
+      guessed ??
+      (await planTargets(context.db, targets, { session, stateCollection: context.stateCollection, budget }));
+    const writing = plans.filter((plan) => plan.outcome === "writes");
+    if (writing.length > 0) {
+      const writes = writing.flatMap((plan) => plan.writes);
+      if (writes.length > maxWrites)
+        throw new BatchTooLargeError(`the plans would write ${writes.length} documents`, {
+          batch: targets.length,
+          maxWrites,
+        });
+      const absent = writing.flatMap((plan) => plan.absent ?? []);
+      await writeFenced(context, { writes, absent }, session).catch((error: unknown) => {
+        throw guessed && classify(error) === "bad_document" ? guessRefused(error, targets) : error;
       });
-    const absent = writing.flatMap((plan) => plan.absent ?? []);
-    await writeFenced(context, { writes, absent }, session).catch((error: unknown) => {
-      throw guessed && classify(error) === "bad_document" ? guessRefused(error, targets) : error;
-    });
+    }
+    return plans;
+  });
+}
+
+/**
+ * Runs one plan and its writes holding what its reads admit of the memory budget, until the
+ * writes are sent: by then the decoded documents and the writes built from them are garbage.
+ */
+async function withinBudget<T>(
+  context: CorrectionContext,
+  work: (budget?: ReadBudget) => Promise<T>,
+): Promise<T> {
+  const hold = context.memory?.hold();
+  try {
+    return await work(hold);
+  } finally {
+    hold?.release();
   }
-  return plans;
 }
 
 /**

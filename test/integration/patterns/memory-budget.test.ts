@@ -1,0 +1,110 @@
+// The readers admit each document they decode into the corrections' memory budget, by its
+// BSON size as the server sent it, and decode nothing while the budget is spent.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { BSON, type Document } from "mongodb";
+import { readBucketState, readBucketStates } from "../../../src/patterns/bucket/reader.js";
+import type { ReadContext } from "../../../src/patterns/driver.js";
+import { readOutlierStates } from "../../../src/patterns/outlier/reader.js";
+import { readSubsetStates } from "../../../src/patterns/subset/reader.js";
+import { MemoryBudget } from "../../../src/stream/correction/memory-budget.js";
+import { useTestDatabase } from "../../support/mongo.js";
+import { bucketRule, outlierRule, subsetRule, users } from "../../unit/patterns/support/rules.js";
+
+const fixture = useTestDatabase("memory_budget");
+
+const BUDGET = 1024 * 1024;
+
+interface Case {
+  name: string;
+  collection: string;
+  document: Document;
+  /** The document as the read's reply holds it, when it adds to what is stored. */
+  readAs?: Document;
+  read(reads: ReadContext): Promise<unknown>;
+}
+
+const cases: Case[] = [
+  {
+    name: "an outlier source",
+    collection: "sales",
+    document: { _id: 1, customers_purchased: users(0, 60) },
+    // The reader's $lookup joins the source's last chunk (none) to it.
+    readAs: { _id: 1, customers_purchased: users(0, 60), __patternSidecarLastChunk: [] },
+    read: (reads) => readOutlierStates(fixture.db, outlierRule, [1], reads),
+  },
+  {
+    name: "a bucket",
+    collection: "trades",
+    document: { _id: "c_1", customerId: "c", count: 11, history: users(0, 11).map((u) => ({ u })) },
+    read: (reads) => readBucketState(fixture.db, bucketRule, "c_1", reads),
+  },
+  {
+    name: "a subset's product",
+    collection: "products",
+    document: { _id: 1, reviews: [] },
+    // The reader's $lookup joins the product's newest reviews (none) to it.
+    readAs: { _id: 1, reviews: [], __patternSidecarNewest: [] },
+    read: (reads) =>
+      readSubsetStates(fixture.db, subsetRule, [{ sourceId: 1 }], { ...reads, stateCollection: "state" }),
+  },
+];
+
+for (const { name, collection, document, readAs = document, read } of cases) {
+  void test(`reading ${name} waits for the memory budget, then admits its BSON size`, async () => {
+    await fixture.db.collection(collection).insertOne(document as never);
+    let waited!: () => void;
+    const waiting = new Promise<void>((resolve) => (waited = resolve));
+    const held: number[] = [];
+    const budget = new MemoryBudget(BUDGET, { held: (bytes) => held.push(bytes), waited });
+    const other = budget.hold();
+    await other.admit(BUDGET);
+    const hold = budget.hold();
+    let decoded = false;
+    const reading = read({ budget: hold }).then(() => (decoded = true));
+    await waiting;
+    assert.equal(decoded, false);
+    other.release();
+    await reading;
+    assert.equal(held.at(-1), BSON.calculateObjectSize(readAs));
+    hold.release();
+  });
+}
+
+void test("a batch of buckets larger than the whole budget waits before it reads, then is read whole, alone", async () => {
+  const trades = fixture.db.collection("trades");
+  const buckets = ["d", "e", "f"].map((key) => ({
+    _id: `${key}_1`,
+    customerId: key,
+    count: 11,
+    history: users(0, 11).map((u) => ({ u, pad: "x".repeat(BUDGET / 22) })),
+  }));
+  await trades.insertMany(buckets as never);
+  let waited!: () => void;
+  const waiting = new Promise<void>((resolve) => (waited = resolve));
+  const held: number[] = [];
+  const budget = new MemoryBudget(BUDGET, { held: (bytes) => held.push(bytes), waited });
+  const other = budget.hold();
+  await other.admit(1);
+  const hold = budget.hold();
+  let decoded = false;
+  const reading = readBucketStates(fixture.db, bucketRule, ["d_1", "e_1", "f_1", "missing"], {
+    budget: hold,
+  }).then((states) => {
+    decoded = true;
+    return states;
+  });
+  await waiting;
+  assert.equal(decoded, false, "nothing is read while another correction holds part of the budget");
+  other.release();
+  const states = await reading;
+  assert.deepEqual(
+    states.buckets.map((bucket) => bucket?._id ?? null),
+    ["d_1", "e_1", "f_1", null],
+  );
+  const total = buckets.reduce((sum, bucket) => sum + BSON.calculateObjectSize(bucket), 0);
+  assert.ok(total > BUDGET);
+  assert.equal(held.at(-1), total, "the batch's documents are admitted together, once");
+  hold.release();
+  assert.equal(held.at(-1), 0);
+});
