@@ -1,6 +1,7 @@
 // Documents near the 16 MiB limit, as a careless application writes them: per pattern, how
 // long the sidecar takes to correct one of ~14 MiB against a small one (in the same run), then
-// three at once, and the sidecar process's peak RSS against the manifests' memory limit.
+// the sidecar process's peak RSS with 1, 3 and 8 at once, per memory budget (correctionMemoryMiB),
+// against the manifests' memory limit.
 // The sidecar runs as deployed (the CLI in its own process, the image's flags), the embedded
 // server in another.
 import { readFileSync } from "node:fs";
@@ -115,54 +116,122 @@ function peakRss(pid: number | undefined): number {
   return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]) * 1024;
 }
 
+/**
+ * The memory budgets compared, each with a fresh sidecar process: the largest the
+ * configuration takes (no admission waits for eight documents of 14 MiB: the bound that was
+ * before the budget, `concurrency`), and the default.
+ */
+const BUDGETS: readonly { label: string; correctionMemoryMiB?: number }[] = [
+  { label: "1024 MiB (unbounded)", correctionMemoryMiB: 1024 },
+  { label: "32 MiB (default)" },
+];
+
+/** How many ~14 MiB documents are written at once, in turn: one, one per pattern, `concurrency`. */
+const AT_ONCE = [1, 3, 8];
+
+/** Writes `n` large documents at once (the patterns in turn), and waits until all are corrected. */
+async function correctAtOnce(db: Db, n: number, firstKey: number): Promise<number> {
+  const elapsed = startClock();
+  const checks = await Promise.all(
+    Array.from({ length: n }, (_, i) => CASES[i % CASES.length]!.write(db, firstKey + i, LARGE_BYTES)),
+  );
+  await waitUntil(async () => (await Promise.all(checks.map((check) => check()))).every(Boolean), {
+    timeoutMs: CORRECTED_TIMEOUT_MS,
+    intervalMs: 20,
+    description: `${n} large documents corrected`,
+  });
+  return elapsed();
+}
+
+// The cost of a correction, not the wait a subset rule keeps for applications (settleMs).
+const RULES = [{ pattern: "outlier" }, { pattern: "bucket" }, { pattern: "subset", settleMs: 0 }];
+
+/** Per budget, the sidecar's peak RSS idle and after 1, 3 and 8 large documents at once; ratios to the unbounded one. */
+async function comparePeaks(uri: string): Promise<string[]> {
+  heading("peak RSS per memory budget: idle, then 1, 3 and 8 ~14 MiB documents at once");
+  const client = new MongoClient(uri);
+  await client.connect();
+  const peaks: number[][] = [];
+  const rows: string[][] = [];
+  try {
+    for (const budget of BUDGETS) {
+      const database = uniqueDatabaseName("bench_large_peaks");
+      const config = budget.correctionMemoryMiB
+        ? { database, rules: RULES, correctionMemoryMiB: budget.correctionMemoryMiB }
+        : { database, rules: RULES };
+      const sidecar = await startSidecarProcess(uri, config);
+      try {
+        await sidecar.waitForCaughtUp(60_000);
+        const measured = [peakRss(sidecar.pid)];
+        const times: number[] = [];
+        for (const [turn, n] of AT_ONCE.entries()) {
+          times.push(await correctAtOnce(client.db(database), n, 1000 * (turn + 1)));
+          measured.push(peakRss(sidecar.pid));
+        }
+        peaks.push(measured);
+        rows.push([budget.label, ...measured.map(mebibytes), ...times.map(ms)]);
+      } finally {
+        await sidecar.stop();
+      }
+    }
+  } finally {
+    await client.close();
+  }
+  const limit = manifestMemoryLimit();
+  printTable(["budget", "idle", "1", "3", "8", "1 took", "3 took", "8 took"], rows);
+  const [unbounded, bounded] = peaks as [number[], number[]];
+  const ratios = bounded.map((peak, i) => ratio(peak, unbounded[i]!));
+  console.log(
+    `default against unbounded: idle ${ratios[0]}, then ${AT_ONCE.map((n, i) => `${n} at once ${ratios[i + 1]}`).join(", ")}`,
+  );
+  console.log(
+    `limit ${mebibytes(limit)}: the default's peak with 8 at once is ${percent(bounded.at(-1)!, limit)} of it`,
+  );
+  return rows
+    .map((row) => `${row[0]}: peak RSS idle ${row[1]}, 1 at once ${row[2]}, 3 ${row[3]}, 8 ${row[4]}`)
+    .concat(
+      `default against unbounded: ${ratios.join(", ")}; the default's 8 at once ${percent(bounded.at(-1)!, limit)} of the ${mebibytes(limit)} limit`,
+    );
+}
+
 export const largeDocuments: Benchmark = {
   name: "large-documents",
-  description: "per pattern, correcting a ~14 MiB document against a small one; three at once; peak RSS",
+  description:
+    "per pattern, a ~14 MiB document against a small one; peak RSS with 1, 3, 8 at once per memory budget",
   async run() {
     heading("large documents: ack to corrected, ~14 MiB against small, in one run");
     const server = await startServerProcess();
-    const database = uniqueDatabaseName("bench_large");
-    const client = new MongoClient(server.uri);
-    // The cost of a correction, not the wait a subset rule keeps for applications (settleMs).
-    const rules = [{ pattern: "outlier" }, { pattern: "bucket" }, { pattern: "subset", settleMs: 0 }];
-    const sidecar = await startSidecarProcess(server.uri, { database, rules });
     try {
-      await client.connect();
-      const db = client.db(database);
-      await sidecar.waitForCaughtUp(60_000);
-      const rows: string[][] = [];
-      const summary: string[] = [];
-      for (const [index, pattern] of CASES.entries()) {
-        const small = await timeCorrection(db, pattern, 100 + index, 0);
-        const large = await timeCorrection(db, pattern, 200 + index, LARGE_BYTES);
-        rows.push([pattern.name, ms(small), ms(large), ratio(large, small)]);
-        summary.push(`${pattern.name}: ~14 MiB ${ms(large)}, small ${ms(small)} (${ratio(large, small)})`);
-      }
-      printTable(["pattern", "small", "~14 MiB", "ratio"], rows);
-      const limit = manifestMemoryLimit();
-      const onePeak = peakRss(sidecar.pid);
-      const together = startClock();
-      const checks = await Promise.all(
-        CASES.map((pattern, index) => pattern.write(db, 300 + index, LARGE_BYTES)),
-      );
-      await waitUntil(async () => (await Promise.all(checks.map((check) => check()))).every(Boolean), {
-        timeoutMs: CORRECTED_TIMEOUT_MS,
-        intervalMs: 20,
-        description: "three large documents corrected",
-      });
-      const allThree = together();
-      const threePeak = peakRss(sidecar.pid);
-      const ofLimit = (bytes: number) =>
-        `${mebibytes(bytes)}, ${percent(bytes, limit)} of the ${mebibytes(limit)} limit`;
-      console.log(`three ~14 MiB documents at once: ${ms(allThree)}`);
-      console.log(`sidecar peak RSS: one at a time ${ofLimit(onePeak)}; three at once ${ofLimit(threePeak)}`);
-      summary.push(`three at once: ${ms(allThree)}`);
-      summary.push(`peak RSS: one at a time ${ofLimit(onePeak)}; three at once ${ofLimit(threePeak)}`);
+      const summary = await timePatterns(server.uri);
+      summary.push(...(await comparePeaks(server.uri)));
       return summary;
     } finally {
-      await sidecar.stop();
-      await client.close();
       await server.stop();
     }
   },
 };
+
+/** Per pattern, a ~14 MiB document's correction against a small one's, with the default budget. */
+async function timePatterns(uri: string): Promise<string[]> {
+  const database = uniqueDatabaseName("bench_large");
+  const client = new MongoClient(uri);
+  const sidecar = await startSidecarProcess(uri, { database, rules: RULES });
+  try {
+    await client.connect();
+    const db = client.db(database);
+    await sidecar.waitForCaughtUp(60_000);
+    const rows: string[][] = [];
+    const summary: string[] = [];
+    for (const [index, pattern] of CASES.entries()) {
+      const small = await timeCorrection(db, pattern, 100 + index, 0);
+      const large = await timeCorrection(db, pattern, 200 + index, LARGE_BYTES);
+      rows.push([pattern.name, ms(small), ms(large), ratio(large, small)]);
+      summary.push(`${pattern.name}: ~14 MiB ${ms(large)}, small ${ms(small)} (${ratio(large, small)})`);
+    }
+    printTable(["pattern", "small", "~14 MiB", "ratio"], rows);
+    return summary;
+  } finally {
+    await sidecar.stop();
+    await client.close();
+  }
+}
