@@ -29,6 +29,11 @@ export interface LastChunk {
   bytes: number;
   /** The whole chunk when it has no sequence: adopting it rewrites its entries. */
   unnumbered?: Document;
+  /**
+   * Another chunk of the source holds the same sequence number (an application wrote it):
+   * which of the two the index returns last is not defined, so neither takes more extras.
+   */
+  sequenceShared?: boolean;
 }
 
 /**
@@ -113,10 +118,11 @@ function lastChunkSlot(rule: OutlierRule, lastChunk: LastChunk | null): LastChun
   }
   return {
     nextSequence: sequence === undefined ? 1 : sequence + 1,
-    room: {
-      count: Math.max(0, rule.chunkSize - size),
-      bytes: Math.max(0, MAX_CHUNK_BYTES - lastChunk.bytes),
-    },
+    // Extras go to a new chunk numbered after both chunks that share the last number,
+    // whichever of them the read returned, so that they sort after both.
+    room: lastChunk.sequenceShared
+      ? { count: 0, bytes: 0 }
+      : { count: Math.max(0, rule.chunkSize - size), bytes: Math.max(0, MAX_CHUNK_BYTES - lastChunk.bytes) },
     append: (entries) => {
       if (entries.length === 0 && !adopt) return [];
       const filter = sizeGuard(rule, lastChunk._id, size);

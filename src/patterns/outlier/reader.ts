@@ -1,7 +1,7 @@
 // Reads what the outlier planners plan from. With a session, inside the correction's
 // transaction, so that the plan and its writes see one snapshot.
 import type { Db, Document } from "mongodb";
-import { bsonKey, numberValue, RAW, verbatim } from "../common/bson-value.js";
+import { bsonKey, numberValue, RAW, sameBsonValue, verbatim } from "../common/bson-value.js";
 import { readAdmitted, readOneAdmitted } from "../common/admitted-read.js";
 import type { ReadContext } from "../driver.js";
 import { referringTo } from "../common/reference-filter.js";
@@ -24,14 +24,21 @@ function lastChunkProjection(rule: OutlierRule): Document {
   };
 }
 
-/** The last chunk as the server projected it; a chunk without a sequence or an entries array is read whole. */
+/**
+ * The last chunk as the server projected it, the last two in sequence order; a chunk without
+ * a sequence or an entries array is read whole.
+ */
 async function completed(
   db: Db,
   rule: OutlierRule,
-  projected: Document | undefined,
+  [projected, before]: readonly Document[],
   reads: ReadContext,
 ): Promise<LastChunk | null> {
   if (projected === undefined) return null;
+  const sequenceShared =
+    projected.sequence !== undefined &&
+    before?.sequence !== undefined &&
+    sameBsonValue(before.sequence, projected.sequence);
   const entries = numberValue(projected.entries);
   if (projected.sequence !== undefined && entries !== undefined)
     return {
@@ -39,14 +46,18 @@ async function completed(
       sequence: projected.sequence,
       entries,
       bytes: numberValue(projected.bytes)!,
+      ...(sequenceShared ? { sequenceShared } : {}),
     };
   const whole = await readOneAdmitted(db.collection(rule.overflowCollection), projected._id, reads);
-  return whole && lastChunkOf(rule, whole);
+  return whole && { ...lastChunkOf(rule, whole), ...(sequenceShared ? { sequenceShared } : {}) };
 }
 
-/** The overflow document of `sourceId` with the highest sequence number: where extras go next.
- * The sort is the index {reference: 1, sequence: 1} read backwards (one key examined): a
- * tiebreak on _id, which the index lacks, would fetch and sort every chunk of the source. */
+/**
+ * The overflow document of `sourceId` with the highest sequence number: where extras go next,
+ * unless the one before shares its number (completed). The sort is the index {reference: 1,
+ * sequence: 1} read backwards (two keys examined): a tiebreak on _id, which the index lacks,
+ * would fetch and sort every chunk of the source.
+ */
 async function readLastChunk(
   db: Db,
   rule: OutlierRule,
@@ -54,33 +65,33 @@ async function readLastChunk(
   reads: ReadContext,
 ): Promise<LastChunk | null> {
   const { session } = reads;
-  const [last] = await db
+  const lastTwo = await db
     .collection(rule.overflowCollection)
     .aggregate(
       [
         { $match: referringTo(rule.referenceField, sourceId) },
         { $sort: lastChunkFirst(rule) },
-        { $limit: 1 },
+        { $limit: 2 },
         { $project: lastChunkProjection(rule) },
       ],
       { session, ...RAW },
     )
     .map(verbatim)
     .toArray();
-  return completed(db, rule, last, reads);
+  return completed(db, rule, lastTwo, reads);
 }
 
 function lastChunkFirst(rule: OutlierRule): Document {
   return { [rule.sequenceField]: -1 };
 }
 
-// Where the $lookup puts a source's last chunk; taken off the source before it is planned.
+// Where the $lookup puts a source's last two chunks; taken off the source before it is planned.
 const LAST_CHUNK = "__patternSidecarLastChunk";
 
 /**
  * The states of several sources in one command: the sources by `_id`, each with its last
  * chunk joined by a $lookup whose equality on the reference field and sort by sequence the
- * index answers (one key per source, as readLastChunk). In the order of `sourceIds`; null for
+ * index answers (two keys per source, as readLastChunk). In the order of `sourceIds`; null for
  * a source that does not exist.
  */
 export async function readOutlierStates(
@@ -93,7 +104,7 @@ export async function readOutlierStates(
     from: rule.overflowCollection,
     localField: "_id",
     foreignField: rule.referenceField,
-    pipeline: [{ $sort: lastChunkFirst(rule) }, { $limit: 1 }, { $project: lastChunkProjection(rule) }],
+    pipeline: [{ $sort: lastChunkFirst(rule) }, { $limit: 2 }, { $project: lastChunkProjection(rule) }],
     as: LAST_CHUNK,
   };
   const sources = db.collection(rule.collection);
@@ -116,7 +127,7 @@ export async function readOutlierStates(
       const { [LAST_CHUNK]: chunks, ...source } = joined;
       // The join's equality with a null _id also takes chunks that lack the reference field.
       if (id === null) return { source, lastChunk: await readLastChunk(db, rule, id, reads) };
-      return { source, lastChunk: await completed(db, rule, (chunks as Document[])[0], reads) };
+      return { source, lastChunk: await completed(db, rule, chunks as Document[], reads) };
     }),
   );
 }

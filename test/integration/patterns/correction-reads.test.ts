@@ -49,22 +49,23 @@ async function bookWithChunks(bookId: number, chunks: number): Promise<void> {
   if (docs.length > 0) await fixture.db.collection("extra_sales").insertMany(docs);
 }
 
-void test("reading a book's last chunk examines the same one key with 1 chunk as with 200", async () => {
-  await bookWithChunks(1, 1);
+void test("reading a book's last chunk examines the same two keys with 2 chunks as with 200", async () => {
+  await bookWithChunks(1, 2);
   await bookWithChunks(2, 200);
   const small = await explainReads(monitored, db(), () => readOutlierStates(db(), outlierRule, [1]));
   const large = await explainReads(monitored, db(), () => readOutlierStates(db(), outlierRule, [2]));
   assertIndexed(large);
   assert.deepEqual(costs(large), costs(small));
-  assert.deepEqual(lookupCosts(large), [["extra_sales", 1, 1, 0]]);
+  // The last chunk, and the one before it, to see whether the two share a sequence number.
+  assert.deepEqual(lookupCosts(large), [["extra_sales", 2, 2, 0]]);
 });
 
-void test("reading several books and their last chunks is one command, costing the same for 150 chunks as for 1", async () => {
+void test("reading several books and their last chunks is one command, costing the same for 150 chunks as for 2", async () => {
   const read = (ids: number[]) =>
     explainReads(monitored, db(), () => readOutlierStates(db(), outlierRule, ids));
   for (const [book, chunks] of [
-    [3, 1],
-    [4, 1],
+    [3, 2],
+    [4, 2],
     [5, 0],
     [7, 3],
     [8, 150],
@@ -87,8 +88,8 @@ void test("reading several books and their last chunks is one command, costing t
   assert.deepEqual(lookupCosts(large), lookupCosts(small));
   const [lookup] = large[0]!.lookups;
   assert.equal(lookup?.collectionScans, 0);
-  // At most a key for each source found (one with no chunk may still examine the next key).
-  assert.ok(lookup.keysExamined <= 3, `keys examined ${lookup.keysExamined}`);
+  // At most two keys for each source found (one with no chunk may still examine the next key).
+  assert.ok(lookup.keysExamined <= 5, `keys examined ${lookup.keysExamined}`);
 });
 
 async function customerWithBuckets(customer: string, buckets: number): Promise<string> {

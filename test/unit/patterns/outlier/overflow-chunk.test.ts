@@ -123,3 +123,21 @@ void test("a last chunk full by bytes takes no more extras, though it holds fewe
     ["updateOne", "insertOne"],
   );
 });
+
+void test("an overfilled chunk that shares the last seq with another sends its excess to a new chunk after both", () => {
+  // Whichever of the two the index returns last.
+  for (const overfilledFirst of [true, false]) {
+    const db = new MemoryDb();
+    const overfilled = { _id: "full", book_id: 1, seq: 0, customers_purchased_extra: users(0, 12) };
+    const other = { _id: "other", book_id: 1, seq: 0, customers_purchased_extra: ["app"] };
+    for (const chunk of overfilledFirst ? [overfilled, other] : [other, overfilled])
+      db.insertOne("extra_sales", chunk);
+    split(db, "full");
+    const entriesOf = (id: unknown) =>
+      chunksInOrder(db, rule, 1).find((chunk) => JSON.stringify(chunk._id) === JSON.stringify(id))
+        ?.customers_purchased_extra;
+    assert.deepEqual(entriesOf("full"), users(0, 10));
+    assert.deepEqual(entriesOf("other"), ["app"]);
+    assert.deepEqual(entriesOf({ book_id: 1, seq: 1 }), users(10, 12));
+  }
+});

@@ -1,7 +1,8 @@
 // The states the planners plan from, read from a MemoryDb with the selections and sort
 // orders the planners' contracts ask of src/stream/readers. In detail:
 // - outlier: the last chunk is the highest seq (missing sorts first), as in production;
-//   ties on seq go to the last inserted, as a backward scan of {book_id: 1, seq: 1} gives them.
+//   ties on seq go to the last inserted, as a backward scan of {book_id: 1, seq: 1} gives them,
+//   and are told (sequenceShared) as the reader tells them from the last two.
 // - subset: the newest entries are ranked by sortField then idField, descending, as
 //   src/patterns/subset.ts requires and production sorts (ties by _id would hide reviews).
 import type { Document } from "mongodb";
@@ -10,7 +11,7 @@ import type { OutlierRule } from "../../../../src/patterns/outlier/rule.js";
 import type { SubsetRule } from "../../../../src/patterns/subset/rule.js";
 import { splitBaseIds, type BucketState } from "../../../../src/patterns/bucket/planner.js";
 import type { OutlierState, OverflowChunkState } from "../../../../src/patterns/outlier/planner.js";
-import { lastChunkOf } from "../../../../src/patterns/outlier/overflow-chunks.js";
+import { lastChunkOf, type LastChunk } from "../../../../src/patterns/outlier/overflow-chunks.js";
 import type { SubsetState } from "../../../../src/patterns/subset/planner.js";
 import { matches, type MemoryDb } from "./memory-db.js";
 
@@ -27,16 +28,24 @@ export function chunksInOrder(db: MemoryDb, rule: OutlierRule, sourceId: unknown
     .sort((a, b) => sequenceOf(rule, a) - sequenceOf(rule, b));
 }
 
+/** The last of `chunks` (in seq order) as the reader hands it over. */
+function lastOf(rule: OutlierRule, chunks: Document[]): LastChunk | null {
+  const [before, last] = chunks.length > 1 ? chunks.slice(-2) : [undefined, chunks[0]];
+  if (!last) return null;
+  const sequence: unknown = last[rule.sequenceField];
+  const shared = before !== undefined && sequence !== undefined && before[rule.sequenceField] === sequence;
+  return { ...lastChunkOf(rule, last), ...(shared ? { sequenceShared: true } : {}) };
+}
+
 export function readOutlierState(db: MemoryDb, rule: OutlierRule, sourceId: unknown): OutlierState {
   const [source] = db.find(rule.collection, (doc) => matches(doc, { _id: sourceId }));
   if (!source) throw new Error(`no source ${String(sourceId)}`);
-  const last = chunksInOrder(db, rule, sourceId).at(-1);
-  return { source, lastChunk: last ? lastChunkOf(rule, last) : null };
+  return { source, lastChunk: lastOf(rule, chunksInOrder(db, rule, sourceId)) };
 }
 
 export function readOverflowChunkState(db: MemoryDb, rule: OutlierRule, chunk: Document): OverflowChunkState {
   const sourceId: unknown = chunk[rule.referenceField];
-  const lastChunk = lastChunkOf(rule, chunksInOrder(db, rule, sourceId).at(-1) ?? chunk);
+  const lastChunk = lastOf(rule, chunksInOrder(db, rule, sourceId)) ?? lastChunkOf(rule, chunk);
   if (chunk[rule.sequenceField] !== undefined) return { chunk, lastChunk };
   const [source] = db.find(rule.collection, (doc) => matches(doc, { _id: sourceId }));
   return { chunk, lastChunk, source: source ?? null };
