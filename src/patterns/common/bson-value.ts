@@ -94,7 +94,9 @@ export function numberValue(value: unknown): number | undefined {
   if (typeof value === "number") return value;
   if (typeof value !== "object" || value === null || !("_bsontype" in value)) return undefined;
   if (value instanceof BSON.Int32 || value instanceof BSON.Double) return value.valueOf();
-  if (value instanceof BSON.Long) {
+  // A Timestamp is a Long to the bson library, but no number to MongoDB (a `seq` or `count`
+  // holding one is a bad document, not 2^32 and more).
+  if (value instanceof BSON.Long && !(value instanceof BSON.Timestamp)) {
     const number = value.toNumber();
     return Number.isSafeInteger(number) ? number : undefined;
   }

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BSON, Decimal128, Double, Int32, Long, ObjectId } from "mongodb";
+import { BSON, Decimal128, Double, Int32, Long, ObjectId, Timestamp } from "mongodb";
 import {
   bsonKey,
   describeValue,
@@ -25,6 +25,13 @@ void test("numberValue reads a number of any type the driver promotes, and nothi
   assert.equal(numberValue(Decimal128.fromString("1")), undefined);
   assert.equal(numberValue("1"), undefined);
   assert.equal(numberValue(null), undefined);
+});
+
+void test("a Timestamp is no number, though the bson library makes it a Long", () => {
+  const timestamp = new Timestamp({ t: 1, i: 2 });
+  assert.equal(numberValue(timestamp), undefined);
+  assert.equal(sequenceNumber(timestamp), undefined);
+  assert.notEqual(bsonKey(timestamp), bsonKey(2 ** 32 + 2));
 });
 
 void test("sequenceNumber takes integers from 0 whatever their type", () => {
