@@ -14,6 +14,7 @@
 //   bucket by its `_id`.
 import type { Document } from "mongodb";
 import { describeValue, isValidDate } from "../common/bson-value.js";
+import { quoted } from "../common/quoted-value.js";
 import { inGroupsOf } from "../common/groups.js";
 import { fieldEntries, orderedDocument } from "../common/field-order.js";
 import type { Plan, Write } from "../plan.js";
@@ -136,7 +137,7 @@ function newBuckets(
     const base = baseBucketId(keyText, date);
     if (base === null) return { ok: false, reason: `${rule.dateField} is ${unorderableDate(date)}` };
     const id = allocateId(base);
-    if (id === null) return { ok: false, reason: `every suffix of ${base} is taken` };
+    if (id === null) return { ok: false, reason: `every suffix of ${quoted(base)} is taken` };
     inserts.push(
       newBucket(
         rule,

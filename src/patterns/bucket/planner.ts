@@ -14,6 +14,7 @@ import type { BucketRule } from "./rule.js";
 import { baseBucketId, bucketIdAllocator, bucketKeyText, unorderableDate } from "./bucket-ids.js";
 import { keepFirst } from "../common/array-trim.js";
 import { describeValue, isPlainDocument, isValidDate, numberValue } from "../common/bson-value.js";
+import { quoted } from "../common/quoted-value.js";
 import { inGroupsOf } from "../common/groups.js";
 import { newBucket } from "./new-bucket.js";
 import type { Plan, Write } from "../plan.js";
@@ -136,6 +137,6 @@ function newBucketId(
   const base = baseBucketId(keyText, date);
   if (base === null) return { ok: false, reason: `${where}.${rule.dateField} is ${unorderableDate(date)}` };
   const id = allocateId(base);
-  if (id === null) return { ok: false, reason: `${where}: every suffix of ${base} is taken` };
+  if (id === null) return { ok: false, reason: `${where}: every suffix of ${quoted(base)} is taken` };
   return { ok: true, value: id };
 }

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
-import { planBucketSplit, planBucketSplits } from "../../../../src/patterns/bucket/planner.js";
+import { planBucketSplit, planBucketSplits, splitBaseIds } from "../../../../src/patterns/bucket/planner.js";
 import { bucketIdAllocator } from "../../../../src/patterns/bucket/bucket-ids.js";
 import type { Plan } from "../../../../src/patterns/plan.js";
 import { MemoryDb } from "../support/memory-db.js";
@@ -204,4 +204,16 @@ void test("two buckets of one customer split together name their new buckets apa
   );
   assert.deepEqual(created, [`123_${FIRST + 3600}`, `123_${FIRST + 3600}_000001`]);
   assert.deepEqual(plans[2], { outcome: "none" });
+});
+
+void test("a split whose every suffix is taken is skipped with the key cut short, however long", () => {
+  const customer = "k".repeat(1 << 20);
+  const bucket = { _id: `${customer}_${FIRST}`, customerId: customer, count: 11, history: trades(11) };
+  const takenIds = new Set(splitBaseIds(rule, bucket).flatMap((base) => [base, `${base}_999999`]));
+  const plan = planBucketSplit(rule, { bucket, takenIds });
+  assert.equal(plan.outcome, "skip");
+  assert.match(
+    plan.outcome === "skip" ? plan.reason : "",
+    /^history\[10\]: every suffix of "k+…" \(1048587 bytes\) is taken$/,
+  );
 });
