@@ -4,18 +4,37 @@
 // $slice keeping the first entries, $currentDate, which reads the MemoryDb's clock; upserts
 // by an equality filter) and throws on anything else, so a planner that strays from them
 // fails its tests. A batch of writes applies all or nothing, as the sidecar's transaction does.
-import { EJSON, ObjectId } from "bson";
+import { BSON, ObjectId } from "bson";
 import type { Document } from "mongodb";
+import { bsonKey, isPlainDocument } from "../../../../src/patterns/common/bson-value.js";
 import type { Write } from "../../../../src/patterns/plan.js";
 
 function clone<T>(value: T): T {
-  // Parsed relaxed, numbers come back as JS numbers, as the driver promotes them by default.
-  return EJSON.parse(EJSON.stringify({ v: value }, { relaxed: false }), { relaxed: true }).v as T;
+  // Numbers come back as JS numbers, as the driver promotes them by default: an int64 too
+  // large for one stays a Long, every digit kept.
+  return BSON.deserialize(BSON.serialize({ v: value })).v as T;
 }
 
-function key(value: unknown): string {
-  return EJSON.stringify({ v: value }, { relaxed: false });
+/**
+ * Equal for values MongoDB finds equal, numbers by value whatever their BSON type, but for
+ * field order: documents kept here are JS objects, which list integer-like names first (the
+ * integration tests hold the order against a server).
+ */
+export function valueKey(value: unknown): string {
+  return bsonKey(fieldsSorted(value));
 }
+
+function fieldsSorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(fieldsSorted);
+  if (!isPlainDocument(value)) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((name) => [name, fieldsSorted(value[name])]),
+  );
+}
+
+const key = valueKey;
 
 export class StaleWriteError extends Error {}
 export class DuplicateKeyError extends Error {}
