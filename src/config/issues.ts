@@ -1,7 +1,9 @@
 // Turns validation problems into one ConfigError whose message has one line per problem:
 // where the value came from (file or environment variable), its key path, what was
-// expected and what was found. URI passwords never appear in it.
+// expected and what was found. URI passwords never appear in it, and a long value is cut
+// short with its size (quoted-value.ts).
 import type { z } from "zod";
+import { quoted } from "../patterns/common/quoted-value.js";
 import { redactUriPasswords } from "./mongodb-uri.js";
 
 /** A value that came from an environment variable rather than the file. */
@@ -30,7 +32,8 @@ function valueAt(root: unknown, path: readonly PathKey[]): unknown {
 
 function describeFound(value: unknown): string {
   if (value === undefined) return "nothing";
-  if (typeof value === "string") return JSON.stringify(redactUriPasswords(value));
+  // Masked before it is cut, so that no cut leaves part of a password unmasked.
+  if (typeof value === "string") return quoted(redactUriPasswords(value));
   if (Array.isArray(value)) return value.length === 0 ? "an empty list" : `a list of ${value.length}`;
   if (value !== null && typeof value === "object") return "a mapping";
   return JSON.stringify(value);
@@ -60,7 +63,7 @@ function sizeExpectation(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmal
 function expectation(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case "unrecognized_keys":
-      return `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}`;
+      return `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => quoted(key)).join(", ")}`;
     case "invalid_type":
       // A bounded integer's own message ("expected an integer from 1 to 100") for a fraction.
       if (issue.expected === "int" && issue.message.startsWith("expected ")) return issue.message;

@@ -1,10 +1,11 @@
 // The pieces every pattern's rule schema is built from (src/patterns/<name>/rule.ts), so that
 // field names, collection names and thresholds are validated, and described, the same way.
 import { z } from "zod";
+import { quoted } from "../patterns/common/quoted-value.js";
 
 /** A refinement message that also says what was found (refinement issues carry no "got"). */
 export function expectedGot(expectation: string) {
-  return { error: (issue: { input: unknown }) => `${expectation}, got ${JSON.stringify(issue.input)}` };
+  return { error: (issue: { input: unknown }) => `${expectation}, got ${quoted(issue.input)}` };
 }
 
 // The planners and readers address top-level fields (`doc[field]`), so no dotted paths.
@@ -62,7 +63,7 @@ export function distinctFields<K extends string>(keys: readonly K[]) {
         ctx.addIssue({
           code: "custom",
           path: [key],
-          message: `expected a field other than ${JSON.stringify(ID)}, which the sidecar sets itself, got ${JSON.stringify(field)}`,
+          message: `expected a field other than ${JSON.stringify(ID)}, which the sidecar sets itself, got ${quoted(field)}`,
         });
         return;
       }
@@ -72,7 +73,7 @@ export function distinctFields<K extends string>(keys: readonly K[]) {
       ctx.addIssue({
         code: "custom",
         path: [key],
-        message: `expected a field of its own, got ${JSON.stringify(field)}, ${how} ${other} (${JSON.stringify(rule[other])})`,
+        message: `expected a field of its own, got ${quoted(field)}, ${how} ${other} (${quoted(rule[other])})`,
       });
     });
   };

@@ -3,6 +3,7 @@
 // the same array, and no collection a rule owns (an overflow or full set, as its driver
 // says) is used by another rule: either would make them fight over the same documents.
 import type { z } from "zod";
+import { quoted } from "../patterns/common/quoted-value.js";
 import { driverFor } from "../patterns/registry.js";
 
 interface RuleIdentity {
@@ -34,7 +35,7 @@ function checkRule(rule: RuleIdentity, index: number, ctx: z.RefinementCtx, seen
     ctx.addIssue({
       code: "custom",
       path: ["rules", index, "name"],
-      message: `rule name ${JSON.stringify(name)} is already used by rules[${namedBefore}]; names must be unique`,
+      message: `rule name ${quoted(name)} is already used by rules[${namedBefore}]; names must be unique`,
     });
   }
   seen.names.set(name, index);
@@ -60,7 +61,7 @@ function checkOwnedCollections(rules: readonly RuleIdentity[], index: number, ct
       ctx.addIssue({
         code: "custom",
         path,
-        message: `expected a collection other than the rule's own collection ${JSON.stringify(rule.collection)}`,
+        message: `expected a collection other than the rule's own collection ${quoted(rule.collection)}`,
       });
       continue;
     }
@@ -71,7 +72,7 @@ function checkOwnedCollections(rules: readonly RuleIdentity[], index: number, ct
       ctx.addIssue({
         code: "custom",
         path,
-        message: `expected a collection no other rule uses; rules[${other}] uses ${JSON.stringify(collection)}`,
+        message: `expected a collection no other rule uses; rules[${other}] uses ${quoted(collection)}`,
       });
     }
   }
@@ -96,7 +97,7 @@ export function checkRuleSet(
     ctx.addIssue({
       code: "custom",
       path: ["stateCollection"],
-      message: `expected a collection no rule uses; rules[${stateClash}] uses ${JSON.stringify(config.stateCollection)}`,
+      message: `expected a collection no rule uses; rules[${stateClash}] uses ${quoted(config.stateCollection)}`,
     });
   }
 }

@@ -10,7 +10,8 @@ import type { PatternRule } from "../patterns/driver.js";
 import { builtInRuleSchema, defaultRules } from "../patterns/registry.js";
 import { collectionName, expectedGot, intInRange } from "./rule-fields.js";
 import { checkRuleSet, withDefaultNames } from "./rule-set.js";
-import { isMongoUri } from "./mongodb-uri.js";
+import { isMongoUri, redactUriPasswords } from "./mongodb-uri.js";
+import { quoted } from "../patterns/common/quoted-value.js";
 
 /** What the driver itself says of a connection string, without connecting; undefined if it accepts it. */
 function driverRejection(uri: string): string | undefined {
@@ -36,7 +37,7 @@ export const databaseName = z
   )
   .refine((name) => !RESERVED_DATABASES.includes(name), {
     error: (issue) =>
-      `expected the application's database, not "${String(issue.input)}", where MongoDB refuses change streams and transactions`,
+      `expected the application's database, not ${quoted(issue.input)}, where MongoDB refuses change streams and transactions`,
   });
 
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
@@ -59,7 +60,7 @@ export const configSchema = z
       .refine(isMongoUri, {
         // A refinement's issue carries no "got": say it here (ConfigError masks the password).
         error: (issue) =>
-          `expected a mongodb:// or mongodb+srv:// connection string, got ${JSON.stringify(issue.input)}`,
+          `expected a mongodb:// or mongodb+srv:// connection string, got ${quoted(redactUriPasswords(String(issue.input)))}`,
       })
       .superRefine((uri, ctx) => {
         const rejection = isMongoUri(uri) ? driverRejection(uri) : undefined;

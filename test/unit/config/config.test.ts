@@ -509,3 +509,27 @@ void test("the seeds' rules and a rule renaming every field collide nowhere", ()
 function ruleErrorFree(rule: string): void {
   loadConfig({ file: file("distinct.yaml", `rules:\n  - ${rule.replace(/, /g, "\n    ")}\n`), env: {} });
 }
+
+void test("a configuration value or key of 1 MiB is quoted cut short, with its size", () => {
+  const long = "x".repeat(1 << 20);
+  const settings = {
+    http: { host: long },
+    [long]: 1,
+    rules: [{ pattern: "outlier", collection: `a${long}` }],
+  };
+  const message = errorOf(() =>
+    loadConfig({ file: file("long-values.json", JSON.stringify(settings)), env: {} }),
+  );
+  assert.ok(message.length < 4000, `a message of ${message.length} characters`);
+  assert.match(message, /http\.host: .*, got "x+…" \(1048576 bytes\)/);
+  assert.match(message, /unknown key "x+…" \(1048576 bytes\)/);
+});
+
+void test("a long connection string that is no MongoDB one is masked, then cut short", () => {
+  const message = errorOf(() =>
+    loadConfig({ env: { MONGODB_URI: `postgres://user:s3cret@${"h".repeat(1 << 20)}/db` } }),
+  );
+  assert.ok(message.length < 1000, `a message of ${message.length} characters`);
+  assert.doesNotMatch(message, /s3cret/);
+  assert.match(message, /\(1048\d{3} bytes\)/);
+});
