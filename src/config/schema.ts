@@ -93,7 +93,7 @@ export const configSchema = z
      * costs several times its bytes in memory while it is corrected. One document larger than
      * the budget is corrected alone.
      */
-    correctionMemoryMiB: intInRange(1, 1024).default(32),
+    correctionMemoryMiB: intInRange(1, 1024).default(16),
     /** Attempts for one correction's transaction before it is counted as failed and retried later. */
     maxTransactionAttempts: intInRange(1, 100).default(10),
     /** Failed corrections of one target before it is parked and the stream moves past it. */

@@ -123,7 +123,7 @@ async function correctTogether(context: CorrectionContext, targets: CorrectionTa
   const plans = await runTransaction(
     correctionSessions(context),
     { maxAttempts: 1, context: { batch: targets.length } },
-    (session) => planAndWrite(context, targets, session, undefined, SHARED_TRANSACTION_MAX_WRITES),
+    (session) => planAndWrite(context, targets, session, { maxWrites: SHARED_TRANSACTION_MAX_WRITES }),
   );
   const durationMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
   recordSharedOutcomes(context, targets, plans, durationMs);

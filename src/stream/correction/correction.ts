@@ -20,7 +20,7 @@ import {
 import type { Logger } from "../../ops/logger.js";
 import type { Metrics } from "../../ops/metrics.js";
 import { reportError } from "../../ops/report-error.js";
-import type { PatternRule, PlanContext, ReadBudget } from "../../patterns/driver.js";
+import type { PatternRule, PlanContext } from "../../patterns/driver.js";
 import type { Absent, Plan, SkipKind, Write } from "../../patterns/plan.js";
 import { applyWrites, checkAbsent } from "./apply.js";
 import { bulkWriteFenced, isBulkWriteRefused, stopUsingBulkWrite, supportsBulkWrite } from "./bulk-write.js";
@@ -31,7 +31,7 @@ import { targetFields, targetLabels, type CorrectionTarget } from "../events/tar
 import type { EventPlans } from "./event-plans.js";
 import type { SessionPool } from "../lease/session-pool.js";
 import type { Slots } from "./slots.js";
-import type { MemoryBudget } from "./memory-budget.js";
+import type { BudgetHold, MemoryBudget } from "./memory-budget.js";
 import { ownSession, runTransaction, type SessionSource } from "./transaction.js";
 import { extended } from "../../patterns/common/extended.js";
 
@@ -69,22 +69,29 @@ export function correctTarget(context: CorrectionContext, target: CorrectionTarg
 
 /** correctTarget, for a caller that already holds one of the context's slots. */
 export async function correctInSlot(context: CorrectionContext, target: CorrectionTarget): Promise<Plan> {
-  // Outside a transaction the reads may see two moments; that only decides whether to open
-  // one, in which everything is read again from one snapshot. A target its event showed
-  // broken is most likely still broken: the preview would only add two reads.
-  if (!target.due) {
-    const preview = await withinBudget(context, (budget) =>
-      driverOf(target.rule).planning.plan(context.db, target, {
-        stateCollection: context.stateCollection,
-        budget,
-      }),
-    );
-    if (preview.outcome === "none") return preview;
+  // Held from the first read to the end: a correction that waited for the budget once does
+  // not queue again for its transaction, nor for each of its attempts.
+  const hold = context.memory?.hold();
+  try {
+    // Outside a transaction the reads may see two moments; that only decides whether to open
+    // one, in which everything is read again from one snapshot. A target its event showed
+    // broken is most likely still broken: the preview would only add two reads.
+    if (!target.due) {
+      const planContext = { stateCollection: context.stateCollection, budget: hold?.plan() };
+      const preview = await driverOf(target.rule).planning.plan(context.db, target, planContext);
+      if (preview.outcome === "none") return preview;
+    }
+    return await correctInTransaction(context, target, hold);
+  } finally {
+    hold?.release();
   }
-  return correctInTransaction(context, target);
 }
 
-async function correctInTransaction(context: CorrectionContext, target: CorrectionTarget): Promise<Plan> {
+async function correctInTransaction(
+  context: CorrectionContext,
+  target: CorrectionTarget,
+  hold: BudgetHold | undefined,
+): Promise<Plan> {
   const labels = targetLabels(target);
   const startedAt = process.hrtime.bigint();
   // A plan from the event alone is the first attempt's, an attempt of its own: when it does
@@ -104,7 +111,7 @@ async function correctInTransaction(context: CorrectionContext, target: Correcti
       async (session) => {
         const planned = guess && [guess];
         guess = undefined;
-        return (await planAndWrite(context, [target], session, planned))[0]!;
+        return (await planAndWrite(context, [target], session, { guessed: planned, hold }))[0]!;
       },
     );
   } catch (thrown) {
@@ -126,17 +133,20 @@ export function correctionSessions(context: CorrectionContext): SessionSource {
  * each target from reads in this transaction (unless `guessed` gives the plans, made from
  * the events: PatternDriver.planFromEvent), then check the lease and write every plan's
  * writes. The lease is checked in the transaction's snapshot, as the reads were, so its
- * place among them does not matter; a transaction that writes nothing needs no check.
+ * place among them does not matter; a transaction that writes nothing needs no check. The
+ * reads enter the memory budget through `hold`, the correction's; without one, through a
+ * hold of this attempt's, released once the writes are sent.
  */
 export async function planAndWrite(
   context: CorrectionContext,
   targets: readonly CorrectionTarget[],
   session: ClientSession,
-  guessed?: Plan[],
-  maxWrites = Infinity,
+  { guessed, hold, maxWrites = Infinity }: { guessed?: Plan[]; hold?: BudgetHold; maxWrites?: number } = {},
 ): Promise<Plan[]> {
   context.ownWrites.remember(session);
-  return withinBudget(context, async (budget) => {
+  const attemptHold = hold ? undefined : context.memory?.hold();
+  try {
+    const budget = (hold ?? attemptHold)?.plan();
     const plans =
       guessed ??
       (await planTargets(context.db, targets, { session, stateCollection: context.stateCollection, budget }));
@@ -154,22 +164,8 @@ export async function planAndWrite(
       });
     }
     return plans;
-  });
-}
-
-/**
- * Runs one plan and its writes holding what its reads admit of the memory budget, until the
- * writes are sent: by then the decoded documents and the writes built from them are garbage.
- */
-async function withinBudget<T>(
-  context: CorrectionContext,
-  work: (budget?: ReadBudget) => Promise<T>,
-): Promise<T> {
-  const hold = context.memory?.hold();
-  try {
-    return await work(hold);
   } finally {
-    hold?.release();
+    attemptHold?.release();
   }
 }
 

@@ -3,8 +3,15 @@
 // (docs/deployment.md#container-image), so the budget, not `concurrency`, bounds memory.
 import type { ReadBudget } from "../../patterns/driver.js";
 
-/** What one plan-and-write holds of the budget; released, whatever happened, when it ends. */
-export interface BudgetHold extends ReadBudget {
+/**
+ * What one correction holds of the budget, from its first read to its end (whatever
+ * happened). Its preview and each attempt of its transaction read the documents again: the
+ * hold keeps what the largest of those plans admitted, as each plan's documents are garbage
+ * once the next one reads.
+ */
+export interface BudgetHold {
+  /** What one plan (the preview, an attempt) admits its reads into. */
+  plan(): ReadBudget;
   release(): void;
 }
 
@@ -35,24 +42,34 @@ export class MemoryBudget {
       throw new RangeError(`a memory budget must be a positive number of bytes, got ${capacity}`);
   }
 
-  /** A hold for one plan and its writes: a preview, or one attempt of a transaction. */
+  /** A hold for one correction. */
   hold(): BudgetHold {
     let held = 0;
-    return {
-      // Strictly within the budget: a batch larger than it would be read first and then
-      // wait, holding its bytes, if another correction took some meanwhile.
-      admitsDocuments: (count) =>
-        held > 0 || (this.waiters.length === 0 && this.used + count * MAX_DOCUMENT_BYTES <= this.capacity),
+    /** Raises what the hold holds to `bytes`, waiting only while it holds nothing. */
+    const holdUpTo = async (bytes: number) => {
+      const more = bytes - held;
+      if (more <= 0) return;
       // Only a hold that holds nothing waits: two that each held part and waited for more
       // could wait for each other for ever. What it reads after its first documents (a
       // chunk, a product's reviews) is counted without waiting.
-      admit: async (bytes) => {
-        if (held > 0 || this.fits(bytes)) this.take(bytes);
-        else {
-          this.observer?.waited();
-          await new Promise<void>((admitted) => this.waiters.push({ bytes, admitted }));
-        }
-        held += bytes;
+      if (held > 0 || this.fits(more)) this.take(more);
+      else {
+        this.observer?.waited();
+        await new Promise<void>((admitted) => this.waiters.push({ bytes: more, admitted }));
+      }
+      held += more;
+    };
+    return {
+      plan: () => {
+        let planned = 0;
+        return {
+          // Strictly within the budget: a batch larger than it would be read first and then
+          // wait, holding its bytes, if another correction took some meanwhile.
+          admitsDocuments: (count) =>
+            held > 0 ||
+            (this.waiters.length === 0 && this.used + count * MAX_DOCUMENT_BYTES <= this.capacity),
+          admit: (bytes) => holdUpTo((planned += bytes)),
+        };
       },
       release: () => {
         this.used -= held;

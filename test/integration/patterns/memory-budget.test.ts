@@ -58,10 +58,10 @@ for (const { name, collection, document, readAs = document, read } of cases) {
     const held: number[] = [];
     const budget = new MemoryBudget(BUDGET, { held: (bytes) => held.push(bytes), waited });
     const other = budget.hold();
-    await other.admit(BUDGET);
+    await other.plan().admit(BUDGET);
     const hold = budget.hold();
     let decoded = false;
-    const reading = read({ budget: hold }).then(() => (decoded = true));
+    const reading = read({ budget: hold.plan() }).then(() => (decoded = true));
     await waiting;
     assert.equal(decoded, false);
     other.release();
@@ -85,11 +85,11 @@ void test("a batch of buckets larger than the whole budget waits before it reads
   const held: number[] = [];
   const budget = new MemoryBudget(BUDGET, { held: (bytes) => held.push(bytes), waited });
   const other = budget.hold();
-  await other.admit(1);
+  await other.plan().admit(1);
   const hold = budget.hold();
   let decoded = false;
   const reading = readBucketStates(fixture.db, bucketRule, ["d_1", "e_1", "f_1", "missing"], {
-    budget: hold,
+    budget: hold.plan(),
   }).then((states) => {
     decoded = true;
     return states;

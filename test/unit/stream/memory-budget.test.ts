@@ -6,70 +6,81 @@ const MIB = 1024 * 1024;
 
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
-/** Admits `bytes` on `hold`; `done()` tells whether the admission went through yet. */
-function admitting(hold: ReturnType<MemoryBudget["hold"]>, bytes: number) {
+/** A correction that reads `bytes` in one plan; `done()` tells whether the budget let them in yet. */
+function admitting(budget: MemoryBudget, bytes: number) {
+  const hold = budget.hold();
   let admitted = false;
-  const admission = hold.admit(bytes).then(() => void (admitted = true));
-  return { admission, done: () => admitted };
+  const admission = hold
+    .plan()
+    .admit(bytes)
+    .then(() => void (admitted = true));
+  return { hold, admission, done: () => admitted };
 }
 
 void test("a document that would pass the budget waits until another correction releases its share", async () => {
   const budget = new MemoryBudget(32 * MIB);
-  const first = budget.hold();
-  await first.admit(20 * MIB);
-  const second = admitting(budget.hold(), 20 * MIB);
+  const first = admitting(budget, 20 * MIB);
+  await first.admission;
+  const second = admitting(budget, 20 * MIB);
   await settled();
   assert.equal(second.done(), false);
-  first.release();
+  first.hold.release();
   await second.admission;
 });
 
 void test("documents that fit together are admitted together", async () => {
   const budget = new MemoryBudget(32 * MIB);
-  await budget.hold().admit(14 * MIB);
-  await budget.hold().admit(14 * MIB);
+  await admitting(budget, 14 * MIB).admission;
+  await admitting(budget, 14 * MIB).admission;
 });
 
 void test("a document larger than the whole budget is corrected alone, after the others", async () => {
   const budget = new MemoryBudget(16 * MIB);
-  const small = budget.hold();
-  await small.admit(MIB);
-  const huge = admitting(budget.hold(), 40 * MIB);
+  const small = admitting(budget, MIB);
+  await small.admission;
+  const huge = admitting(budget, 40 * MIB);
   await settled();
   assert.equal(huge.done(), false);
-  small.release();
+  small.hold.release();
   await huge.admission;
-  const next = admitting(budget.hold(), MIB);
+  const next = admitting(budget, MIB);
   await settled();
   assert.equal(next.done(), false, "nothing is admitted beside the document larger than the budget");
 });
 
 void test("a correction that holds part of the budget is never made to wait for more", async () => {
   const budget = new MemoryBudget(32 * MIB);
-  const a = budget.hold();
-  const b = budget.hold();
+  const [a, b] = [budget.hold().plan(), budget.hold().plan()];
   await a.admit(16 * MIB);
   await b.admit(16 * MIB);
   // Each waiting for the other's share would be a deadlock.
   await Promise.all([a.admit(16 * MIB), b.admit(16 * MIB)]);
 });
 
+void test("a correction holds what its largest plan read, not the sum of its preview and attempts", async () => {
+  const held: number[] = [];
+  const budget = new MemoryBudget(32 * MIB, { held: (bytes) => held.push(bytes), waited: () => {} });
+  const hold = budget.hold();
+  await hold.plan().admit(14 * MIB); // the preview
+  await hold.plan().admit(14 * MIB); // the transaction's first attempt
+  const retry = hold.plan();
+  await retry.admit(14 * MIB);
+  await retry.admit(MIB); // a chunk read besides
+  assert.deepEqual(held, [14 * MIB, 15 * MIB]);
+  // Another correction still finds room for a document of 16 MiB.
+  await admitting(budget, 16 * MIB).admission;
+});
+
 void test("waiting admissions go in arrival order: a small document does not overtake a large one", async () => {
   const order: string[] = [];
   const budget = new MemoryBudget(32 * MIB);
-  const first = budget.hold();
-  await first.admit(30 * MIB);
-  const large = budget
-    .hold()
-    .admit(20 * MIB)
-    .then(() => order.push("large"));
-  const small = budget
-    .hold()
-    .admit(MIB)
-    .then(() => order.push("small"));
+  const first = admitting(budget, 30 * MIB);
+  await first.admission;
+  const large = admitting(budget, 20 * MIB).admission.then(() => order.push("large"));
+  const small = admitting(budget, MIB).admission.then(() => order.push("small"));
   await settled();
   assert.deepEqual(order, []);
-  first.release();
+  first.hold.release();
   await Promise.all([large, small]);
   assert.deepEqual(order, ["large", "small"]);
 });
@@ -78,28 +89,23 @@ void test("the observer sees the bytes held and each admission that waited", asy
   const held: number[] = [];
   let waits = 0;
   const budget = new MemoryBudget(10, { held: (bytes) => held.push(bytes), waited: () => (waits += 1) });
-  const first = budget.hold();
-  await first.admit(6);
-  const second = budget.hold();
-  const waiting = second.admit(6);
-  first.release();
-  await waiting;
-  second.release();
+  const first = admitting(budget, 6);
+  await first.admission;
+  const second = admitting(budget, 6);
+  first.hold.release();
+  await second.admission;
+  second.hold.release();
   assert.deepEqual(held, [6, 6, 0]);
   assert.equal(waits, 1);
-});
-
-void test("a budget that is not a positive number of bytes is refused, naming the value", () => {
-  assert.throws(() => new MemoryBudget(0), /positive number of bytes, got 0/);
 });
 
 void test("a correction is told whether a document of 16 MiB would wait, to ask its size before reading it", async () => {
   const budget = new MemoryBudget(32 * MIB);
   const first = budget.hold();
-  assert.equal(first.admitsDocuments(1), true);
-  await first.admit(20 * MIB);
-  assert.equal(first.admitsDocuments(1), true, "a hold that holds something never waits");
-  const second = budget.hold();
+  assert.equal(first.plan().admitsDocuments(1), true);
+  await first.plan().admit(20 * MIB);
+  assert.equal(first.plan().admitsDocuments(1), true, "a hold that holds something never waits");
+  const second = budget.hold().plan();
   assert.equal(second.admitsDocuments(1), false);
   first.release();
   assert.equal(second.admitsDocuments(1), true);
@@ -108,18 +114,26 @@ void test("a correction is told whether a document of 16 MiB would wait, to ask 
 void test("a batch is told it might wait when its documents of 16 MiB each would not all fit", async () => {
   const budget = new MemoryBudget(32 * MIB);
   const batch = budget.hold();
-  assert.equal(batch.admitsDocuments(2), true);
-  assert.equal(batch.admitsDocuments(3), false, "three of 16 MiB need 48 MiB: its size is asked first");
+  const reads = batch.plan();
+  assert.equal(reads.admitsDocuments(2), true);
+  assert.equal(reads.admitsDocuments(3), false, "three of 16 MiB need 48 MiB: its size is asked first");
   // The batch's size is then admitted before it reads; one larger than the whole budget
   // is taken when nothing else is held, and the next correction waits for it.
-  await batch.admit(40 * MIB);
+  await reads.admit(40 * MIB);
   const next = budget.hold();
   let admitted = false;
-  const waiting = next.admit(1).then(() => (admitted = true));
+  const waiting = next
+    .plan()
+    .admit(1)
+    .then(() => (admitted = true));
   await new Promise<void>((resolve) => setImmediate(resolve));
   assert.equal(admitted, false);
   batch.release();
   await waiting;
   assert.equal(admitted, true);
   next.release();
+});
+
+void test("a budget that is not a positive number of bytes is refused, naming the value", () => {
+  assert.throws(() => new MemoryBudget(0), /positive number of bytes, got 0/);
 });
