@@ -14,7 +14,7 @@ import type { Benchmark } from "./benchmark.js";
 import { startClock } from "./measure.js";
 import { heading, mebibytes, ms, percent, printTable, ratio } from "./report.js";
 import { startServerProcess } from "./server-process.js";
-import { startSidecarProcess } from "./sidecar-process.js";
+import { startSidecarProcess, type SidecarProcess } from "./sidecar-process.js";
 
 const LARGE_BYTES = 14 * 1024 * 1024;
 const CORRECTED_TIMEOUT_MS = 180_000;
@@ -123,75 +123,93 @@ function peakRss(pid: number | undefined): number {
  */
 const BUDGETS: readonly { label: string; correctionMemoryMiB?: number }[] = [
   { label: "1024 MiB (unbounded)", correctionMemoryMiB: 1024 },
-  { label: "32 MiB (default)" },
+  { label: "16 MiB (default)" },
 ];
 
 /** How many ~14 MiB documents are written at once, in turn: one, one per pattern, `concurrency`. */
 const AT_ONCE = [1, 3, 8];
 
-/** Writes `n` large documents at once (the patterns in turn), and waits until all are corrected. */
-async function correctAtOnce(db: Db, n: number, firstKey: number): Promise<number> {
+/**
+ * Writes `n` large documents at once (the patterns in turn), and waits until all are
+ * corrected; undefined when the sidecar's process died meanwhile (out of memory).
+ */
+async function correctAtOnce(sidecar: SidecarProcess, db: Db, n: number, firstKey: number) {
   const elapsed = startClock();
   const checks = await Promise.all(
     Array.from({ length: n }, (_, i) => CASES[i % CASES.length]!.write(db, firstKey + i, LARGE_BYTES)),
   );
-  await waitUntil(async () => (await Promise.all(checks.map((check) => check()))).every(Boolean), {
-    timeoutMs: CORRECTED_TIMEOUT_MS,
-    intervalMs: 20,
-    description: `${n} large documents corrected`,
-  });
-  return elapsed();
+  await waitUntil(
+    async () => !sidecar.running() || (await Promise.all(checks.map((check) => check()))).every(Boolean),
+    { timeoutMs: CORRECTED_TIMEOUT_MS, intervalMs: 20, description: `${n} large documents corrected` },
+  );
+  return sidecar.running() ? elapsed() : undefined;
 }
 
 // The cost of a correction, not the wait a subset rule keeps for applications (settleMs).
 const RULES = [{ pattern: "outlier" }, { pattern: "bucket" }, { pattern: "subset", settleMs: 0 }];
+
+/** Peak RSS idle, then after each turn of AT_ONCE, with the time each took; undefined from a turn the process died in. */
+async function peaksWith(uri: string, client: MongoClient, correctionMemoryMiB: number | undefined) {
+  const database = uniqueDatabaseName("bench_large_peaks");
+  const sidecar = await startSidecarProcess(uri, {
+    database,
+    rules: RULES,
+    ...(correctionMemoryMiB ? { correctionMemoryMiB } : {}),
+  });
+  try {
+    await sidecar.waitForCaughtUp(60_000);
+    const peaks: (number | undefined)[] = [peakRss(sidecar.pid)];
+    const times: (number | undefined)[] = [];
+    for (const [turn, n] of AT_ONCE.entries()) {
+      const took = sidecar.running()
+        ? await correctAtOnce(sidecar, client.db(database), n, 1000 * (turn + 1))
+        : undefined;
+      times.push(took);
+      peaks.push(took === undefined ? undefined : peakRss(sidecar.pid));
+    }
+    return { peaks, times };
+  } finally {
+    await sidecar.stop();
+  }
+}
+
+const DIED = "died";
 
 /** Per budget, the sidecar's peak RSS idle and after 1, 3 and 8 large documents at once; ratios to the unbounded one. */
 async function comparePeaks(uri: string): Promise<string[]> {
   heading("peak RSS per memory budget: idle, then 1, 3 and 8 ~14 MiB documents at once");
   const client = new MongoClient(uri);
   await client.connect();
-  const peaks: number[][] = [];
-  const rows: string[][] = [];
+  const measured: { peaks: (number | undefined)[]; times: (number | undefined)[] }[] = [];
   try {
-    for (const budget of BUDGETS) {
-      const database = uniqueDatabaseName("bench_large_peaks");
-      const config = budget.correctionMemoryMiB
-        ? { database, rules: RULES, correctionMemoryMiB: budget.correctionMemoryMiB }
-        : { database, rules: RULES };
-      const sidecar = await startSidecarProcess(uri, config);
-      try {
-        await sidecar.waitForCaughtUp(60_000);
-        const measured = [peakRss(sidecar.pid)];
-        const times: number[] = [];
-        for (const [turn, n] of AT_ONCE.entries()) {
-          times.push(await correctAtOnce(client.db(database), n, 1000 * (turn + 1)));
-          measured.push(peakRss(sidecar.pid));
-        }
-        peaks.push(measured);
-        rows.push([budget.label, ...measured.map(mebibytes), ...times.map(ms)]);
-      } finally {
-        await sidecar.stop();
-      }
-    }
+    for (const budget of BUDGETS) measured.push(await peaksWith(uri, client, budget.correctionMemoryMiB));
   } finally {
     await client.close();
   }
   const limit = manifestMemoryLimit();
+  const rows = BUDGETS.map(({ label }, i) => [
+    label,
+    ...measured[i]!.peaks.map((peak) => (peak === undefined ? DIED : mebibytes(peak))),
+    ...measured[i]!.times.map((time) => (time === undefined ? DIED : ms(time))),
+  ]);
   printTable(["budget", "idle", "1", "3", "8", "1 took", "3 took", "8 took"], rows);
-  const [unbounded, bounded] = peaks as [number[], number[]];
-  const ratios = bounded.map((peak, i) => ratio(peak, unbounded[i]!));
+  const [unbounded, bounded] = measured.map((m) => m.peaks) as [
+    (number | undefined)[],
+    (number | undefined)[],
+  ];
+  const ratios = bounded.map((peak, i) => {
+    const base = unbounded[i];
+    return peak === undefined || base === undefined ? `against ${DIED}` : ratio(peak, base);
+  });
+  const eight = bounded.at(-1);
+  const ofLimit = eight === undefined ? DIED : `${percent(eight, limit)} of the ${mebibytes(limit)} limit`;
   console.log(
     `default against unbounded: idle ${ratios[0]}, then ${AT_ONCE.map((n, i) => `${n} at once ${ratios[i + 1]}`).join(", ")}`,
   );
-  console.log(
-    `limit ${mebibytes(limit)}: the default's peak with 8 at once is ${percent(bounded.at(-1)!, limit)} of it`,
-  );
+  console.log(`the default's peak with 8 at once: ${ofLimit}`);
   return rows
     .map((row) => `${row[0]}: peak RSS idle ${row[1]}, 1 at once ${row[2]}, 3 ${row[3]}, 8 ${row[4]}`)
-    .concat(
-      `default against unbounded: ${ratios.join(", ")}; the default's 8 at once ${percent(bounded.at(-1)!, limit)} of the ${mebibytes(limit)} limit`,
-    );
+    .concat(`default against unbounded: ${ratios.join(", ")}; the default's 8 at once ${ofLimit}`);
 }
 
 export const largeDocuments: Benchmark = {

@@ -12,6 +12,8 @@ import { imageNode } from "../test/ops/image-node.js";
 export interface SidecarProcess {
   /** Its process id, for its CPU time. */
   pid: number | undefined;
+  /** Whether its process still runs (a bench may drive it out of memory). */
+  running(): boolean;
   /** How many full (mark-compact) collections its V8 has run, from its /metrics. */
   fullCollections(): Promise<number>;
   /** Waits until its /readyz says it streams and has caught up. */
@@ -45,6 +47,7 @@ export async function startSidecarProcess(
   process.once("exit", killOnExit);
   return {
     pid: replica.pid,
+    running: () => replica.running,
     async fullCollections() {
       const metrics = await (await fetch(`http://127.0.0.1:${replica.port}/metrics`)).text();
       if (!metrics.includes("# TYPE nodejs_gc_duration_seconds histogram"))
