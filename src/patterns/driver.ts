@@ -71,6 +71,8 @@ export interface PlanContext {
 export interface ReadBudget {
   /** Whether `count` documents of any size (up to 16 MiB each) would be admitted now, without waiting. */
   admitsDocuments(count: number): boolean;
+  /** Whether `bytes` more would leave what this correction holds within the whole budget. */
+  holdsWithin(bytes: number): boolean;
   /** Takes `bytes`, waiting while other corrections hold the budget. */
   admit(bytes: number): Promise<void>;
 }

@@ -23,12 +23,28 @@ async function sizeOnServer(
 }
 
 /**
+ * Thrown, before anything is read, by the read of several corrections' documents (a shared
+ * transaction's: correction-batch.ts) that the whole memory budget could not hold. The shared
+ * transaction is then undone and each correction made alone, within the budget.
+ */
+export class BatchOverBudgetError extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly documents: number,
+  ) {
+    super(`a batch of ${documents} documents needs ${bytes} bytes, more than the memory budget holds`);
+    this.name = "BatchOverBudgetError";
+  }
+}
+
+/**
  * The documents of `collection` that `filter` matches, at most `count` of them, read by
  * `read` with RAW and decoded by `verbatim` once the budget has admitted their BSON size.
  * Where they might have to wait (`count` documents of 16 MiB would not fit now), their size
  * is asked first and the bytes are read once admitted: a waiting correction would otherwise
- * hold up to 16 MiB per document. A batch waits as one correction does, before it reads,
- * and one larger than the whole budget is read when nothing else is held (memory-budget.ts).
+ * hold up to 16 MiB per document. A batch (`count` over 1) always asks first, and one that
+ * the whole budget could not hold is refused (BatchOverBudgetError): split into single
+ * corrections, of which only one larger than the whole budget goes alone (memory-budget.ts).
  */
 export async function readAdmitted(
   collection: Collection,
@@ -39,8 +55,9 @@ export async function readAdmitted(
 ): Promise<Document[]> {
   const { budget } = reads;
   let admitted = 0;
-  if (budget && !budget.admitsDocuments(count)) {
+  if (budget && (count > 1 || !budget.admitsDocuments(count))) {
     admitted = await sizeOnServer(collection, filter, reads);
+    if (count > 1 && !budget.holdsWithin(admitted)) throw new BatchOverBudgetError(admitted, count);
     if (admitted > 0) await budget.admit(admitted);
   }
   const raws = await read();

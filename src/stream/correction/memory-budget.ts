@@ -68,6 +68,7 @@ export class MemoryBudget {
           admitsDocuments: (count) =>
             held > 0 ||
             (this.waiters.length === 0 && this.used + count * MAX_DOCUMENT_BYTES <= this.capacity),
+          holdsWithin: (bytes) => Math.max(held, planned + bytes) <= this.capacity,
           admit: (bytes) => holdUpTo((planned += bytes)),
         };
       },

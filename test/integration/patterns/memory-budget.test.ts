@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { BSON, type Document } from "mongodb";
 import { readBucketState, readBucketStates } from "../../../src/patterns/bucket/reader.js";
+import { BatchOverBudgetError } from "../../../src/patterns/common/admitted-read.js";
 import type { ReadContext } from "../../../src/patterns/driver.js";
 import { readOutlierStates } from "../../../src/patterns/outlier/reader.js";
 import { readSubsetStates } from "../../../src/patterns/subset/reader.js";
@@ -71,40 +72,66 @@ for (const { name, collection, document, readAs = document, read } of cases) {
   });
 }
 
-void test("a batch of buckets larger than the whole budget waits before it reads, then is read whole, alone", async () => {
-  const trades = fixture.db.collection("trades");
-  const buckets = ["d", "e", "f"].map((key) => ({
+async function insertBuckets(keys: string[]): Promise<Document[]> {
+  const buckets = keys.map((key) => ({
     _id: `${key}_1`,
     customerId: key,
     count: 11,
     history: users(0, 11).map((u) => ({ u, pad: "x".repeat(BUDGET / 22) })),
   }));
-  await trades.insertMany(buckets as never);
+  await fixture.db.collection("trades").insertMany(buckets as never);
+  return buckets;
+}
+
+void test("a batch of buckets waits for the memory budget before it reads, then admits their sizes together", async () => {
+  const buckets = await insertBuckets(["d", "e"]);
   let waited!: () => void;
   const waiting = new Promise<void>((resolve) => (waited = resolve));
   const held: number[] = [];
-  const budget = new MemoryBudget(BUDGET, { held: (bytes) => held.push(bytes), waited });
+  const budget = new MemoryBudget(2 * BUDGET, { held: (bytes) => held.push(bytes), waited });
   const other = budget.hold();
-  await other.plan().admit(1);
+  await other.plan().admit(BUDGET + 1);
   const hold = budget.hold();
   let decoded = false;
-  const reading = readBucketStates(fixture.db, bucketRule, ["d_1", "e_1", "f_1", "missing"], {
+  const reading = readBucketStates(fixture.db, bucketRule, ["d_1", "e_1", "missing"], {
     budget: hold.plan(),
   }).then((states) => {
     decoded = true;
     return states;
   });
   await waiting;
-  assert.equal(decoded, false, "nothing is read while another correction holds part of the budget");
+  assert.equal(decoded, false, "nothing is read while the budget cannot take the batch");
   other.release();
   const states = await reading;
   assert.deepEqual(
     states.buckets.map((bucket) => bucket?._id ?? null),
-    ["d_1", "e_1", "f_1", null],
+    ["d_1", "e_1", null],
   );
   const total = buckets.reduce((sum, bucket) => sum + BSON.calculateObjectSize(bucket), 0);
-  assert.ok(total > BUDGET);
   assert.equal(held.at(-1), total, "the batch's documents are admitted together, once");
   hold.release();
   assert.equal(held.at(-1), 0);
+});
+
+void test("a batch the whole budget cannot hold is refused before it reads, to be split into single corrections", async () => {
+  const buckets = await insertBuckets(["f", "g", "h"]);
+  const total = buckets.reduce((sum, bucket) => sum + BSON.calculateObjectSize(bucket), 0);
+  assert.ok(total > BUDGET);
+  const held: number[] = [];
+  const budget = new MemoryBudget(BUDGET, { held: (bytes) => held.push(bytes), waited: () => {} });
+  const hold = budget.hold();
+  await assert.rejects(
+    readBucketStates(fixture.db, bucketRule, ["f_1", "g_1", "h_1"], { budget: hold.plan() }),
+    (error: unknown) =>
+      error instanceof BatchOverBudgetError && error.bytes === total && error.documents === 3,
+  );
+  assert.deepEqual(held, [], "nothing was admitted");
+  // Alone, each is read within the budget.
+  for (const id of ["f_1", "g_1", "h_1"]) {
+    const single = budget.hold();
+    assert.notEqual(await readBucketState(fixture.db, bucketRule, id, { budget: single.plan() }), null);
+    single.release();
+  }
+  assert.ok(held.every((bytes) => bytes <= BUDGET));
+  hold.release();
 });

@@ -119,6 +119,8 @@ void test("a batch is told it might wait when its documents of 16 MiB each would
   assert.equal(reads.admitsDocuments(3), false, "three of 16 MiB need 48 MiB: its size is asked first");
   // The batch's size is then admitted before it reads; one larger than the whole budget
   // is taken when nothing else is held, and the next correction waits for it.
+  assert.equal(reads.holdsWithin(32 * MIB), true);
+  assert.equal(reads.holdsWithin(40 * MIB), false, "a batch larger than the whole budget is split");
   await reads.admit(40 * MIB);
   const next = budget.hold();
   let admitted = false;
