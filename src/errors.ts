@@ -72,6 +72,12 @@ export class CorrectionFailedError extends SidecarError {}
  */
 export class BatchTooLargeError extends SidecarError {}
 
+/**
+ * The read of a shared transaction's documents, before reading anything, found them more
+ * than the whole memory budget holds: it is undone, and each correction made alone.
+ */
+export class BatchOverBudgetError extends SidecarError {}
+
 /** A planned write matched nothing: the state moved under the plan; the transaction is redone. */
 export class StalePlanError extends SidecarError {}
 

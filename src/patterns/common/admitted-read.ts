@@ -1,6 +1,7 @@
 // Reads of documents that may be near 16 MiB, decoded only once the corrections' memory
 // budget admits them (PlanContext.budget; docs/deployment.md#container-image).
 import type { Collection, Document } from "mongodb";
+import { BatchOverBudgetError } from "../../errors.js";
 import type { ReadContext } from "../driver.js";
 import { numberValue, RAW, verbatim } from "./bson-value.js";
 
@@ -23,21 +24,6 @@ async function sizeOnServer(
 }
 
 /**
- * Thrown, before anything is read, by the read of several corrections' documents (a shared
- * transaction's: correction-batch.ts) that the whole memory budget could not hold. The shared
- * transaction is then undone and each correction made alone, within the budget.
- */
-export class BatchOverBudgetError extends Error {
-  constructor(
-    readonly bytes: number,
-    readonly documents: number,
-  ) {
-    super(`a batch of ${documents} documents needs ${bytes} bytes, more than the memory budget holds`);
-    this.name = "BatchOverBudgetError";
-  }
-}
-
-/**
  * The documents of `collection` that `filter` matches, at most `count` of them, read by
  * `read` with RAW and decoded by `verbatim` once the budget has admitted their BSON size.
  * Where they might have to wait (`count` documents of 16 MiB would not fit now), their size
@@ -57,7 +43,11 @@ export async function readAdmitted(
   let admitted = 0;
   if (budget && (count > 1 || !budget.admitsDocuments(count))) {
     admitted = await sizeOnServer(collection, filter, reads);
-    if (count > 1 && !budget.holdsWithin(admitted)) throw new BatchOverBudgetError(admitted, count);
+    if (count > 1 && !budget.holdsWithin(admitted))
+      throw new BatchOverBudgetError(
+        `a batch of ${count} documents needs ${admitted} bytes, more than the memory budget holds`,
+        { bytes: admitted, documents: count },
+      );
     if (admitted > 0) await budget.admit(admitted);
   }
   const raws = await read();

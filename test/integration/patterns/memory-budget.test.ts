@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { BSON, type Document } from "mongodb";
 import { readBucketState, readBucketStates } from "../../../src/patterns/bucket/reader.js";
-import { BatchOverBudgetError } from "../../../src/patterns/common/admitted-read.js";
+import { BatchOverBudgetError } from "../../../src/errors.js";
 import type { ReadContext } from "../../../src/patterns/driver.js";
 import { readOutlierStates } from "../../../src/patterns/outlier/reader.js";
 import { readSubsetStates } from "../../../src/patterns/subset/reader.js";
@@ -123,7 +123,7 @@ void test("a batch the whole budget cannot hold is refused before it reads, to b
   await assert.rejects(
     readBucketStates(fixture.db, bucketRule, ["f_1", "g_1", "h_1"], { budget: hold.plan() }),
     (error: unknown) =>
-      error instanceof BatchOverBudgetError && error.bytes === total && error.documents === 3,
+      error instanceof BatchOverBudgetError && error.context.bytes === total && error.context.documents === 3,
   );
   assert.deepEqual(held, [], "nothing was admitted");
   // Alone, each is read within the budget.
