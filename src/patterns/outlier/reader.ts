@@ -1,8 +1,9 @@
 // Reads what the outlier planners plan from. With a session, inside the correction's
 // transaction, so that the plan and its writes see one snapshot.
 import type { Db, Document } from "mongodb";
-import { bsonKey, numberValue, RAW, sameBsonValue, verbatim } from "../common/bson-value.js";
-import { readAdmitted, readOneAdmitted } from "../common/admitted-read.js";
+import { numberValue, RAW, sameBsonValue, verbatim } from "../common/bson-value.js";
+import { readOneAdmitted } from "../common/admitted-read.js";
+import { readJoinedSources } from "../common/joined-sources.js";
 import type { ReadContext } from "../driver.js";
 import { referringTo } from "../common/reference-filter.js";
 import { lastChunkOf, type LastChunk } from "./overflow-chunks.js";
@@ -107,23 +108,11 @@ export async function readOutlierStates(
     pipeline: [{ $sort: lastChunkFirst(rule) }, { $limit: 2 }, { $project: lastChunkProjection(rule) }],
     as: LAST_CHUNK,
   };
-  const sources = db.collection(rule.collection);
-  const match = { _id: { $in: sourceIds } };
-  const found = await readAdmitted(
-    sources,
-    match,
-    sourceIds.length,
-    () =>
-      sources
-        .aggregate([{ $match: match }, { $lookup: lastChunk }], { session: reads.session, ...RAW })
-        .toArray(),
-    reads,
-  );
-  const byId = new Map(found.map((doc) => [bsonKey(doc._id), doc]));
+  const found = await readJoinedSources(db, rule.collection, sourceIds, lastChunk, reads);
   return Promise.all(
-    sourceIds.map(async (id) => {
-      const joined = byId.get(bsonKey(id));
+    found.map(async (joined, i) => {
       if (!joined) return null;
+      const id = sourceIds[i];
       const { [LAST_CHUNK]: chunks, ...source } = joined;
       // The join's equality with a null _id also takes chunks that lack the reference field.
       if (id === null) return { source, lastChunk: await readLastChunk(db, rule, id, reads) };

@@ -5,7 +5,7 @@
 // of corrections reads all of theirs in the commands one would need.
 import type { ClientSession, Db, Document } from "mongodb";
 import { bsonKey, RAW, verbatim } from "../common/bson-value.js";
-import { readAdmitted } from "../common/admitted-read.js";
+import { readJoinedSources } from "../common/joined-sources.js";
 import type { ReadContext } from "../driver.js";
 import { ledgerId } from "./copy-ledger.js";
 import { referringTo } from "../common/reference-filter.js";
@@ -62,22 +62,11 @@ async function readSourcesWithNewest(
     pipeline: [{ $sort: newestFirst(rule) }, { $limit: newestCount }],
     as: NEWEST,
   };
-  const sources = db.collection(rule.collection);
-  const match = { _id: { $in: sourceIds } };
-  // The sources enter the memory budget by their size before they are read; the newest
-  // documents the join adds, once read, without waiting (admitted-read.ts).
-  const found = await readAdmitted(
-    sources,
-    match,
-    sourceIds.length,
-    () => sources.aggregate([{ $match: match }, { $lookup: newest }], { session, ...RAW }).toArray(),
-    reads,
-  );
-  const byId = new Map(found.map((doc) => [bsonKey(doc._id), doc]));
+  const found = await readJoinedSources(db, rule.collection, sourceIds, newest, reads);
   return Promise.all(
-    sourceIds.map(async (id) => {
-      const joined = byId.get(bsonKey(id));
+    found.map(async (joined, i) => {
       if (!joined) return null;
+      const id = sourceIds[i];
       const { [NEWEST]: joinedNewest, ...source } = joined;
       // The join's equality with a null _id also takes documents that lack the reference.
       if (id !== null) return { source, newest: joinedNewest as Document[] };
