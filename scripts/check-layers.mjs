@@ -4,7 +4,9 @@
 import madge from "madge";
 
 const SERVER = "packages/mongodb-embedded/";
-const PATTERN_FOLDER = /^src\/patterns\/(?!common\/)[^/]+\//;
+// Folders of what the patterns share (BSON values, event filters, reads, array helpers), not patterns.
+const SHARED_FOLDERS = ["bson", "events", "reads", "arrays"];
+const PATTERN_FOLDER = new RegExp(`^src/patterns/(?!(?:${SHARED_FOLDERS.join("|")})/)[^/]+/`);
 
 const RULES = [
   {

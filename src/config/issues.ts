@@ -3,7 +3,7 @@
 // expected and what was found. URI passwords never appear in it, and a long value is cut
 // short with its size (quoted-value.ts).
 import type { z } from "zod";
-import { quoted } from "../patterns/common/quoted-value.js";
+import { quoted } from "../patterns/bson/quoted-value.js";
 import { redactUriPasswords } from "./mongodb-uri.js";
 
 /** A value that came from an environment variable rather than the file. */

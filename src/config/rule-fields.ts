@@ -1,7 +1,7 @@
 // The pieces every pattern's rule schema is built from (src/patterns/<name>/rule.ts), so that
 // field names, collection names and thresholds are validated, and described, the same way.
 import { z } from "zod";
-import { quoted } from "../patterns/common/quoted-value.js";
+import { quoted } from "../patterns/bson/quoted-value.js";
 
 /** A refinement message that also says what was found (refinement issues carry no "got"). */
 export function expectedGot(expectation: string) {

@@ -3,7 +3,7 @@
 // the same array, and no collection a rule owns (an overflow or full set, as its driver
 // says) is used by another rule: either would make them fight over the same documents.
 import type { z } from "zod";
-import { quoted } from "../patterns/common/quoted-value.js";
+import { quoted } from "../patterns/bson/quoted-value.js";
 import { driverFor } from "../patterns/registry.js";
 
 interface RuleIdentity {

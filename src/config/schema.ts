@@ -11,7 +11,7 @@ import { builtInRuleSchema, defaultRules } from "../patterns/registry.js";
 import { collectionName, expectedGot, intInRange } from "./rule-fields.js";
 import { checkRuleSet, withDefaultNames } from "./rule-set.js";
 import { isMongoUri, redactUriPasswords } from "./mongodb-uri.js";
-import { quoted } from "../patterns/common/quoted-value.js";
+import { quoted } from "../patterns/bson/quoted-value.js";
 
 /** What the driver itself says of a connection string, without connecting; undefined if it accepts it. */
 function driverRejection(uri: string): string | undefined {

@@ -11,8 +11,8 @@
 import { MongoError } from "mongodb";
 import { pino, stdSerializers, type Logger, type LevelWithSilent } from "pino";
 import { redactUriPasswords } from "../config/mongodb-uri.js";
-import { printableValue } from "../patterns/common/bson-value.js";
-import { shortened } from "../patterns/common/quoted-value.js";
+import { printableValue } from "../patterns/bson/bson-value.js";
+import { shortened } from "../patterns/bson/quoted-value.js";
 
 export type { Logger };
 

@@ -5,7 +5,7 @@
 import type { Config } from "../../config/schema.js";
 import type { Logger } from "../../ops/logger.js";
 import { createMetrics, type Metrics } from "../../ops/metrics.js";
-import { relaxedExtendedJson } from "../../patterns/common/bson-value.js";
+import { relaxedExtendedJson } from "../../patterns/bson/bson-value.js";
 import { ensureCollectionsAndIndexes } from "../../stream/collections.js";
 import { retryParkedTargets } from "../../stream/parking/parked-retry.js";
 import { sweep, type AffectedDocument, type RuleSweepReport } from "../../stream/sweep/sweep.js";

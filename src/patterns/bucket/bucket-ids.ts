@@ -9,7 +9,7 @@
 // digits' common prefix ends, the next second differs in an earlier digit). A new bucket
 // takes the suffix after the largest taken one, never a gap, so it sorts after the others.
 import { ObjectId } from "mongodb";
-import { numberValue } from "../common/bson-value.js";
+import { numberValue } from "../bson/bson-value.js";
 
 export const SUFFIX_DIGITS = 6;
 const MAX_SUFFIX = 10 ** SUFFIX_DIGITS - 1;

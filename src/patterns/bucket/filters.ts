@@ -1,13 +1,13 @@
 // The bucket rule's `$match` conditions: over documents (sweeps dress them as events with
 // `fullDocument`) and over change events, where an update is judged by its updateDescription.
 import type { Document } from "mongodb";
-import { arraySize, fullDocumentPath, presentButNotArray } from "../common/event-filters.js";
+import { arraySize, fullDocumentPath, presentButNotArray } from "../events/event-filters.js";
 import {
   eventsBreaking,
   highestIndexSet,
   topLevelFieldsTouched,
   wholeValueSet,
-} from "../common/update-filters.js";
+} from "../events/update-filters.js";
 import type { BucketRule } from "./rule.js";
 
 /** True iff the bucket may break the rule: too many entries, a wrong count, or not an array. */

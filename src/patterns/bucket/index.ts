@@ -3,9 +3,9 @@
 import type { Db, Document } from "mongodb";
 import type { PatternDriver, ReadContext } from "../driver.js";
 import type { Plan } from "../plan.js";
-import { writesMatching } from "../common/event-filters.js";
-import { setPastThreshold } from "../common/positions-set.js";
-import { documentsMatching } from "../common/sweep-queries.js";
+import { writesMatching } from "../events/event-filters.js";
+import { setPastThreshold } from "../events/positions-set.js";
+import { documentsMatching } from "../reads/sweep-queries.js";
 import { bucketEventNeedsCorrection, bucketNeedsCorrection } from "./filters.js";
 import { looseEntryWritten } from "./loose-entry-filter.js";
 import { foldsLooseEntries } from "./loose-entries.js";

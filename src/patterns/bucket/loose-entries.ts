@@ -13,10 +13,10 @@
 //   matches nothing is a stale plan); the open bucket by `_id` + exact array size; a new
 //   bucket by its `_id`.
 import type { Document } from "mongodb";
-import { describeValue, isValidDate } from "../common/bson-value.js";
-import { quoted } from "../common/quoted-value.js";
-import { inGroupsOf } from "../common/groups.js";
-import { fieldEntries, orderedDocument } from "../common/field-order.js";
+import { describeValue, isValidDate } from "../bson/bson-value.js";
+import { quoted } from "../bson/quoted-value.js";
+import { inGroupsOf } from "../arrays/groups.js";
+import { fieldEntries, orderedDocument } from "../bson/field-order.js";
 import type { Plan, Write } from "../plan.js";
 import { baseBucketId, bucketIdAllocator, bucketKeyText, unorderableDate } from "./bucket-ids.js";
 import { newBucket } from "./new-bucket.js";

@@ -1,7 +1,7 @@
 // The change-stream `$match` condition for loose entries (loose-entries.ts): the same test as
 // isLooseEntry, over the event's post-image.
 import type { Document } from "mongodb";
-import { writesMatching } from "../common/event-filters.js";
+import { writesMatching } from "../events/event-filters.js";
 import type { BucketRule } from "./rule.js";
 
 export function looseEntryWritten(rule: BucketRule): Document {

@@ -4,7 +4,7 @@
 import type { ClientSession, Db, Document } from "mongodb";
 import type { CorrectionTarget, IndexWanted, WatchedWrite } from "../driver.js";
 import type { Plan } from "../plan.js";
-import { describeValue } from "../common/bson-value.js";
+import { describeValue } from "../bson/bson-value.js";
 import { bucketKeyText } from "./bucket-ids.js";
 import { foldsLooseEntries, planLooseEntryFold } from "./loose-entries.js";
 import { readLooseEntryState } from "./open-bucket-reader.js";

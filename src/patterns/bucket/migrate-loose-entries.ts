@@ -10,7 +10,7 @@
 import type { ClientSession, Db, Document } from "mongodb";
 import type { MigrationOptions, MigrationReport } from "../driver.js";
 import type { Plan } from "../plan.js";
-import { bsonKey, RAW, verbatim } from "../common/bson-value.js";
+import { bsonKey, RAW, verbatim } from "../bson/bson-value.js";
 import { bucketKeyText } from "./bucket-ids.js";
 import { planLooseEntryFold } from "./loose-entries.js";
 import { bucketIdsOf, oldestFirst } from "./open-bucket-reader.js";

@@ -5,7 +5,7 @@
 // next push would; but only a bucket of that very key (open-bucket.ts), which the prefix
 // alone does not tell.
 import type { ClientSession, Collection, Db, Document } from "mongodb";
-import { RAW, verbatim } from "../common/bson-value.js";
+import { RAW, verbatim } from "../bson/bson-value.js";
 import type { BucketRule } from "./rule.js";
 import type { LooseEntryState } from "./loose-entries.js";
 import { isOpenBucketOf } from "./open-bucket.js";

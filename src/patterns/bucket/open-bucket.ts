@@ -7,7 +7,7 @@
 // field: the bucket's is the one readers see), and its `_id` is the key's `_<seconds>`,
 // optionally suffixed, with nothing else between.
 import type { Document } from "mongodb";
-import { bsonKey } from "../common/bson-value.js";
+import { bsonKey } from "../bson/bson-value.js";
 import { isBucketIdOf } from "./bucket-ids.js";
 import type { BucketRule } from "./rule.js";
 

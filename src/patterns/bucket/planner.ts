@@ -12,10 +12,10 @@
 import type { Document } from "mongodb";
 import type { BucketRule } from "./rule.js";
 import { baseBucketId, bucketIdAllocator, bucketKeyText, unorderableDate } from "./bucket-ids.js";
-import { keepFirst } from "../common/array-trim.js";
-import { describeValue, isPlainDocument, isValidDate, numberValue } from "../common/bson-value.js";
-import { quoted } from "../common/quoted-value.js";
-import { inGroupsOf } from "../common/groups.js";
+import { keepFirst } from "../arrays/array-trim.js";
+import { describeValue, isPlainDocument, isValidDate, numberValue } from "../bson/bson-value.js";
+import { quoted } from "../bson/quoted-value.js";
+import { inGroupsOf } from "../arrays/groups.js";
 import { newBucket } from "./new-bucket.js";
 import type { Plan, Write } from "../plan.js";
 

@@ -2,8 +2,8 @@
 // each base `_id` a split would use and, when that is taken, its largest suffixed form. Two
 // reads answered from the _id index, whatever the number of buckets read or of the keys'.
 import type { ClientSession, Collection, Db, Document } from "mongodb";
-import { bsonKey } from "../common/bson-value.js";
-import { readManyAdmitted } from "../common/admitted-read.js";
+import { bsonKey } from "../bson/bson-value.js";
+import { readManyAdmitted } from "../reads/admitted-read.js";
 import type { ReadContext } from "../driver.js";
 import type { BucketRule } from "./rule.js";
 import { splitBaseIds, type BucketState } from "./planner.js";

@@ -2,8 +2,8 @@
 // `fullDocument`) and over change events, where an update is judged by its updateDescription
 // so that the stream needs no post-image for it.
 import type { Document } from "mongodb";
-import { arraySize, fullDocumentPath, presentButNotArray } from "../common/event-filters.js";
-import { arraySetPast, eventsBreaking } from "../common/update-filters.js";
+import { arraySize, fullDocumentPath, presentButNotArray } from "../events/event-filters.js";
+import { arraySetPast, eventsBreaking } from "../events/update-filters.js";
 import type { OutlierRule } from "./rule.js";
 
 /** True iff the source document may break the rule (too many entries, or not an array). */

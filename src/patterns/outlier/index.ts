@@ -4,9 +4,9 @@
 import type { Db } from "mongodb";
 import type { PatternDriver, ReadContext } from "../driver.js";
 import type { Plan } from "../plan.js";
-import { writesMatching } from "../common/event-filters.js";
-import { extended } from "../common/extended.js";
-import { documentsMatching } from "../common/sweep-queries.js";
+import { writesMatching } from "../events/event-filters.js";
+import { extended } from "../bson/extended.js";
+import { documentsMatching } from "../reads/sweep-queries.js";
 import {
   chunkEventNeedsCorrection,
   chunkNeedsCorrection,

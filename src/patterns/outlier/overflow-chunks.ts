@@ -12,7 +12,7 @@
 // instead of duplicating extras, even outside a transaction.
 import { BSON, type Document } from "mongodb";
 import type { OutlierRule } from "./rule.js";
-import { describeValue, printedKey, sequenceNumber } from "../common/bson-value.js";
+import { describeValue, printedKey, sequenceNumber } from "../bson/bson-value.js";
 import type { Write } from "../plan.js";
 
 /**

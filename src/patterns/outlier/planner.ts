@@ -21,10 +21,10 @@
 //   chunks by their deterministic `_id`.
 import type { Document } from "mongodb";
 import type { OutlierRule } from "./rule.js";
-import { keepFirst } from "../common/array-trim.js";
-import { describeValue, sameBsonValue, sequenceNumber } from "../common/bson-value.js";
-import { extended } from "../common/extended.js";
-import { referringTo } from "../common/reference-filter.js";
+import { keepFirst } from "../arrays/array-trim.js";
+import { describeValue, sameBsonValue, sequenceNumber } from "../bson/bson-value.js";
+import { extended } from "../bson/extended.js";
+import { referringTo } from "../reads/reference-filter.js";
 import {
   chunkGuard,
   chunksFrom,

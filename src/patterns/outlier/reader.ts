@@ -1,11 +1,11 @@
 // Reads what the outlier planners plan from. With a session, inside the correction's
 // transaction, so that the plan and its writes see one snapshot.
 import type { Db, Document } from "mongodb";
-import { numberValue, RAW, sameBsonValue, verbatim } from "../common/bson-value.js";
-import { readOneAdmitted } from "../common/admitted-read.js";
-import { readJoinedSources } from "../common/joined-sources.js";
+import { numberValue, RAW, sameBsonValue, verbatim } from "../bson/bson-value.js";
+import { readOneAdmitted } from "../reads/admitted-read.js";
+import { readJoinedSources } from "../reads/joined-sources.js";
 import type { ReadContext } from "../driver.js";
-import { referringTo } from "../common/reference-filter.js";
+import { referringTo } from "../reads/reference-filter.js";
 import { lastChunkOf, type LastChunk } from "./overflow-chunks.js";
 import type { OutlierRule } from "./rule.js";
 import type { OverflowChunkState, OutlierState } from "./planner.js";

@@ -6,7 +6,7 @@
 // and keeps an application's re-insert. `copiedAt` is the server's clock ($currentDate), so
 // that the stream can prune entries by the cluster time it has processed (pruneCopyLedger).
 import type { ClientSession, Db, Document } from "mongodb";
-import { RAW, verbatimOrNull } from "../common/bson-value.js";
+import { RAW, verbatimOrNull } from "../bson/bson-value.js";
 import type { IndexWanted } from "../driver.js";
 import type { Write } from "../plan.js";
 

@@ -7,7 +7,7 @@ import { ObjectId, type Db } from "mongodb";
 import type { CollectionOptionWanted, CorrectionTarget, PlanContext, WatchedWrite } from "../driver.js";
 import { readCopyRecord, type CopyLedger } from "./copy-ledger.js";
 import type { Plan } from "../plan.js";
-import { describeValue } from "../common/bson-value.js";
+import { describeValue } from "../bson/bson-value.js";
 import type { SubsetRequest } from "./reader.js";
 import type { SubsetRule } from "./rule.js";
 import { DELETE_WITHOUT_PRE_IMAGE, DELETED_ENTRY, sourceTarget } from "./targets.js";

@@ -3,8 +3,8 @@
 // idField, descending, so that the ranking never depends on the order the reads return.
 import { ObjectId, type Document } from "mongodb";
 import type { SubsetRule } from "./rule.js";
-import { bsonKey, describeValue, isPlainDocument, isValidDate, numberValue } from "../common/bson-value.js";
-import { fieldEntries, orderedDocument } from "../common/field-order.js";
+import { bsonKey, describeValue, isPlainDocument, isValidDate, numberValue } from "../bson/bson-value.js";
+import { fieldEntries, orderedDocument } from "../bson/field-order.js";
 
 /** Why `entry` (described by `where`) cannot be ranked, or null when it can. */
 export function entryProblem(rule: SubsetRule, entry: unknown, where: string): string | null {

@@ -6,7 +6,7 @@
 // its source when read.
 import type { ClientSession, Db } from "mongodb";
 import type { CorrectionTarget, WatchedWrite } from "../driver.js";
-import { sameBsonValue } from "../common/bson-value.js";
+import { sameBsonValue } from "../bson/bson-value.js";
 import type { SubsetRule } from "./rule.js";
 import { ENTRY, sourceTarget } from "./targets.js";
 

@@ -1,8 +1,8 @@
 // The subset rule's `$match` conditions: over documents (sweeps dress them as events with
 // `fullDocument`) and over change events.
 import type { Document } from "mongodb";
-import { arraySize, fullDocumentPath, presentButNotArray } from "../common/event-filters.js";
-import { IS_INSERT_OR_REPLACE, IS_UPDATE, topLevelFieldsTouched } from "../common/update-filters.js";
+import { arraySize, fullDocumentPath, presentButNotArray } from "../events/event-filters.js";
+import { IS_INSERT_OR_REPLACE, IS_UPDATE, topLevelFieldsTouched } from "../events/update-filters.js";
 import type { SubsetRule } from "./rule.js";
 
 /** A swept product counts when it embeds anything; one embedding nothing is reached through its full-set entries. */

@@ -5,9 +5,9 @@
 import type { Db } from "mongodb";
 import type { CorrectionTarget, PatternDriver, PlanContext } from "../driver.js";
 import type { Plan } from "../plan.js";
-import { setPastThreshold } from "../common/positions-set.js";
-import { deletesFrom, writesMatching, writesTo } from "../common/event-filters.js";
-import { distinctReferences, documentsMatching } from "../common/sweep-queries.js";
+import { setPastThreshold } from "../events/positions-set.js";
+import { deletesFrom, writesMatching, writesTo } from "../events/event-filters.js";
+import { distinctReferences, documentsMatching } from "../reads/sweep-queries.js";
 import { copyLedgerIndexes, pruneCopyLedger } from "./copy-ledger.js";
 import {
   copyLedgerOf,

@@ -21,9 +21,9 @@
 //   `_id` and entry, and its ledger entry by `_id`.
 import type { Document } from "mongodb";
 import type { SubsetRule } from "./rule.js";
-import { bsonKey, describeValue, printedKey, sameBsonValue } from "../common/bson-value.js";
+import { bsonKey, describeValue, printedKey, sameBsonValue } from "../bson/bson-value.js";
 import { forgetCopy, recordCopy, type CopyLedger } from "./copy-ledger.js";
-import { fieldEntries, orderedDocument } from "../common/field-order.js";
+import { fieldEntries, orderedDocument } from "../bson/field-order.js";
 import { embeddedForm, entryKey, entryProblem, newestFirst } from "./entries.js";
 import type { CorrectionKind, Plan, Write } from "../plan.js";
 

@@ -4,11 +4,11 @@
 // ledger names it, and one more of the newest (to take the deleted entry's place). A batch
 // of corrections reads all of theirs in the commands one would need.
 import type { ClientSession, Db, Document } from "mongodb";
-import { bsonKey, RAW, verbatim } from "../common/bson-value.js";
-import { readJoinedSources } from "../common/joined-sources.js";
+import { bsonKey, RAW, verbatim } from "../bson/bson-value.js";
+import { readJoinedSources } from "../reads/joined-sources.js";
 import type { ReadContext } from "../driver.js";
 import { ledgerId } from "./copy-ledger.js";
-import { referringTo } from "../common/reference-filter.js";
+import { referringTo } from "../reads/reference-filter.js";
 import type { SubsetRule } from "./rule.js";
 import type { SubsetState } from "./planner.js";
 

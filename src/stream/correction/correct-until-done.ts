@@ -6,7 +6,7 @@
 // good does not get here: correctTarget skips it.
 import { classify, toError } from "../../errors.js";
 import { reportError } from "../../ops/report-error.js";
-import { extended } from "../../patterns/common/extended.js";
+import { extended } from "../../patterns/bson/extended.js";
 import type { Plan } from "../../patterns/plan.js";
 import { correctTarget, type CorrectionContext } from "./correction.js";
 import type { CorrectionBatcher } from "./correction-batch.js";

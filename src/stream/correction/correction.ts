@@ -33,7 +33,7 @@ import type { SessionPool } from "../lease/session-pool.js";
 import type { Slots } from "./slots.js";
 import type { BudgetHold, MemoryBudget } from "./memory-budget.js";
 import { ownSession, runTransaction, type SessionSource } from "./transaction.js";
-import { extended } from "../../patterns/common/extended.js";
+import { extended } from "../../patterns/bson/extended.js";
 
 export interface CorrectionContext {
   client: MongoClient;

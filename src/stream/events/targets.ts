@@ -4,8 +4,8 @@
 import { BSON } from "mongodb";
 import type { CorrectionTarget, PatternRule, ProjectedChangeEvent } from "../../patterns/driver.js";
 import { driverOf } from "../../patterns/registry.js";
-import { numbersByValue, verbatim } from "../../patterns/common/bson-value.js";
-import { extended } from "../../patterns/common/extended.js";
+import { numbersByValue, verbatim } from "../../patterns/bson/bson-value.js";
+import { extended } from "../../patterns/bson/extended.js";
 
 export type { CorrectionTarget, ProjectedChangeEvent };
 

@@ -17,7 +17,7 @@
 // still arrives, without one), projected down the same way.
 import type { Binary, ChangeStreamOptions, Document } from "mongodb";
 import type { PatternRule } from "../../patterns/driver.js";
-import { positionsSetIn } from "../../patterns/common/update-filters.js";
+import { positionsSetIn } from "../../patterns/events/update-filters.js";
 import { driverOf } from "../../patterns/registry.js";
 import type { StreamMode } from "./poison-events.js";
 

@@ -6,7 +6,7 @@ import { BSON } from "mongodb";
 import type { Collection, Db, Document } from "mongodb";
 import type { PatternRule } from "../../patterns/driver.js";
 import { targetKey, type CorrectionTarget } from "../events/targets.js";
-import { numbersByValue } from "../../patterns/common/bson-value.js";
+import { numbersByValue } from "../../patterns/bson/bson-value.js";
 
 interface ParkedDocument {
   _id: { parked: string };

@@ -10,8 +10,8 @@ import type { CorrectionTarget, PatternRule, SweepSource } from "../../patterns/
 import type { Logger } from "../../ops/logger.js";
 import type { Metrics } from "../../ops/metrics.js";
 import type { Plan } from "../../patterns/plan.js";
-import { relaxedExtendedJson } from "../../patterns/common/bson-value.js";
-import { extended } from "../../patterns/common/extended.js";
+import { relaxedExtendedJson } from "../../patterns/bson/bson-value.js";
+import { extended } from "../../patterns/bson/extended.js";
 import { driverOf } from "../../patterns/registry.js";
 import type { SweepCheckpoints, SweepStart } from "./sweep-checkpoints.js";
 import { SweepProgress } from "./sweep-progress.js";

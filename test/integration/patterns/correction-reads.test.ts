@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Document, MongoClient } from "mongodb";
 import { readBucketState } from "../../../src/patterns/bucket/reader.js";
-import { numberValue } from "../../../src/patterns/common/bson-value.js";
+import { numberValue } from "../../../src/patterns/bson/bson-value.js";
 import { readOutlierStates } from "../../../src/patterns/outlier/reader.js";
 import { readSubsetStates } from "../../../src/patterns/subset/reader.js";
 import { driverOf } from "../../../src/patterns/registry.js";

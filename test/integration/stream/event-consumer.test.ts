@@ -19,7 +19,7 @@ import { buildWatchPipeline, watchOptions } from "../../../src/stream/events/wat
 import { deferred } from "../../support/deferred.js";
 import { review, testConfig } from "../../support/harness.js";
 import { useTestDatabase } from "../../support/mongo.js";
-import { numbersByValue } from "../../../src/patterns/common/bson-value.js";
+import { numbersByValue } from "../../../src/patterns/bson/bson-value.js";
 
 const fixture = useTestDatabase("event_consumer");
 

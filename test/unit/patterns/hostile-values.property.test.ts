@@ -21,8 +21,8 @@ import {
   Timestamp,
   type Document,
 } from "mongodb";
-import { verbatim } from "../../../src/patterns/common/bson-value.js";
-import { QUOTED_BYTES } from "../../../src/patterns/common/quoted-value.js";
+import { verbatim } from "../../../src/patterns/bson/bson-value.js";
+import { QUOTED_BYTES } from "../../../src/patterns/bson/quoted-value.js";
 import { planBucketSplit, splitBaseIds } from "../../../src/patterns/bucket/planner.js";
 import { planOutlierMove, planOverflowChunkSplit } from "../../../src/patterns/outlier/planner.js";
 import { lastChunkOf } from "../../../src/patterns/outlier/overflow-chunks.js";

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { BSON, Double, Int32, Long, type Document } from "mongodb";
-import { bsonKey, verbatim } from "../../../src/patterns/common/bson-value.js";
+import { bsonKey, verbatim } from "../../../src/patterns/bson/bson-value.js";
 import { planBucketSplit } from "../../../src/patterns/bucket/planner.js";
 import { planLooseEntryFold } from "../../../src/patterns/bucket/loose-entries.js";
 import { planOutlierMove, planOverflowChunkSplit } from "../../../src/patterns/outlier/planner.js";

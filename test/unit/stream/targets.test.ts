@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { BSON, Long } from "mongodb";
 import { configSchema, type Config } from "../../../src/config/schema.js";
 import { targetKey, targetsForEvent } from "../../../src/stream/events/targets.js";
-import { numbersByValue } from "../../../src/patterns/common/bson-value.js";
+import { numbersByValue } from "../../../src/patterns/bson/bson-value.js";
 
 const { rules } = configSchema.parse({}) as Config;
 

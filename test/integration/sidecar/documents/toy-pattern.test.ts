@@ -10,8 +10,8 @@ import {
   arraySize,
   fullDocumentPath,
   writesMatching,
-} from "../../../../src/patterns/common/event-filters.js";
-import { documentsMatching } from "../../../../src/patterns/common/sweep-queries.js";
+} from "../../../../src/patterns/events/event-filters.js";
+import { documentsMatching } from "../../../../src/patterns/reads/sweep-queries.js";
 import type { PatternDriver, PatternRule } from "../../../../src/patterns/driver.js";
 import type { Plan } from "../../../../src/patterns/plan.js";
 import { registerPattern } from "../../../../src/patterns/registry.js";

@@ -1,10 +1,10 @@
-// Sweeps read their candidates in pages (src/patterns/common/sweep-queries.ts): across _id
+// Sweeps read their candidates in pages (src/patterns/reads/sweep-queries.ts): across _id
 // types, and, for the subset rule's full set, one index step per product.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Binary, ObjectId, Timestamp } from "mongodb";
-import { keyRangesAfter } from "../../../../src/patterns/common/key-order.js";
-import { keysQuery } from "../../../../src/patterns/common/sweep-queries.js";
+import { keyRangesAfter } from "../../../../src/patterns/bson/key-order.js";
+import { keysQuery } from "../../../../src/patterns/reads/sweep-queries.js";
 import { createLogger } from "../../../../src/ops/logger.js";
 import { createMetrics } from "../../../../src/ops/metrics.js";
 import { ensureCollectionsAndIndexes } from "../../../../src/stream/collections.js";

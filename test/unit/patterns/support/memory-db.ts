@@ -6,7 +6,7 @@
 // fails its tests. A batch of writes applies all or nothing, as the sidecar's transaction does.
 import { BSON, ObjectId } from "bson";
 import type { Document } from "mongodb";
-import { bsonKey, isPlainDocument } from "../../../../src/patterns/common/bson-value.js";
+import { bsonKey, isPlainDocument } from "../../../../src/patterns/bson/bson-value.js";
 import type { Write } from "../../../../src/patterns/plan.js";
 
 function clone<T>(value: T): T {

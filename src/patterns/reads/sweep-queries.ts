@@ -3,7 +3,7 @@
 // fullDocument lets the very same filter run over a collection.
 import type { Db, Document, FindOptions } from "mongodb";
 import type { CorrectionTarget, PatternRule, SweepSource } from "../driver.js";
-import { keyRangesAfter, keysAfter } from "./key-order.js";
+import { keyRangesAfter, keysAfter } from "../bson/key-order.js";
 
 function asChangeEvent(db: Db, collection: string): Document {
   return {

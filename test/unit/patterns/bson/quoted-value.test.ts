@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { QUOTED_BYTES, quoted, shortened } from "../../../../src/patterns/common/quoted-value.js";
+import { QUOTED_BYTES, quoted, shortened } from "../../../../src/patterns/bson/quoted-value.js";
 
 void test("a short value is quoted whole, as JSON", () => {
   assert.equal(quoted("abc"), '"abc"');

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { setPastThreshold } from "../../../../src/patterns/common/positions-set.js";
+import { setPastThreshold } from "../../../../src/patterns/events/positions-set.js";
 
 const set = (...keys: string[]) => new Map(keys.map((key) => [key, {}]));
 

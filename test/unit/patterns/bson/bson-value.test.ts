@@ -10,7 +10,7 @@ import {
   relaxedExtendedJson,
   sameBsonValue,
   sequenceNumber,
-} from "../../../../src/patterns/common/bson-value.js";
+} from "../../../../src/patterns/bson/bson-value.js";
 
 void test("numberValue reads a number of any type the driver promotes, and nothing else", () => {
   assert.equal(numberValue(3), 3);

@@ -3,7 +3,7 @@
 import type { Collection, Document } from "mongodb";
 import { BatchOverBudgetError } from "../../errors.js";
 import type { ReadContext } from "../driver.js";
-import { numberValue, RAW, verbatim } from "./bson-value.js";
+import { numberValue, RAW, verbatim } from "../bson/bson-value.js";
 
 function bsonSize(raws: readonly unknown[]): number {
   return raws.reduce<number>((sum, raw) => sum + (raw as Uint8Array).byteLength, 0);

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { extended } from "../../../../src/patterns/common/extended.js";
+import { extended } from "../../../../src/patterns/bson/extended.js";
 
 void test("extended gives the keys of both, in order, the extra's value winning, as a spread would", () => {
   const base = { rule: "r", collection: "c", due: false };

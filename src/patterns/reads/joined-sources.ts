@@ -4,7 +4,7 @@
 import type { Db, Document } from "mongodb";
 import type { ReadContext } from "../driver.js";
 import { readAdmitted } from "./admitted-read.js";
-import { bsonKey, RAW } from "./bson-value.js";
+import { bsonKey, RAW } from "../bson/bson-value.js";
 
 /**
  * Each source with `lookup`'s join under `lookup.as`, in the order of `sourceIds`; null for a
