@@ -4,11 +4,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Document } from "mongodb";
-import { outlierDriver } from "../../../src/patterns/outlier/index.js";
-import type { CorrectionTarget } from "../../../src/patterns/driver.js";
-import { applyWrites } from "../../../src/stream/correction/apply.js";
-import { useTestDatabase } from "../../support/mongo.js";
-import { outlierRule, users } from "../../unit/patterns/support/rules.js";
+import { outlierDriver } from "../../../../src/patterns/outlier/index.js";
+import type { CorrectionTarget } from "../../../../src/patterns/driver.js";
+import { applyWrites } from "../../../../src/stream/correction/apply.js";
+import { useTestDatabase } from "../../../support/mongo.js";
+import { outlierRule, users } from "../../../unit/patterns/support/rules.js";
 
 const rule = { ...outlierRule, chunkSize: 10 };
 

@@ -4,17 +4,17 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Db, Document, MongoClient } from "mongodb";
-import { driverOf } from "../../../src/patterns/registry.js";
-import type { OutlierRule } from "../../../src/patterns/outlier/rule.js";
-import { supportsBulkWrite } from "../../../src/stream/correction/bulk-write.js";
-import { correctTarget, type CorrectionContext } from "../../../src/stream/correction/correction.js";
-import { EventPlans } from "../../../src/stream/correction/event-plans.js";
+import { driverOf } from "../../../../src/patterns/registry.js";
+import type { OutlierRule } from "../../../../src/patterns/outlier/rule.js";
+import { supportsBulkWrite } from "../../../../src/stream/correction/bulk-write.js";
+import { correctTarget, type CorrectionContext } from "../../../../src/stream/correction/correction.js";
+import { EventPlans } from "../../../../src/stream/correction/event-plans.js";
 import {
   targetsForEvent,
   type CorrectionTarget,
   type ProjectedChangeEvent,
-} from "../../../src/stream/events/targets.js";
-import { buildWatchPipeline, watchOptions } from "../../../src/stream/events/watch-pipeline.js";
+} from "../../../../src/stream/events/targets.js";
+import { buildWatchPipeline, watchOptions } from "../../../../src/stream/events/watch-pipeline.js";
 import {
   allPurchasers,
   correctionContext,
@@ -23,8 +23,8 @@ import {
   testConfig,
   users,
   type FencedLease,
-} from "../../support/harness.js";
-import { useTestDatabase } from "../../support/mongo.js";
+} from "../../../support/harness.js";
+import { useTestDatabase } from "../../../support/mongo.js";
 
 let monitored: MongoClient;
 const commands: { name: string; collection: unknown }[] = [];

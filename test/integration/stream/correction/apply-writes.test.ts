@@ -4,10 +4,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CommandStartedEvent, Document, MongoClient } from "mongodb";
-import { classify, StalePlanError } from "../../../src/errors.js";
-import type { Write } from "../../../src/patterns/plan.js";
-import { applyWrites } from "../../../src/stream/correction/apply.js";
-import { useTestDatabase } from "../../support/mongo.js";
+import { classify, StalePlanError } from "../../../../src/errors.js";
+import type { Write } from "../../../../src/patterns/plan.js";
+import { applyWrites } from "../../../../src/stream/correction/apply.js";
+import { useTestDatabase } from "../../../support/mongo.js";
 
 let client: MongoClient;
 const fixture = useTestDatabase("apply_writes", {

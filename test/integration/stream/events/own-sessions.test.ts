@@ -4,13 +4,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ClientSession, Document } from "mongodb";
-import type { PatternRule } from "../../../src/patterns/driver.js";
-import { numbersByValue } from "../../../src/patterns/bson/bson-value.js";
-import { currentClusterTime } from "../../../src/stream/position/cluster-time.js";
-import { targetsForEvent, type ProjectedChangeEvent } from "../../../src/stream/events/targets.js";
-import { buildWatchPipeline, watchOptions } from "../../../src/stream/events/watch-pipeline.js";
-import { testConfig } from "../../support/harness.js";
-import { useTestDatabase } from "../../support/mongo.js";
+import type { PatternRule } from "../../../../src/patterns/driver.js";
+import { numbersByValue } from "../../../../src/patterns/bson/bson-value.js";
+import { currentClusterTime } from "../../../../src/stream/position/cluster-time.js";
+import { targetsForEvent, type ProjectedChangeEvent } from "../../../../src/stream/events/targets.js";
+import { buildWatchPipeline, watchOptions } from "../../../../src/stream/events/watch-pipeline.js";
+import { testConfig } from "../../../support/harness.js";
+import { useTestDatabase } from "../../../support/mongo.js";
 
 const fixture = useTestDatabase("own_sessions");
 

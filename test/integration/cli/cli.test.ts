@@ -5,8 +5,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { useTestDatabase } from "../../../support/mongo.js";
-import { users } from "../../../support/harness.js";
+import { useTestDatabase } from "../../support/mongo.js";
+import { users } from "../../support/harness.js";
 
 const run = promisify(execFile);
 

@@ -5,8 +5,8 @@ import {
   MAX_COMMIT_TIME_MS,
   ownSession,
   runTransaction,
-} from "../../../src/stream/correction/transaction.js";
-import { useTestDatabase } from "../../support/mongo.js";
+} from "../../../../src/stream/correction/transaction.js";
+import { useTestDatabase } from "../../../support/mongo.js";
 
 const database = useTestDatabase("transaction");
 

@@ -3,14 +3,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { BSON, type Document } from "mongodb";
-import { readBucketState, readBucketStates } from "../../../src/patterns/bucket/reader.js";
-import { BatchOverBudgetError } from "../../../src/errors.js";
-import type { ReadContext } from "../../../src/patterns/driver.js";
-import { readOutlierStates } from "../../../src/patterns/outlier/reader.js";
-import { readSubsetStates } from "../../../src/patterns/subset/reader.js";
-import { MemoryBudget } from "../../../src/stream/correction/memory-budget.js";
-import { useTestDatabase } from "../../support/mongo.js";
-import { bucketRule, outlierRule, subsetRule, users } from "../../unit/patterns/support/rules.js";
+import { readBucketState, readBucketStates } from "../../../../src/patterns/bucket/reader.js";
+import { BatchOverBudgetError } from "../../../../src/errors.js";
+import type { ReadContext } from "../../../../src/patterns/driver.js";
+import { readOutlierStates } from "../../../../src/patterns/outlier/reader.js";
+import { readSubsetStates } from "../../../../src/patterns/subset/reader.js";
+import { MemoryBudget } from "../../../../src/stream/correction/memory-budget.js";
+import { useTestDatabase } from "../../../support/mongo.js";
+import { bucketRule, outlierRule, subsetRule, users } from "../../../unit/patterns/support/rules.js";
 
 const fixture = useTestDatabase("memory_budget");
 

@@ -7,12 +7,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitUntil } from "../../../../src/cli/wait-until.js";
-import { freePort } from "../../../ops/free-port.js";
-import { stopWithSigterm } from "../../../ops/stop-process.js";
-import { STOP_DEADLINE_MS } from "../../../../src/cli/stop-signal.js";
-import { startTestMongo, uniqueDatabaseName } from "../../../support/mongo.js";
-import { insertBook, isBookCorrected, startSidecar, testConfig } from "../../../support/harness.js";
+import { waitUntil } from "../../../src/cli/wait-until.js";
+import { freePort } from "../../ops/free-port.js";
+import { stopWithSigterm } from "../../ops/stop-process.js";
+import { STOP_DEADLINE_MS } from "../../../src/cli/stop-signal.js";
+import { startTestMongo, uniqueDatabaseName } from "../../support/mongo.js";
+import { insertBook, isBookCorrected, startSidecar, testConfig } from "../../support/harness.js";
 
 async function healthStatus(port: number): Promise<number | undefined> {
   try {

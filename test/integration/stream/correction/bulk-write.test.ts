@@ -11,10 +11,10 @@ import {
   isRetryableTransactionError,
   LeaseLostError,
   StalePlanError,
-} from "../../../src/errors.js";
-import type { Write } from "../../../src/patterns/plan.js";
-import { bulkWriteFenced, supportsBulkWrite } from "../../../src/stream/correction/bulk-write.js";
-import { useTestDatabase } from "../../support/mongo.js";
+} from "../../../../src/errors.js";
+import type { Write } from "../../../../src/patterns/plan.js";
+import { bulkWriteFenced, supportsBulkWrite } from "../../../../src/stream/correction/bulk-write.js";
+import { useTestDatabase } from "../../../support/mongo.js";
 
 let client: MongoClient;
 const fixture = useTestDatabase("bulk_write", {

@@ -4,15 +4,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Document, MongoClient } from "mongodb";
-import { readBucketState } from "../../../src/patterns/bucket/reader.js";
-import { numberValue } from "../../../src/patterns/bson/bson-value.js";
-import { readOutlierStates } from "../../../src/patterns/outlier/reader.js";
-import { readSubsetStates } from "../../../src/patterns/subset/reader.js";
-import { driverOf } from "../../../src/patterns/registry.js";
-import type { PatternRule } from "../../../src/patterns/driver.js";
-import { explainReads, type ExplainedRead } from "../../support/explain.js";
-import { useTestDatabase } from "../../support/mongo.js";
-import { bucketRule, outlierRule, subsetRule, users } from "../../unit/patterns/support/rules.js";
+import { readBucketState } from "../../../../src/patterns/bucket/reader.js";
+import { numberValue } from "../../../../src/patterns/bson/bson-value.js";
+import { readOutlierStates } from "../../../../src/patterns/outlier/reader.js";
+import { readSubsetStates } from "../../../../src/patterns/subset/reader.js";
+import { driverOf } from "../../../../src/patterns/registry.js";
+import type { PatternRule } from "../../../../src/patterns/driver.js";
+import { explainReads, type ExplainedRead } from "../../../support/explain.js";
+import { useTestDatabase } from "../../../support/mongo.js";
+import { bucketRule, outlierRule, subsetRule, users } from "../../../unit/patterns/support/rules.js";
 
 let monitored: MongoClient;
 const fixture = useTestDatabase("correction_reads", {
