@@ -27,7 +27,12 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": [
         "error",
-        { paths: [{ name: "bson", message: 'Import BSON values from "mongodb", the driver\'s own build.' }] },
+        {
+          paths: [
+            { name: "bson", message: 'Import BSON values from "mongodb", the driver\'s own build.' },
+            { name: "@pattern-sidecar/mongodb-embedded/testing", message: "Test support, for test/ only." },
+          ],
+        },
       ],
     },
   },

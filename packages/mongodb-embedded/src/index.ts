@@ -1,5 +1,5 @@
-// Public entry of the embedded MongoDB-compatible server, the package's only export: nothing
-// outside the package imports anything else from it.
+// Public entry of the embedded MongoDB-compatible server; beside it only `./testing` (the
+// tests' MongoDB) is exported: nothing outside the package imports anything else from it.
 import { createServer, type Server, type Socket } from "node:net";
 import { dispatchCommand } from "./commands/dispatcher.js";
 import { ServerState } from "./server-state.js";
