@@ -26,6 +26,15 @@ export interface CliArgs {
   devServer: DevServerOptions;
   /** How `sweep` reports: a line per rule, or a JSON line per document. */
   output: SweepOutput;
+  /** `sweep --request`: ask the running sidecars for the sweep instead of performing it. */
+  sweepRequest?: SweepRequestArgs;
+}
+
+export interface SweepRequestArgs {
+  /** `--rule NAME`: that rule only; absent: every rule. */
+  rule?: string;
+  /** Follow the request until it ends (not `--no-wait`). */
+  wait: boolean;
 }
 
 export interface DevServerOptions {
@@ -70,12 +79,19 @@ export const COMMAND_SPECS: Record<Command, CommandSpec> = {
         value: "FORMAT",
         help: "text (the default: one line per rule) or json (one JSON line per document changed)",
       },
+      request: {
+        type: "boolean",
+        help: "ask the running sidecars to sweep (the writer lease's holder does), print its progress until done",
+      },
+      rule: { type: "string", value: "NAME", help: "with --request: sweep that rule only" },
+      "no-wait": { type: "boolean", help: "with --request: print the request's id and exit at once" },
       embedded: EMBEDDED,
       pretty: PRETTY,
     },
     examples: [
       "MONGODB_URI=mongodb://h1/shop?replicaSet=rs0 mongo-pattern-sidecar sweep --dry-run",
       "mongo-pattern-sidecar sweep --dry-run --output json > affected.jsonl",
+      "kubectl exec deploy/pattern-sidecar -- mongo-pattern-sidecar sweep --request --rule trades-bucket",
     ],
   },
   migrate: {
@@ -236,7 +252,24 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
       ),
     },
     output: parseOutput(values.output as string | undefined),
+    sweepRequest: parseSweepRequest(values),
   };
+}
+
+/** `--request` and the options that go with it, which nothing else takes. */
+function parseSweepRequest(
+  values: Record<string, string | boolean | undefined>,
+): SweepRequestArgs | undefined {
+  const usage = commandUsage("sweep", COMMAND_SPECS);
+  if (values.request !== true) {
+    const stray = ["rule", "no-wait"].find((option) => values[option] !== undefined);
+    if (stray) throw new UsageError(`--${stray} goes with --request`, { usage });
+    return undefined;
+  }
+  const clash = ["dry-run", "output", "embedded"].find((option) => values[option] !== undefined);
+  if (clash) throw new UsageError(`--${clash} does not go with --request`, { usage });
+  if (values.rule === "") throw new UsageError("--rule: expected a rule's name");
+  return { rule: values.rule as string | undefined, wait: values["no-wait"] !== true };
 }
 
 /** What `--help` prints: the overview, or after a command, that command's options and examples. */

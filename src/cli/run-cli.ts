@@ -14,6 +14,7 @@ import { devServerCommand } from "./commands/dev-server.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { runSidecar } from "./commands/run.js";
 import { sweepCommand } from "./commands/sweep.js";
+import { sweepRequestCommand } from "./commands/sweep-request.js";
 import { EXIT_STATUS, OperationalError } from "./failures.js";
 
 const PREFIX = "mongo-pattern-sidecar: ";
@@ -37,6 +38,12 @@ function version(): string {
 // The image sets NODE_ENV=production: there, a forgotten MONGODB_URI must not quietly start an
 // empty in-memory database that loses every write.
 function checkDeploymentChoice(config: Config, args: CliArgs): void {
+  if (config.mongodbUri === undefined && args.sweepRequest) {
+    throw new ConfigError(
+      "MONGODB_URI is not set: sweep --request asks the sidecars running against a deployment; " +
+        "set MONGODB_URI to theirs (in their pod, it is set)",
+    );
+  }
   if (config.mongodbUri !== undefined || !["run", "sweep", "migrate", "check-config"].includes(args.command))
     return;
   if (process.env.NODE_ENV === "production" && !args.embedded) {
@@ -89,6 +96,7 @@ function runCommand(args: CliArgs, config: Config, logger: Logger): Promise<numb
     case "run":
       return runSidecar(config, logger);
     case "sweep":
+      if (args.sweepRequest) return sweepRequestCommand(config, logger, args.sweepRequest);
       return sweepCommand(config, logger, { dryRun: args.dryRun, output: args.output });
     case "migrate":
       return migrateCommand(config, logger, args.dryRun);

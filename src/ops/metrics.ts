@@ -25,6 +25,9 @@ export interface StreamPositionProbe {
 
 type Reading = keyof StreamPositionProbe;
 
+/** How a requested sweep ends (src/stream/sweep/sweep-requests.ts). */
+export const SWEEP_REQUEST_OUTCOMES = ["done", "failed"] as const;
+
 const DEFAULT_GAUGES_NAMED_LIKE_COUNTERS = [
   "nodejs_active_handles_total",
   "nodejs_active_requests_total",
@@ -135,6 +138,17 @@ export function createMetrics() {
       buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600],
       registers: [registry],
     }),
+    sweepRequests: new Counter({
+      name: `${PREFIX}sweep_requests_total`,
+      help: "Requested sweeps (sweep --request) this replica finished, by outcome (done, failed).",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
+    sweepRequestsOpen: new Gauge({
+      name: `${PREFIX}sweep_requests_open`,
+      help: "Requested sweeps waiting or being performed, as the writer lease's holder last looked; 0 elsewhere.",
+      registers: [registry],
+    }),
     runnerState: new Gauge({
       name: `${PREFIX}runner_state`,
       help: "1 for the state the runner is in (starting, sweeping, streaming, resuming, standby, stopped), 0 for the others.",
@@ -169,6 +183,7 @@ export function createMetrics() {
   setRunnerState(metrics, "starting");
   // Alerts on a counter's increase need its series before the first increment.
   for (const kind of ERROR_KINDS) metrics.errors.inc({ kind }, 0);
+  for (const outcome of SWEEP_REQUEST_OUTCOMES) metrics.sweepRequests.inc({ outcome }, 0);
   return metrics;
 }
 

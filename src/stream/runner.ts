@@ -25,6 +25,8 @@ import { StreamLag } from "./events/stream-lag.js";
 import { wireCorrections } from "./wiring.js";
 import { sweep } from "./sweep/sweep.js";
 import { SweepCheckpoints, type SweepStart } from "./sweep/sweep-checkpoints.js";
+import { performRequestedSweeps } from "./sweep/requested-sweeps.js";
+import { EVERY_KEY, type KeyOwnership } from "./key-ownership.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./events/targets.js";
 import { StatePruning } from "./position/state-pruning.js";
 import { rulesFingerprint, streamName, TokenStore } from "./position/token-store.js";
@@ -63,6 +65,8 @@ export interface RunnerOptions {
   parkedRetryMs?: number;
   /** Index keys a sweep examines per query (sweep.ts); tests make it small to page often. */
   sweepPageSize?: number;
+  /** How often the leader looks for requested sweeps (SWEEP_REQUEST_POLL_MS). */
+  sweepRequestPollMs?: number;
 }
 
 /** A sweep due when the stream starts, and the time noted before it began. */
@@ -212,6 +216,8 @@ export class Runner {
   private async leadWhileHeld(): Promise<void> {
     this.keeper.startRenewing();
     const parkedRetries = setInterval(() => void this.retryDueParkedTargets(), this.parkedRetryMs);
+    const leadEnded = new AbortController();
+    const requestedSweeps = this.performRequestedSweeps(leadEnded.signal);
     try {
       const start = await this.startingPoint();
       if (!this.mayContinue()) return;
@@ -219,9 +225,36 @@ export class Runner {
       await (start.sweep ? this.streamWhileSweeping(start.stream, start.sweep) : this.stream(start.stream));
     } finally {
       clearInterval(parkedRetries);
+      leadEnded.abort();
+      await requestedSweeps;
       await this.parkedRetrying;
       this.keeper.stopRenewing();
     }
+  }
+
+  /** Which documents this replica corrects: the one place its sweeps ask (key-ownership.ts). */
+  private keysOwned(): KeyOwnership {
+    return EVERY_KEY;
+  }
+
+  /** Performs the sweeps operators request (requested-sweeps.ts) until this lead ends. */
+  private performRequestedSweeps(leadEnded: AbortSignal): Promise<void> {
+    const { db, config, logger, metrics } = this.options;
+    return performRequestedSweeps({
+      db,
+      stateCollection: config.stateCollection,
+      rules: () => this.rules,
+      holder: this.keeper.lease.holder,
+      ownership: () => this.keysOwned(),
+      correct: (target) => this.correct(target),
+      retryParked: (shouldStop) => retryParkedTargets(this.correction, { dueOnly: false, shouldStop }),
+      mayContinue: () => this.mayContinue() && !leadEnded.aborted,
+      signal: AbortSignal.any([this.stopSignal.signal, leadEnded]),
+      logger,
+      metrics,
+      pollMs: this.options.sweepRequestPollMs,
+      pageSize: this.options.sweepPageSize,
+    });
   }
 
   private get parkedRetryMs(): number {
@@ -298,6 +331,7 @@ export class Runner {
       logger: this.options.logger,
       metrics: this.options.metrics,
       correct: (target) => this.correct(target),
+      owns: (target) => this.keysOwned().owns(target),
       retryParked: () => retryParkedTargets(this.correction, { dueOnly: false, shouldStop }),
       shouldStop,
       checkpoints: { store: checkpoints, start },

@@ -57,7 +57,7 @@ export async function sweepOnce(options: SweepCommandOptions): Promise<RuleSweep
     await sessions.close();
     throw new OperationalError(
       `another sidecar holds the writer lease (in ${config.stateCollection}), so this sweep would race it; ` +
-        `stop it first, use --dry-run, or wait up to ${config.leaseSeconds} s for a stopped one's lease to expire`,
+        `have it sweep with --request, use --dry-run, or stop it (a stopped one's lease expires within ${config.leaseSeconds} s)`,
       EXIT_STATUS.leaseHeld,
       { stateCollection: config.stateCollection },
     );

@@ -1,7 +1,8 @@
 // Where each rule's sweep stands, so that a sweep killed or stopped halfway continues after
 // the last page it finished instead of from the first document. One document per rule and
 // candidate source in the state collection:
-// `{_id: "sweep:<rule>:<source>", rule, after, ruleFingerprint, startedAt, clusterTime, updatedAt}`.
+// `{_id: "sweep:<rule>:<source>", rule, after, ruleFingerprint, startedAt, clusterTime, updatedAt}`
+// (a requested sweep's start with its request's id instead of "sweep:").
 // `clusterTime` is the time noted before the sweep that wrote the checkpoint first started:
 // a stream opened at it after the resumed sweep sees everything written since that sweep
 // began, including before the checkpoint, where the resumed sweep does not look again.
@@ -28,19 +29,31 @@ export interface SweepStart {
   startedAt: Date;
 }
 
-const PREFIX = "sweep:";
-/** Marks a sweep the runner began and has not finished, checkpoint or not. */
-const PENDING_ID = `${PREFIX}pending`;
-
-function checkpointId(rule: PatternRule, source: string): string {
-  return `${PREFIX}${rule.name}:${source}`;
-}
+/** The runner's and `sweep`'s checkpoints; a requested sweep's have their own (sweep-requests.ts). */
+const SWEEP_CHECKPOINT_PREFIX = "sweep:";
 
 export class SweepCheckpoints {
   private readonly checkpoints: Collection<SweepCheckpoint>;
+  /** Matches every checkpoint of this sweep, and only those. */
+  private readonly ids: RegExp;
 
-  constructor(db: Db, stateCollection: string) {
+  /** `prefix` tells one sweep's checkpoints from another's; it must be a plain word and a colon. */
+  constructor(
+    db: Db,
+    stateCollection: string,
+    private readonly prefix = SWEEP_CHECKPOINT_PREFIX,
+  ) {
     this.checkpoints = db.collection<SweepCheckpoint>(stateCollection);
+    this.ids = new RegExp(`^${prefix}`);
+  }
+
+  /** Marks a sweep the runner began and has not finished, checkpoint or not. */
+  private get pendingId(): string {
+    return `${this.prefix}pending`;
+  }
+
+  private checkpointId(rule: PatternRule, source: string): string {
+    return `${this.prefix}${rule.name}:${source}`;
   }
 
   /**
@@ -49,7 +62,7 @@ export class SweepCheckpoints {
    */
   async start(db: Db): Promise<SweepStart> {
     const oldest = await this.checkpoints.findOne(
-      { _id: { $regex: `^${PREFIX}` } },
+      { _id: { $regex: this.ids } },
       { sort: { clusterTime: 1 }, projection: { clusterTime: 1, startedAt: 1 } },
     );
     if (oldest) return { clusterTime: oldest.clusterTime, startedAt: oldest.startedAt };
@@ -58,14 +71,14 @@ export class SweepCheckpoints {
 
   /** Whether a sweep began and did not finish (the runner's, or one `sweep` left halfway). */
   async pending(): Promise<boolean> {
-    return (await this.checkpoints.countDocuments({ _id: { $regex: `^${PREFIX}` } }, { limit: 1 })) > 0;
+    return (await this.checkpoints.countDocuments({ _id: { $regex: this.ids } }, { limit: 1 })) > 0;
   }
 
   /** The runner begins (or continues) a sweep: `start()`, marked pending until `finish()`. */
   async begin(db: Db): Promise<SweepStart> {
     const start = await this.start(db);
     await this.checkpoints.updateOne(
-      { _id: PENDING_ID },
+      { _id: this.pendingId },
       { $setOnInsert: { startedAt: start.startedAt, clusterTime: start.clusterTime } },
       { upsert: true },
     );
@@ -74,19 +87,19 @@ export class SweepCheckpoints {
 
   /** Every rule's sweep completed. */
   async finish(): Promise<void> {
-    await this.checkpoints.deleteOne({ _id: PENDING_ID });
+    await this.checkpoints.deleteOne({ _id: this.pendingId });
   }
 
   /** The key to continue `source` of `rule` after; undefined to start from its first. */
   async load(rule: PatternRule, source: string): Promise<unknown> {
-    const stored = await this.checkpoints.findOne({ _id: checkpointId(rule, source) });
+    const stored = await this.checkpoints.findOne({ _id: this.checkpointId(rule, source) });
     return stored?.ruleFingerprint === rulesFingerprint([rule]) ? stored.after : undefined;
   }
 
   /** Notes that `source` of `rule` is swept up to `after`, by the sweep `start` describes. */
   async save(rule: PatternRule, source: string, after: unknown, start: SweepStart): Promise<void> {
     await this.checkpoints.updateOne(
-      { _id: checkpointId(rule, source) },
+      { _id: this.checkpointId(rule, source) },
       {
         $set: { rule: rule.name, after, ruleFingerprint: rulesFingerprint([rule]), updatedAt: new Date() },
         // A resumed sweep keeps the start of the sweep it continues.
@@ -98,11 +111,11 @@ export class SweepCheckpoints {
 
   /** The rule's sweep completed: the next one starts from the first documents. */
   async clear(rule: PatternRule): Promise<void> {
-    await this.checkpoints.deleteMany({ _id: { $regex: `^${PREFIX}` }, rule: rule.name });
+    await this.checkpoints.deleteMany({ _id: { $regex: this.ids }, rule: rule.name });
   }
 
   /** Forgets every interrupted sweep: a stream from their time cannot be opened any more. */
   async clearAll(): Promise<void> {
-    await this.checkpoints.deleteMany({ _id: { $regex: `^${PREFIX}` } });
+    await this.checkpoints.deleteMany({ _id: { $regex: this.ids } });
   }
 }

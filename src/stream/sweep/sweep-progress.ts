@@ -21,6 +21,11 @@ export class SweepProgress {
     options.metrics?.sweepProgress.set(options.labels, 0);
   }
 
+  /** Candidates counted before the sweep, or examined since when more turned up. */
+  get candidates(): number {
+    return Math.max(this.options.total, this.count);
+  }
+
   get elapsedMs(): number {
     return Date.now() - this.startedAt;
   }

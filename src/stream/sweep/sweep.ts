@@ -56,6 +56,10 @@ export interface SweepOptions {
   /** Where each rule's sweep continues from and is noted; absent, every sweep starts afresh. */
   checkpoints?: { store: SweepCheckpoints; start: SweepStart };
   onAffected?: (affected: AffectedDocument) => void;
+  /** Told after each page whose checkpoint is saved, and when a rule completes, with the counts so far. */
+  onProgress?: (report: RuleSweepReport, candidates: number) => Promise<void>;
+  /** Whether this process corrects the target's document (key-ownership.ts); absent: all of them. */
+  owns?: (target: CorrectionTarget) => boolean;
   progressIntervalMs?: number;
   /** Index keys examined per page (per query). */
   pageSize?: number;
@@ -95,11 +99,16 @@ async function sweepRule(options: SweepOptions, rule: PatternRule): Promise<Rule
     { ...labels, candidates: total, resumed: starts.some((at) => at !== undefined) },
     "sweeping rule",
   );
-  report.completed = true;
+  let completed = true;
   for (const [index, source] of sources.entries()) {
-    report.completed &&= await sweepSource(options, rule, source, starts[index], report, progress);
+    completed &&= await sweepSource(options, rule, source, starts[index], report, progress);
   }
-  if (report.completed) await options.checkpoints?.store.clear(rule);
+  report.completed = completed;
+  if (report.completed) {
+    await options.checkpoints?.store.clear(rule);
+    // A stopped rule's last progress is its last checkpoint's, where the next sweep continues.
+    await options.onProgress?.(report, progress.candidates);
+  }
   progress.finish(report.completed);
   options.logger.info({ ...report, durationMs: progress.elapsedMs, dryRun: !options.correct }, "swept rule");
   return report;
@@ -125,6 +134,7 @@ async function sweepSource(
     const page = await source.page(options.db, reached, options.pageSize ?? SWEEP_PAGE_SIZE);
     for (const target of page.targets) {
       if (options.shouldStop?.()) return false;
+      if (options.owns && !options.owns(target)) continue;
       await sweepTarget(options, target, report);
       progress.examined(report.examined);
     }
@@ -132,6 +142,7 @@ async function sweepSource(
       reached = page.lastKey;
       // Noted when a source ends too, so that a sweep stopped in the next does not read it again.
       await options.checkpoints?.store.save(rule, source.name, reached, options.checkpoints.start);
+      await options.onProgress?.(report, progress.candidates);
     }
     if (page.done) return true;
   }

@@ -235,7 +235,7 @@ void test("a sweep while another sidecar holds the writer lease is one line and 
   assert.equal(result.code, 7);
   assert.match(
     result.stderr.split("\n").at(-2)!,
-    /^mongo-pattern-sidecar: another sidecar holds the writer lease \(in pattern_sidecar_state\), so this sweep would race it; stop it first, use --dry-run, or wait up to 15 s for a stopped one's lease to expire$/,
+    /^mongo-pattern-sidecar: another sidecar holds the writer lease \(in pattern_sidecar_state\), so this sweep would race it; have it sweep with --request, use --dry-run, or stop it \(a stopped one's lease expires within 15 s\)$/,
   );
   await lease.release();
 });

@@ -25,6 +25,20 @@ void test("sweep reports as text unless --output json is given; another format i
   assert.throws(() => parseCliArgs(["run", "--output", "json"]), /--output is not an option of "run"/);
 });
 
+void test("sweep --request takes --rule and --no-wait, which nothing else takes", () => {
+  assert.deepEqual(parseCliArgs(["sweep", "--request"]).sweepRequest, { rule: undefined, wait: true });
+  assert.deepEqual(parseCliArgs(["sweep", "--request", "--rule", "r", "--no-wait"]).sweepRequest, {
+    rule: "r",
+    wait: false,
+  });
+  assert.equal(parseCliArgs(["sweep"]).sweepRequest, undefined);
+  assert.throws(() => parseCliArgs(["sweep", "--rule", "r"]), /--rule goes with --request/);
+  assert.throws(
+    () => parseCliArgs(["sweep", "--request", "--dry-run"]),
+    /--dry-run does not go with --request/,
+  );
+});
+
 void test("dev-server reads its port as a number", () => {
   assert.equal(parseCliArgs(["dev-server", "--port", "27018"]).port, 27018);
 });
