@@ -46,6 +46,9 @@ ENV NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=4"
 COPY --from=production-dependencies --chown=0:0 /app/node_modules ./node_modules
 COPY --from=build --chown=0:0 /app/dist ./dist
 COPY --chown=0:0 package.json ./
+# The CLI on PATH, for `kubectl exec <pod> -- mongo-pattern-sidecar sweep --request`
+# (docs/operations.md, "Sweeping on request"): a node script, since there is no shell.
+COPY --chown=0:0 --chmod=755 deploy/mongo-pattern-sidecar /usr/local/bin/mongo-pattern-sidecar
 # Numeric, so that Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
 USER 65532:65532
 # /metrics, /healthz, /readyz (config http.port, env SIDECAR_HTTP_PORT).

@@ -3,7 +3,8 @@
 // node flags, its NODE_OPTIONS). The image leaves the embedded server out: it runs against MONGODB_URI.
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { existsSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { waitUntil } from "../../src/cli/wait-until.js";
@@ -20,6 +21,7 @@ import {
 import { stopWithSigterm } from "./stop-process.js";
 
 const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  version: string;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
   scripts: Record<string, string>;
@@ -68,6 +70,19 @@ void describe("the image's runtime contents", () => {
     assert.ok(existsSync(join(app, "dist/ops/http.js")));
     assert.ok(existsSync(join(app, "dist/healthcheck.js")), "the HEALTHCHECK script");
     assert.equal(existsSync(join(app, "dist/test")), false);
+  });
+
+  void test("put the CLI on PATH: a launcher that runs the image's node on dist/main.js", () => {
+    const dockerfile = readFileSync(new URL("../../Dockerfile", import.meta.url), "utf8");
+    // distroless's PATH holds /usr/local/bin; with no shell there, the launcher is a node script.
+    const copied = /^COPY .*--chmod=755 deploy\/mongo-pattern-sidecar (\S+)$/m.exec(dockerfile)?.[1];
+    assert.equal(copied, "/usr/local/bin/mongo-pattern-sidecar");
+    const launcher = readFileSync(new URL("../../deploy/mongo-pattern-sidecar", import.meta.url), "utf8");
+    assert.equal(launcher.split("\n")[0], `#!${imageNode().binary}`);
+    const here = join(app, "mongo-pattern-sidecar");
+    writeFileSync(here, launcher.replaceAll("/app/", `${app}/`));
+    const run = spawnSync(process.execPath, [here, "--version"], { env: containerEnv(), encoding: "utf8" });
+    assert.deepEqual([run.status, run.stdout], [0, `${packageJson.version}\n`]);
   });
 
   void test("run the CLI's check-config with the production dependencies only", async () => {

@@ -4,6 +4,8 @@
 import { readFileSync } from "node:fs";
 
 export interface ImageNode {
+  /** The ENTRYPOINT's node binary, in the runtime image. */
+  binary: string;
   /** The ENTRYPOINT's arguments between node and dist/main.js. */
   flags: string[];
   /** ENV NODE_OPTIONS. */
@@ -12,7 +14,12 @@ export interface ImageNode {
 
 export function imageNode(): ImageNode {
   const dockerfile = readFileSync(new URL("../../Dockerfile", import.meta.url), "utf8");
-  return { flags: entrypointFlags(dockerfile), options: nodeOptions(dockerfile) };
+  const argv = entrypoint(dockerfile);
+  return {
+    binary: argv[0]!,
+    flags: argv.slice(1, argv.indexOf("dist/main.js")),
+    options: nodeOptions(dockerfile),
+  };
 }
 
 function nodeOptions(dockerfile: string): string {
@@ -21,10 +28,10 @@ function nodeOptions(dockerfile: string): string {
   return options;
 }
 
-function entrypointFlags(dockerfile: string): string[] {
-  const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
-  const argv = entrypoint === undefined ? undefined : (JSON.parse(entrypoint) as string[]);
+function entrypoint(dockerfile: string): string[] {
+  const text = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
+  const argv = text === undefined ? undefined : (JSON.parse(text) as string[]);
   const main = argv?.indexOf("dist/main.js") ?? -1;
   if (!argv || main < 1) throw new Error('the Dockerfile has no ENTRYPOINT ["node", ..., "dist/main.js"]');
-  return argv.slice(1, main);
+  return argv;
 }
