@@ -121,14 +121,16 @@ for (const deployment of deployments) {
       assert.equal(annotations["prometheus.io/path"], ENDPOINT_PATHS.metrics);
     });
 
-    void test("runs `run --config` on a file the ConfigMap provides at the mount path", () => {
+    void test("runs `run` on the ConfigMap's file, named by SIDECAR_CONFIG so that `kubectl exec` commands find it", () => {
       const args = parseCliArgs(container.args ?? []);
       assert.equal(args.command, "run");
-      const mount = container.volumeMounts?.find((m) => args.configFile?.startsWith(`${m.mountPath}/`));
-      assert.ok(mount, `${args.configFile} is under no volume mount`);
+      assert.equal(args.configFile, undefined, "not --config, which a command run in the container lacks");
+      const configFile = container.env?.find((variable) => variable.name === "SIDECAR_CONFIG")?.value;
+      const mount = container.volumeMounts?.find((m) => configFile?.startsWith(`${m.mountPath}/`));
+      assert.ok(mount, `${configFile} is under no volume mount`);
       const volume = podSpec?.volumes?.find((v) => v.name === mount.name);
       assert.equal(volume?.configMap?.name, configMap?.metadata?.name);
-      const key = args.configFile!.slice(mount.mountPath.length + 1);
+      const key = configFile!.slice(mount.mountPath.length + 1);
       assert.ok(configMap?.data?.[key], `ConfigMap has no key ${key}`);
     });
 
@@ -215,7 +217,11 @@ function podLabels(deployment: IDeployment | undefined): Record<string, string> 
   return deployment?.spec?.template.metadata?.labels ?? {};
 }
 
-void test("a PodDisruptionBudget lets a drain evict one standalone sidecar at a time, never both", () => {
+void test("the standalone Deployment runs three replicas", () => {
+  assert.equal(standalone?.spec?.replicas, 3);
+});
+
+void test("a PodDisruptionBudget lets a drain evict one standalone sidecar at a time, never all", () => {
   const budgets = manifestsOfKind<IPodDisruptionBudget>(manifests, "PodDisruptionBudget");
   const budget = budgets.find((b) => selects(b.spec?.selector, podLabels(standalone)));
   assert.ok(budget, "no PodDisruptionBudget selects the standalone Deployment's pods");
