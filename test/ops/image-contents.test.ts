@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { waitUntil } from "../../src/cli/wait-until.js";
@@ -79,10 +80,16 @@ void describe("the image's runtime contents", () => {
     assert.equal(copied, "/usr/local/bin/mongo-pattern-sidecar");
     const launcher = readFileSync(new URL("../../deploy/mongo-pattern-sidecar", import.meta.url), "utf8");
     assert.equal(launcher.split("\n")[0], `#!${imageNode().binary}`);
-    const here = join(app, "mongo-pattern-sidecar");
-    writeFileSync(here, launcher.replaceAll("/app/", `${app}/`));
-    const run = spawnSync(process.execPath, [here, "--version"], { env: containerEnv(), encoding: "utf8" });
-    assert.deepEqual([run.status, run.stdout], [0, `${packageJson.version}\n`]);
+    // Outside the app, as in /usr/local/bin: no package.json near it says "module".
+    const bin = mkdtempSync(join(tmpdir(), "pattern-sidecar-bin-"));
+    try {
+      const here = join(bin, "mongo-pattern-sidecar");
+      writeFileSync(here, launcher.replaceAll("/app/", `${app}/`));
+      const run = spawnSync(process.execPath, [here, "--version"], { env: containerEnv(), encoding: "utf8" });
+      assert.deepEqual([run.status, run.stdout], [0, `${packageJson.version}\n`]);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   void test("run the CLI's check-config with the production dependencies only", async () => {
