@@ -45,9 +45,9 @@ async function cli(args: string[], env: Record<string, string>, timeoutMs = 60_0
   return { ...child.output, code };
 }
 
-async function podEnvironment(): Promise<Record<string, string>> {
+async function podEnvironment(configuration = ""): Promise<Record<string, string>> {
   const file = join(await mkdtemp(join(tmpdir(), "sweep-request-")), "config.yaml");
-  await writeFile(file, "leaseSeconds: 3\n");
+  await writeFile(file, `leaseSeconds: 3\n${configuration}`);
   const uri = fixture.mongo.uri.replace(/\/?(\?|$)/, `/${fixture.db.databaseName}$1`);
   return { SIDECAR_CONFIG: file, MONGODB_URI: uri, SIDECAR_HTTP_PORT: String(await freePort()) };
 }
@@ -95,10 +95,11 @@ void test("sweep --request --no-wait prints the request's id and exits, leaving 
   assert.equal(result.code, 0, result.stderr);
   const id = /^requested (sweep-request:\w+): a sweep of every rule$/m.exec(result.stdout)?.[1];
   assert.ok(id, result.stdout);
-  const request = await fixture.db
-    .collection(configSchema.parse({}).stateCollection)
-    .findOne({ _id: id as never });
+  const state = fixture.db.collection(configSchema.parse({}).stateCollection);
+  const request = await state.findOne({ _id: id as never });
   assert.deepEqual([request?.state, request?.rules], ["pending", []]);
+  // Not left for the next test's sidecar to perform.
+  await state.deleteOne({ _id: id as never });
 });
 
 void test("sweep --request of a rule the configuration does not enable is one line and exit 2", async () => {
@@ -109,4 +110,20 @@ void test("sweep --request of a rule the configuration does not enable is one li
     result.stderr,
     /^mongo-pattern-sidecar: --rule: no enabled rule is named "no-such-rule"; the configuration's are /m,
   );
+});
+
+void test("sweep --request of a rule the running sidecar does not enforce ends failed: one line naming it, exit 1", async () => {
+  const runEnv = await podEnvironment("rules:\n  - pattern: outlier\n");
+  const sidecar = start(["run"], runEnv);
+  try {
+    await waitUntil(() => readyz(runEnv.SIDECAR_HTTP_PORT!), { timeoutMs: 30_000, description: "/readyz" });
+    const result = await cli(["sweep", "--request", "--rule", "trades.history"], await podEnvironment());
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      /^mongo-pattern-sidecar: sweep-request:\w+ failed: rule trades\.history is not enforced by the sidecar holding the writer lease \(it enforces sales\.customers_purchased\)$/m,
+    );
+  } finally {
+    assert.equal(await stopWithSigterm(sidecar), 0);
+  }
 });

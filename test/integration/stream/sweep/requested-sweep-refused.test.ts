@@ -1,0 +1,34 @@
+// A requested sweep of a rule the leading sidecar does not enforce (its configuration differs
+// from the requester's) ends failed, saying why, rather than waiting for ever.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { waitUntil } from "../../../../src/cli/wait-until.js";
+import { SweepRequests } from "../../../../src/stream/sweep/sweep-requests.js";
+import { metricTotal, startSidecar, testConfig } from "../../../support/harness.js";
+import { useTestDatabase } from "../../../support/mongo.js";
+
+const fixture = useTestDatabase("requested_sweep_refused");
+
+void test("a request naming a rule the leader does not enforce fails with the rules it does enforce", async () => {
+  const { mongo, db } = fixture;
+  const config = testConfig(db.databaseName);
+  const requests = new SweepRequests(db, config.stateCollection);
+  const id = await requests.create(["trades-renamed"], "test");
+  const sidecar = await startSidecar(mongo, config);
+  try {
+    const ended = await waitUntil(
+      async () => {
+        const request = await requests.find(id);
+        return request?.state === "failed" ? request : undefined;
+      },
+      { timeoutMs: 20_000, description: "the request to fail" },
+    );
+    assert.match(
+      ended.error ?? "",
+      /^rule trades-renamed is not enforced by the sidecar holding the writer lease \(it enforces .*trades\.history/,
+    );
+    assert.equal(await metricTotal(sidecar.metrics.sweepRequests, { outcome: "failed" }), 1);
+  } finally {
+    await sidecar.stop();
+  }
+});
