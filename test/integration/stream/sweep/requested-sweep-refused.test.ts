@@ -2,10 +2,10 @@
 // from the requester's) ends failed, saying why, rather than waiting for ever.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { waitUntil } from "../../../../src/cli/wait-until.js";
 import { SweepRequests } from "../../../../src/stream/sweep/sweep-requests.js";
 import { metricTotal, startSidecar, testConfig } from "../../../support/harness.js";
 import { useTestDatabase } from "../../../support/mongo.js";
+import { requestInState } from "../../../support/sweep-requests.js";
 
 const fixture = useTestDatabase("requested_sweep_refused");
 
@@ -16,13 +16,7 @@ void test("a request naming a rule the leader does not enforce fails with the ru
   const id = await requests.create(["trades-renamed"], "test");
   const sidecar = await startSidecar(mongo, config);
   try {
-    const ended = await waitUntil(
-      async () => {
-        const request = await requests.find(id);
-        return request?.state === "failed" ? request : undefined;
-      },
-      { timeoutMs: 20_000, description: "the request to fail" },
-    );
+    const ended = await requestInState(requests, id, "failed");
     assert.match(
       ended.error ?? "",
       /^rule trades-renamed is not enforced by the sidecar holding the writer lease \(it enforces .*trades\.history/,

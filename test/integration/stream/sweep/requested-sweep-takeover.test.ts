@@ -13,6 +13,7 @@ import {
   turnFailPointOff,
 } from "../../../support/harness.js";
 import { useTestDatabase } from "../../../support/mongo.js";
+import { requestInState } from "../../../support/sweep-requests.js";
 import { storeTokenPastEveryWrite } from "../../../support/unseen-writes.js";
 
 const fixture = useTestDatabase("requested_sweep_takeover");
@@ -42,13 +43,7 @@ void test("a requested sweep whose replica stops halfway is finished by the next
 
   const second = await startSidecar(mongo, config, { sweepPageSize: 10 });
   try {
-    const done = await waitUntil(
-      async () => {
-        const request = await requests.find(id);
-        return request?.state === "done" ? request : undefined;
-      },
-      { timeoutMs: 20_000, description: "the requested sweep to be done" },
-    );
+    const done = await requestInState(requests, id, "done");
     assert.equal(done.claims, 2);
     const resumed = second.logs.find((line) => line.msg === "sweeping rule")?.resumed;
     assert.equal(resumed, true, "the second replica continued from the request's checkpoint");
