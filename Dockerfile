@@ -14,8 +14,11 @@ FROM ${BUILD_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/mongodb-embedded/package.json ./packages/mongodb-embedded/
+COPY packages/bson-field-order/package.json ./packages/bson-field-order/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.json tsconfig.build.json ./
+COPY packages/bson-field-order/tsconfig.json packages/bson-field-order/tsconfig.build.json ./packages/bson-field-order/
+COPY packages/bson-field-order/src ./packages/bson-field-order/src
 COPY packages/mongodb-embedded/tsconfig.json packages/mongodb-embedded/tsconfig.build.json ./packages/mongodb-embedded/
 COPY packages/mongodb-embedded/src ./packages/mongodb-embedded/src
 COPY src ./src
@@ -28,6 +31,11 @@ COPY package.json package-lock.json ./
 # embedded server's package (packages/), which only dev-server, demo, and run/sweep without
 # MONGODB_URI load; the image runs against MONGODB_URI.
 RUN npm ci --omit=dev --workspaces=false --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# The one workspace package the runtime imports: npm links it to packages/, which this stage
+# lacks, so the link is replaced by the package's build (its package.json and dist/).
+RUN rm node_modules/@pattern-sidecar/bson-field-order
+COPY --from=build /app/packages/bson-field-order/package.json ./node_modules/@pattern-sidecar/bson-field-order/
+COPY --from=build /app/packages/bson-field-order/dist ./node_modules/@pattern-sidecar/bson-field-order/dist
 
 FROM ${RUNTIME_IMAGE} AS runtime
 ARG VERSION=0.1.0

@@ -1,9 +1,9 @@
 // Does what the Dockerfile's stages do, on a clean copy in a temp dir: compile src/ with the
-// build tsconfig, then install the production dependencies only (not the workspace packages),
-// beside package.json and dist/. No Docker engine runs here, so this is how the image's
-// contents are exercised.
+// build tsconfig, then install the production dependencies only (of the workspace packages,
+// bson-field-order's build alone), beside package.json and dist/. No Docker engine runs here,
+// so this is how the image's contents are exercised.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { imageNode } from "./image-node.js";
@@ -40,7 +40,19 @@ export function prepareRuntimeInstall(): string {
     "--prefer-offline",
   ];
   runStep("npm ci --omit=dev --workspaces=false", "npm", npmArgs, app);
+  installFieldOrderBuild(app, tsc);
   return app;
+}
+
+/** As the Dockerfile does: npm's link to packages/ replaced by the package's build. */
+function installFieldOrderBuild(app: string, tsc: string): void {
+  const installed = join(app, "node_modules/@pattern-sidecar/bson-field-order");
+  rmSync(installed);
+  mkdirSync(installed);
+  const source = join(REPO, "packages/bson-field-order");
+  copyFileSync(join(source, "package.json"), join(installed, "package.json"));
+  const build = ["-p", "tsconfig.build.json", "--outDir", join(installed, "dist")];
+  runStep("tsc -p packages/bson-field-order/tsconfig.build.json", process.execPath, [tsc, ...build], source);
 }
 
 export function removeRuntimeInstall(app: string): void {

@@ -2,7 +2,7 @@
 // canonical Extended JSON (type- and key-order-sensitive, as MongoDB compares documents, but
 // numbers by value), numbers as read verbatim, and the type names used in skip reasons.
 import { BSON, type Document } from "mongodb";
-import { decodeInOrder, fieldNames, recordedOrder } from "./field-order.js";
+import { fieldNames, recordedOrder, withFieldOrderOf } from "@pattern-sidecar/bson-field-order";
 import { quoted } from "./quoted-value.js";
 
 /**
@@ -18,11 +18,12 @@ export const RAW: { raw: true } = { raw: true };
 
 /**
  * A document read with RAW, its numbers as Int32, Long and Double objects, and its fields in
- * their BSON order wherever JS would list them otherwise (field-order.ts): written back, it is
+ * their BSON order wherever JS would list them otherwise (bson-field-order): written back, it is
  * the same bytes.
  */
 export function verbatim(raw: unknown): Document {
-  return decodeInOrder(raw as Uint8Array);
+  const bytes = raw as Uint8Array;
+  return withFieldOrderOf(bytes, BSON.deserialize(bytes, { promoteValues: false }));
 }
 
 /** A document or null read with RAW (findOne), decoded by `verbatim`. */

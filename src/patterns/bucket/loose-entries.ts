@@ -16,7 +16,7 @@ import type { Document } from "mongodb";
 import { describeValue, isValidDate } from "../bson/bson-value.js";
 import { quoted } from "../bson/quoted-value.js";
 import { inGroupsOf } from "../arrays/groups.js";
-import { fieldEntries, orderedDocument } from "../bson/field-order.js";
+import { fieldEntries, orderedDocument } from "@pattern-sidecar/bson-field-order";
 import type { Plan, Write } from "../plan.js";
 import { baseBucketId, bucketIdAllocator, bucketKeyText, unorderableDate } from "./bucket-ids.js";
 import { newBucket } from "./new-bucket.js";

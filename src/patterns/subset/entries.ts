@@ -4,7 +4,7 @@
 import { ObjectId, type Document } from "mongodb";
 import type { SubsetRule } from "./rule.js";
 import { bsonKey, describeValue, isPlainDocument, isValidDate, numberValue } from "../bson/bson-value.js";
-import { fieldEntries, orderedDocument } from "../bson/field-order.js";
+import { fieldEntries, orderedDocument } from "@pattern-sidecar/bson-field-order";
 
 /** Why `entry` (described by `where`) cannot be ranked, or null when it can. */
 export function entryProblem(rule: SubsetRule, entry: unknown, where: string): string | null {

@@ -23,7 +23,7 @@ import type { Document } from "mongodb";
 import type { SubsetRule } from "./rule.js";
 import { bsonKey, describeValue, printedKey, sameBsonValue } from "../bson/bson-value.js";
 import { forgetCopy, recordCopy, type CopyLedger } from "./copy-ledger.js";
-import { fieldEntries, orderedDocument } from "../bson/field-order.js";
+import { fieldEntries, orderedDocument } from "@pattern-sidecar/bson-field-order";
 import { embeddedForm, entryKey, entryProblem, newestFirst } from "./entries.js";
 import type { CorrectionKind, Plan, Write } from "../plan.js";
 

@@ -2,7 +2,8 @@
 // (ordered writes stop at the first, unordered ones go on) and the _id placement rules.
 import { ObjectId, type Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
-import { fieldNames, withIdAhead } from "../query/index.js";
+import { fieldNames } from "@pattern-sidecar/bson-field-order";
+import { withIdAhead } from "../query/index.js";
 
 export interface WriteErrorEntry {
   index: number;

@@ -5,7 +5,7 @@
 // collation changes how strings order and which are equal, and nothing else.
 import type { Binary, BSONRegExp, Long, ObjectId, Timestamp } from "bson";
 import { bsonTag, bsonTypeOf, isNumeric, toNumber } from "./bson-types.js";
-import { fieldNames } from "./field-order.js";
+import { fieldNames } from "@pattern-sidecar/bson-field-order";
 
 /** mongod's canonicalizeBSONType, with undefined ranked as null (a missing field sorts as null). */
 export function canonicalRank(value: unknown): number {

@@ -1,7 +1,7 @@
 // Copies of documents for updates: plain documents and arrays are copied; BSON values
 // (ObjectId, Long, Date, ...) are shared, since nothing in the server mutates them.
 import { isPlainDocument } from "./bson-types.js";
-import { copyFieldOrder } from "./field-order.js";
+import { copyFieldOrder } from "@pattern-sidecar/bson-field-order";
 
 export function deepCopy<T>(value: T): T {
   if (Array.isArray(value)) return value.map(deepCopy) as T;

@@ -6,7 +6,8 @@
 import type { Document } from "bson";
 import { isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
 import { deepCopy } from "./document-copy.js";
-import { copyFieldOrder, withIdAhead } from "./field-order.js";
+import { copyFieldOrder } from "@pattern-sidecar/bson-field-order";
+import { withIdAhead } from "./field-order.js";
 import type { StringComparator } from "./bson-order.js";
 import { compileFilter } from "./filter.js";
 import { queryError } from "./query-error.js";

@@ -18,5 +18,5 @@ export { splitLeadingRead, type LeadingRead } from "./native-stages.js";
 export type { CollectionReader, ForeignRead, ForeignReadResult, LookupStats } from "./lookup-stage.js";
 export { evaluateLetVariables } from "./let-variables.js";
 export { bsonTypeOf } from "./bson-types.js";
-export { fieldNames, withIdAhead } from "./field-order.js";
+export { withIdAhead } from "./field-order.js";
 export { assertValidDocument, validationOptions, VALIDATION_OPTIONS } from "./document-validation.js";

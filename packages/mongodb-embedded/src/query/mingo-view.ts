@@ -4,7 +4,7 @@
 // mingo's in-place path writes ($addFields "a.b") away from the caller's documents.
 import type { Document } from "bson";
 import { bsonTag, isPlainDocument, toNumber } from "./bson-types.js";
-import { copyFieldOrder } from "./field-order.js";
+import { copyFieldOrder } from "@pattern-sidecar/bson-field-order";
 
 export function toMingoValue(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;

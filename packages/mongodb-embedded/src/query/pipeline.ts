@@ -20,7 +20,7 @@ import { parseLookupSpec } from "./lookup-spec.js";
 import { withMingoErrors } from "./mingo-errors.js";
 import { compileLeadingNativeStages } from "./native-stages.js";
 import { toMingoDocument, toMingoValue } from "./mingo-view.js";
-import { copyFieldOrder } from "./field-order.js";
+import { copyFieldOrder } from "@pattern-sidecar/bson-field-order";
 import { pipelineContextFor } from "./pipeline-context.js";
 import { queryError } from "./query-error.js";
 

@@ -7,7 +7,7 @@
 // into it, so the parts it leaves alone stay shared with the (never mutated) stored version.
 import { isPlainDocument } from "./bson-types.js";
 import { shallowCopy } from "./document-copy.js";
-import { removeField, setField } from "./field-order.js";
+import { removeField, setField } from "@pattern-sidecar/bson-field-order";
 import { isArrayIndex } from "./filter-path.js";
 import { queryError } from "./query-error.js";
 

@@ -3,7 +3,7 @@
 // are not equal (huge Longs beyond 2^53, for instance): callers re-check real equality, so a
 // key only ever narrows the candidates, it never decides a match on its own.
 import type { Binary, Decimal128, Long, ObjectId, Timestamp } from "bson";
-import { fieldNames } from "../query/field-order.js";
+import { fieldNames } from "@pattern-sidecar/bson-field-order";
 
 export function canonicalKey(value: unknown): string {
   if (value === null || value === undefined) return "z";

@@ -5,7 +5,7 @@
 import { serialize, type Document } from "bson";
 import { bsonSize } from "../query/bson-size.js";
 import { isPlainDocument } from "../query/bson-types.js";
-import { fieldNames } from "../query/field-order.js";
+import { fieldNames } from "@pattern-sidecar/bson-field-order";
 
 /**
  * Whether `before` and `after` serialize to the same bytes, as the old serialize-and-compare

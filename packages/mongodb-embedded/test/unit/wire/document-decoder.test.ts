@@ -1,62 +1,62 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Binary, BSONRegExp, Decimal128, Int32, Long, ObjectId, serialize, Timestamp } from "bson";
-import fc from "fast-check";
+import { Int32, serialize } from "bson";
 import { deepCopy, shallowCopy } from "../../../src/query/document-copy.js";
 import { compareValues } from "../../../src/query/bson-order.js";
 import { decodeDocument } from "../../../src/wire/document-decoder.js";
 
-/** Field names JS would reorder ("0", "17", "4294967294") among names it keeps in place. */
-const fieldName = fc.oneof(
-  fc.constantFrom("a", "b", "_id", "01", "-1", "1.5", "4294967295", "4294967294"),
-  fc.nat({ max: 40 }).map(String),
-);
-
-/** A document as js-bson serializes Maps: its fields in insertion order. */
-const document = fc.letrec<{ doc: Map<string, unknown>; value: unknown }>((tie) => ({
-  doc: fc
-    .uniqueArray(fc.tuple(fieldName, tie("value")), { selector: ([name]) => name, maxLength: 6 })
-    .map((fields) => new Map(fields)),
-  value: fc.oneof(
-    { depthSize: "small" },
-    fc.integer().map((n) => new Int32(n | 0)),
-    fc.string(),
-    fc.constantFrom(
-      null,
-      true,
-      Long.fromNumber(7),
-      new Decimal128("1.5"),
-      new ObjectId("64b7f0c2a1b2c3d4e5f60718"),
-      new Timestamp({ t: 1, i: 2 }),
-      new Binary(Buffer.from("ab")),
-      new BSONRegExp("x", "i"),
-      new Date(0),
-    ),
-    tie("doc"),
-    fc.array(tie("value"), { maxLength: 3 }),
-  ),
-}));
+// The decoding itself (any field names, every BSON type) is bson-field-order's, tested there.
 
 const bytesOf = (doc: object): Buffer => Buffer.from(serialize(doc));
 
-void test("a decoded document serializes to the bytes it was decoded from, whatever its field names", () => {
-  fc.assert(
-    fc.property(document.doc, (doc) => {
-      const sent = bytesOf(doc);
-      assert.deepEqual(bytesOf(decodeDocument(sent)), sent);
-    }),
-  );
-});
+/** Documents whose field order JS would change, at the top, nested, and inside arrays. */
+const sentInOrder: Map<string, unknown>[] = [
+  new Map<string, unknown>([
+    ["b", 1],
+    ["2", new Int32(2)],
+    ["1", "x"],
+  ]),
+  new Map<string, unknown>([
+    ["_id", 1],
+    [
+      "v",
+      new Map<string, unknown>([
+        ["z", 1],
+        [
+          "10",
+          [
+            new Map([
+              ["c", 1],
+              ["0", 2],
+            ]),
+          ],
+        ],
+      ]),
+    ],
+  ]),
+  new Map<string, unknown>([
+    [
+      "list",
+      [
+        [
+          new Map([
+            ["a", 1],
+            ["4294967294", 2],
+          ]),
+        ],
+      ],
+    ],
+  ]),
+];
 
 void test("copies of a decoded document keep its field order", () => {
-  fc.assert(
-    fc.property(document.doc, (doc) => {
-      const sent = bytesOf(doc);
-      const decoded = decodeDocument(sent);
-      assert.deepEqual(bytesOf(deepCopy(decoded)), sent);
-      assert.deepEqual(bytesOf(shallowCopy(decoded)), sent);
-    }),
-  );
+  for (const doc of sentInOrder) {
+    const sent = bytesOf(doc);
+    const decoded = decodeDocument(sent);
+    assert.deepEqual(bytesOf(decoded), sent);
+    assert.deepEqual(bytesOf(deepCopy(decoded)), sent);
+    assert.deepEqual(bytesOf(shallowCopy(decoded)), sent);
+  }
 });
 
 void test("documents with the same fields in different orders compare unequal", () => {
