@@ -15,7 +15,7 @@ import {
   type ExpressionCompiler,
   type OperatorCompiler,
 } from "./native-expression-types.js";
-import { compileOperands, exactly, namedArguments } from "./native-operands.js";
+import { compileOperands, compileExactly, compileWithOptional, namedArguments } from "./native-operands.js";
 
 /** The value when it is an array; else mongod's error `code`, its message naming the value's type. */
 function arrayOrFail(value: unknown, code: number, message: (type: string) => string): unknown[] {
@@ -24,7 +24,7 @@ function arrayOrFail(value: unknown, code: number, message: (type: string) => st
 }
 
 const $size: OperatorCompiler = (argument, compiler) => {
-  const [operand] = compileOperands("$size", argument, compiler, exactly(1));
+  const [operand] = compileExactly("$size", argument, compiler, 1);
   const message = (type: string) => `The argument to $size must be an array, but was of type: ${type}`;
   return (frame) => arrayOrFail(operand(frame), 17124, message).length;
 };
@@ -59,12 +59,12 @@ function arrayIndex(operator: string, index: unknown): number {
 }
 
 const $arrayElemAt: OperatorCompiler = (argument, compiler) => {
-  const [array, index] = compileOperands("$arrayElemAt", argument, compiler, exactly(2));
+  const [array, index] = compileExactly("$arrayElemAt", argument, compiler, 2);
   return (frame) => elementAt("$arrayElemAt", array(frame), index(frame), 2);
 };
 
 const $first: OperatorCompiler = (argument, compiler) => {
-  const [array] = compileOperands("$first", argument, compiler, exactly(1));
+  const [array] = compileExactly("$first", argument, compiler, 1);
   return (frame) => elementAt("$first", array(frame), 0, 1);
 };
 
@@ -92,10 +92,10 @@ function sliceOperand(value: unknown, which: "Second" | "Third"): number {
  * position or n; out-of-range positions clamp, as in mongod.
  */
 const $slice: OperatorCompiler = (argument, compiler) => {
-  const [array, second, third] = compileOperands("$slice", argument, compiler, { min: 2, max: 3 });
+  const [array, second, third] = compileWithOptional("$slice", argument, compiler, 2);
   return (frame) => {
-    const value = array!(frame);
-    const secondValue = second!(frame);
+    const value = array(frame);
+    const secondValue = second(frame);
     if (isNullish(value) || isNullish(secondValue)) return null;
     const elements = arrayOrFail(
       value,
@@ -134,7 +134,7 @@ const $concatArrays: OperatorCompiler = (argument, compiler) => {
 };
 
 const $in: OperatorCompiler = (argument, compiler) => {
-  const [needle, haystack] = compileOperands("$in", argument, compiler, exactly(2));
+  const [needle, haystack] = compileExactly("$in", argument, compiler, 2);
   const message = (type: string) => `$in requires an array as a second argument, found: ${type}`;
   return (frame) => {
     const value = needle(frame);
@@ -144,13 +144,13 @@ const $in: OperatorCompiler = (argument, compiler) => {
 };
 
 const $anyElementTrue: OperatorCompiler = (argument, compiler) => {
-  const [operand] = compileOperands("$anyElementTrue", argument, compiler, exactly(1));
+  const [operand] = compileExactly("$anyElementTrue", argument, compiler, 1);
   const message = (type: string) => `$anyElementTrue's argument must be an array, but is ${type}`;
   return (frame) => arrayOrFail(operand(frame), 17041, message).some(isExpressionTrue);
 };
 
 const $objectToArray: OperatorCompiler = (argument, compiler) => {
-  const [operand] = compileOperands("$objectToArray", argument, compiler, exactly(1));
+  const [operand] = compileExactly("$objectToArray", argument, compiler, 1);
   return (frame) => {
     const value = operand(frame);
     if (isNullish(value)) return null;

@@ -83,6 +83,7 @@ class SlotCompiler implements ExpressionCompiler {
     if (!text.startsWith("$")) return () => text;
     if (!text.startsWith("$$")) return pathReader(ROOT_SLOT, fieldPathParts(text.slice(1)));
     const [name, ...parts] = fieldPathParts(text.slice(2));
+    if (name === undefined) throw new NativeUnsupported(`variable ${text}`);
     // $$REMOVE is the missing value: a field it is given is left out.
     if (name === "REMOVE" && parts.length === 0) return () => undefined;
     const slot = this.slots.get(name);
@@ -93,11 +94,12 @@ class SlotCompiler implements ExpressionCompiler {
 
   private compileDocument(spec: Record<string, unknown>): Evaluator {
     const keys = Object.keys(spec);
-    if (keys.length === 0) return () => ({});
-    if (!keys[0].startsWith("$")) return this.compileObjectLiteral(spec, keys);
-    const operator = OPERATORS[keys[0]];
-    if (keys.length !== 1 || operator === undefined) throw new NativeUnsupported(`operator ${keys[0]}`);
-    return operator(spec[keys[0]], this);
+    const [first] = keys;
+    if (first === undefined) return () => ({});
+    if (!first.startsWith("$")) return this.compileObjectLiteral(spec, keys);
+    const operator = OPERATORS[first];
+    if (keys.length !== 1 || operator === undefined) throw new NativeUnsupported(`operator ${first}`);
+    return operator(spec[first], this);
   }
 
   /** `{a: <expression>, ...}`: a new document; fields whose value is missing are left out. */

@@ -11,9 +11,10 @@ export function readPath(value: unknown, parts: readonly string[], from = 0): un
   let current = value;
   for (let i = from; i < parts.length; i++) {
     if (Array.isArray(current)) return readPathInArray(current, parts, i);
-    if (!isPlainDocument(current)) return undefined;
+    const part = parts[i];
+    if (!isPlainDocument(current) || part === undefined) return undefined;
     // Own fields only: a document's "constructor" or "toString" is not its prototype's.
-    current = hasOwn.call(current, parts[i]) ? current[parts[i]] : undefined;
+    current = hasOwn.call(current, part) ? current[part] : undefined;
   }
   return current;
 }

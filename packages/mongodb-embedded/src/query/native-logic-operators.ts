@@ -12,11 +12,11 @@ import {
   type ExpressionCompiler,
   type OperatorCompiler,
 } from "./native-expression-types.js";
-import { atLeast, compileOperands, exactly, namedArguments } from "./native-operands.js";
+import { atLeast, compileOperands, compileExactly, namedArguments } from "./native-operands.js";
 
 function comparison(operator: string, holds: (order: number) => boolean): OperatorCompiler {
   return (argument, compiler) => {
-    const [left, right] = compileOperands(operator, argument, compiler, exactly(2));
+    const [left, right] = compileExactly(operator, argument, compiler, 2);
     return (frame) => holds(compareExpressionValues(left(frame), right(frame)));
   };
 }
@@ -32,19 +32,22 @@ const $or: OperatorCompiler = (argument, compiler) => {
 };
 
 const $not: OperatorCompiler = (argument, compiler) => {
-  const [operand] = compileOperands("$not", argument, compiler, exactly(1));
+  const [operand] = compileExactly("$not", argument, compiler, 1);
   return (frame) => !isExpressionTrue(operand(frame));
 };
 
 /** `[if, then, else]` or `{if, then, else}`. */
 const $cond: OperatorCompiler = (argument, compiler) => {
   const [test, then, otherwise] = Array.isArray(argument)
-    ? compileOperands("$cond", argument, compiler, exactly(3))
+    ? compileExactly("$cond", argument, compiler, 3)
     : condBranches(argument, (expression) => compiler.compile(expression));
   return (frame) => (isExpressionTrue(test(frame)) ? then(frame) : otherwise(frame));
 };
 
-function condBranches(argument: unknown, compile: (expression: unknown) => Evaluator): Evaluator[] {
+function condBranches(
+  argument: unknown,
+  compile: (expression: unknown) => Evaluator,
+): [Evaluator, Evaluator, Evaluator] {
   const named = namedArguments("$cond", argument, ["if", "then", "else"]);
   return [compile(named.if), compile(named.then), compile(named.else)];
 }
@@ -85,13 +88,13 @@ const $ifNull: OperatorCompiler = (argument, compiler) => {
 };
 
 const $isArray: OperatorCompiler = (argument, compiler) => {
-  const [operand] = compileOperands("$isArray", argument, compiler, exactly(1));
+  const [operand] = compileExactly("$isArray", argument, compiler, 1);
   return (frame) => Array.isArray(operand(frame));
 };
 
 /** The BSON type's name, "missing" for a missing value. */
 const $type: OperatorCompiler = (argument, compiler) => {
-  const [operand] = compileOperands("$type", argument, compiler, exactly(1));
+  const [operand] = compileExactly("$type", argument, compiler, 1);
   return (frame) => expressionTypeName(operand(frame));
 };
 

@@ -25,6 +25,38 @@ export function compileOperands(
   return list.map((operand) => compiler.compile(operand));
 }
 
+/** Evaluators for a fixed number of operands. */
+interface Fixed {
+  1: [Evaluator];
+  2: [Evaluator, Evaluator];
+  3: [Evaluator, Evaluator, Evaluator];
+}
+
+/** Compiles an operator's `count` operands, exactly that many. */
+export function compileExactly<N extends keyof Fixed>(
+  operator: string,
+  argument: unknown,
+  compiler: ExpressionCompiler,
+  count: N,
+): Fixed[N] {
+  // compileOperands refused any other count.
+  return compileOperands(operator, argument, compiler, exactly(count)) as Fixed[N];
+}
+
+/** Compiles an operator's `count` operands and one more that may be left out. */
+export function compileWithOptional<N extends keyof Fixed>(
+  operator: string,
+  argument: unknown,
+  compiler: ExpressionCompiler,
+  count: N,
+): [...Fixed[N], Evaluator?] {
+  // compileOperands refused fewer than `count` or more than `count + 1`.
+  return compileOperands(operator, argument, compiler, { min: count, max: count + 1 }) as [
+    ...Fixed[N],
+    Evaluator?,
+  ];
+}
+
 /** An operator's named arguments: every required one present, none unknown. */
 export function namedArguments(
   operator: string,

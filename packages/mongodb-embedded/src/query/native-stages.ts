@@ -136,16 +136,19 @@ export interface NativeStages {
   consumed: number;
 }
 
+/** `table[name]` when the table has it as its own (not "constructor" or "toString"). */
+function ownEntry<T>(table: Readonly<Record<string, T>>, name: string): T | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
 /** Compiles the pipeline's leading native stages once, for running over many inputs. */
 export function compileLeadingNativeStages(stages: Document[], options: FilterOptions = {}): NativeStages {
   const compiled: ((docs: Document[]) => Document[])[] = [];
   for (const stage of stages) {
     const [name] = Object.keys(stage);
-    const native = Object.hasOwn(NATIVE_STAGES, name)
-      ? NATIVE_STAGES[name](stage[name], options)
-      : Object.hasOwn(NATIVE_FOR_SOME, name)
-        ? NATIVE_FOR_SOME[name](stage[name], options)
-        : undefined;
+    if (name === undefined) break;
+    const compile = ownEntry(NATIVE_STAGES, name) ?? ownEntry(NATIVE_FOR_SOME, name);
+    const native = compile?.(stage[name], options);
     if (native === undefined) break;
     compiled.push(native);
   }

@@ -5,11 +5,11 @@ import { expressionError, expressionTypeName, isNullish } from "./expression-val
 import { bsonSizeOf } from "./mingo-bson-size.js";
 import { $convert } from "./native-convert.js";
 import { NativeUnsupported, type OperatorCompiler } from "./native-expression-types.js";
-import { compileOperands, exactly, namedArguments } from "./native-operands.js";
+import { compileOperands, compileExactly, namedArguments } from "./native-operands.js";
 
 /** Splits on a string separator; null when either operand is nullish. */
 const $split: OperatorCompiler = (argument, compiler) => {
-  const [input, separator] = compileOperands("$split", argument, compiler, exactly(2));
+  const [input, separator] = compileExactly("$split", argument, compiler, 2);
   return (frame) => {
     const text = input(frame);
     const delimiter = separator(frame);
@@ -112,7 +112,7 @@ const $getField: OperatorCompiler = (argument, compiler) => {
 
 /** A document's BSON size in bytes (mingo-bson-size.ts). */
 const $bsonSize: OperatorCompiler = (argument, compiler) => {
-  const [input] = compileOperands("$bsonSize", argument, compiler, exactly(1));
+  const [input] = compileExactly("$bsonSize", argument, compiler, 1);
   return (frame) => bsonSizeOf(input(frame));
 };
 
