@@ -30,13 +30,13 @@ export function compileArrayFilters(
 function identifierOf(filter: Document): string {
   const identifiers = new Set(
     Object.keys(filter).flatMap((key) =>
-      key.startsWith("$") ? topLevelOf(filter[key]) : [key.split(".")[0]],
+      key.startsWith("$") ? topLevelOf(filter[key]) : [firstSegment(key)],
     ),
   );
-  if (identifiers.size !== 1) {
+  const [identifier, ...others] = identifiers;
+  if (identifier === undefined || others.length > 0) {
     throw queryError("FailedToParse", "Error parsing array filter: expected a single top-level field name");
   }
-  const [identifier] = identifiers;
   if (!/^[a-z][a-zA-Z0-9]*$/.test(identifier)) {
     throw queryError(
       "BadValue",
@@ -49,12 +49,16 @@ function identifierOf(filter: Document): string {
 /** Identifiers named inside `$and`/`$or` clauses of an array filter. */
 function topLevelOf(clauses: unknown): string[] {
   if (!Array.isArray(clauses)) return [];
-  return clauses.flatMap((clause) =>
-    isPlainDocument(clause) ? Object.keys(clause).map((key) => key.split(".")[0]) : [],
-  );
+  return clauses.flatMap((clause) => (isPlainDocument(clause) ? Object.keys(clause).map(firstSegment) : []));
 }
 
 /** The identifiers an update path uses, e.g. `grades.$[g].score` uses `g`. */
 export function identifiersInPath(path: string): string[] {
-  return [...path.matchAll(/\$\[([^\]]+)\]/g)].map((match) => match[1]);
+  return [...path.matchAll(/\$\[([^\]]+)\]/g)].flatMap((match) => match[1] ?? []);
+}
+
+/** The path's first field name: `g` of `g.score`. */
+function firstSegment(path: string): string {
+  const dot = path.indexOf(".");
+  return dot < 0 ? path : path.slice(0, dot);
 }

@@ -153,11 +153,14 @@ function compareDocuments(
   const keysB = fieldNames(b);
   const shared = Math.min(keysA.length, keysB.length);
   for (let i = 0; i < shared; i++) {
-    const valueA = a[keysA[i]];
-    const valueB = b[keysB[i]];
+    const nameA = keysA[i];
+    const nameB = keysB[i];
+    if (nameA === undefined || nameB === undefined) break;
+    const valueA = a[nameA];
+    const valueB = b[nameB];
     const byType = canonicalRank(valueA) - canonicalRank(valueB);
     if (byType !== 0) return sign(byType);
-    const byName = compareStrings(keysA[i], keysB[i]);
+    const byName = compareStrings(nameA, nameB);
     if (byName !== 0) return byName;
     const byValue = compareValues(valueA, valueB, strings);
     if (byValue !== 0) return byValue;
@@ -191,10 +194,9 @@ function compareBinary(a: unknown, b: unknown): number {
   return compareBytes(partsA.bytes, partsB.bytes);
 }
 
+/** Byte by byte, then the shorter first. */
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const shared = Math.min(a.length, b.length);
-  for (let i = 0; i < shared; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
-  return sign(a.length - b.length);
+  return Buffer.compare(a, b);
 }
 
 function compareTimestamps(a: Timestamp, b: Timestamp): number {

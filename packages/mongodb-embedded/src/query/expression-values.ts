@@ -41,8 +41,10 @@ export function formatDouble(n: number): string {
   if (Number.isNaN(n)) return "nan";
   if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
   if (n === 0) return "0";
-  const [mantissa, exponentText] = n.toExponential(5).split("e");
-  const exponent = Number(exponentText);
+  const exponential = n.toExponential(5);
+  const e = exponential.indexOf("e");
+  const mantissa = exponential.slice(0, e);
+  const exponent = Number(exponential.slice(e + 1));
   if (exponent < -4 || exponent >= 6) {
     const sign = exponent < 0 ? "-" : "+";
     return `${trimZeros(mantissa)}e${sign}${String(Math.abs(exponent)).padStart(2, "0")}`;

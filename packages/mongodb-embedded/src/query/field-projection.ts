@@ -9,6 +9,7 @@ import { deepCopy } from "./document-copy.js";
 import { copyFieldOrder } from "@pattern-sidecar/bson-field-order";
 import { withIdAhead } from "./field-order.js";
 import type { StringComparator } from "./bson-order.js";
+import { parentsAndLeaf } from "./filter-path.js";
 import { compileFilter } from "./filter.js";
 import { queryError } from "./query-error.js";
 
@@ -102,14 +103,14 @@ function elementMatcher(
 }
 
 function addPath(tree: FieldTree, path: string): void {
-  const parts = path.split(".");
+  const { parents, leaf } = parentsAndLeaf(path);
   let node = tree;
-  for (const part of parts.slice(0, -1)) {
+  for (const part of parents) {
     const child = node[part];
     if (child === true) return;
     node = node[part] = child ?? {};
   }
-  node[parts[parts.length - 1]] = true;
+  node[leaf] = true;
 }
 
 function include(doc: Document, tree: FieldTree): Document {

@@ -109,7 +109,8 @@ function modTest(argument: unknown): LeafPredicate {
   if (!Array.isArray(argument) || argument.length !== 2) {
     throw queryError("BadValue", "malformed mod, needs to be an array of two numbers");
   }
-  const [divisor, remainder] = argument.map((n) => Math.trunc(toNumber(n)));
+  const divisor = Math.trunc(toNumber(argument[0]));
+  const remainder = Math.trunc(toNumber(argument[1]));
   if (divisor === 0) throw queryError("BadValue", "divisor cannot be 0");
   return (value) => isNumeric(value) && Math.trunc(toNumber(value)) % divisor === remainder;
 }

@@ -10,20 +10,32 @@ export function splitPath(path: string): string[] {
   return path.split(".");
 }
 
+/** A dotted path's parent names and its last name: `a.b.c` is `[a, b]` and `c`. */
+export function parentsAndLeaf(path: string): { parents: string[]; leaf: string } {
+  const dot = path.lastIndexOf(".");
+  return { parents: dot < 0 ? [] : path.slice(0, dot).split("."), leaf: path.slice(dot + 1) };
+}
+
 /** True when the leaf predicate holds for any value the path reaches in `doc`. */
 export function anyValueAtPath(doc: unknown, parts: string[], leaf: LeafPredicate): boolean {
   return walk(doc, parts, 0, leaf);
 }
 
 function walk(value: unknown, parts: string[], index: number, leaf: LeafPredicate): boolean {
-  if (index === parts.length) return leaf(value);
-  if (Array.isArray(value)) return walkArray(value, parts, index, leaf);
-  if (isPlainDocument(value)) return walk(value[parts[index]], parts, index + 1, leaf);
+  const component = parts[index];
+  if (component === undefined) return leaf(value);
+  if (Array.isArray(value)) return walkArray(value, component, parts, index, leaf);
+  if (isPlainDocument(value)) return walk(value[component], parts, index + 1, leaf);
   return leaf(undefined);
 }
 
-function walkArray(array: unknown[], parts: string[], index: number, leaf: LeafPredicate): boolean {
-  const component = parts[index];
+function walkArray(
+  array: unknown[],
+  component: string,
+  parts: string[],
+  index: number,
+  leaf: LeafPredicate,
+): boolean {
   if (isArrayIndex(component)) {
     const position = Number(component);
     if (position < array.length && walk(array[position], parts, index + 1, leaf)) return true;

@@ -28,9 +28,14 @@ const NOT_IMPLEMENTED_TOP_LEVEL = new Set(["$where", "$text", "$jsonSchema", "$n
 /** Compiles a filter once, for matching many documents (throws BadValue on an invalid filter). */
 export function compileFilter(filter: Document, options: FilterOptions = {}): DocumentPredicate {
   if (!isPlainDocument(filter)) throw queryError("BadValue", "query filter must be an object");
-  const clauses = Object.entries(filter).map(([key, value]) => compileClause(key, value, options));
-  if (clauses.length === 1) return clauses[0];
-  return (doc) => clauses.every((clause) => clause(doc));
+  return allOf(Object.entries(filter).map(([key, value]) => compileClause(key, value, options)));
+}
+
+/** Holds when every one of `predicates` does: the only one itself, when there is one. */
+function allOf(predicates: DocumentPredicate[]): DocumentPredicate {
+  const [only, ...others] = predicates;
+  if (only !== undefined && others.length === 0) return only;
+  return (doc) => predicates.every((predicate) => predicate(doc));
 }
 
 export function matchesFilter(doc: Document, filter: Document, options?: FilterOptions): boolean {
@@ -101,8 +106,7 @@ function compileFieldClause(path: string, condition: unknown, options: FilterOpt
   const predicates = Object.entries(condition)
     .filter(([name]) => name !== "$options" || !("$regex" in condition))
     .map(([name, argument]) => pathPredicate(parts, compileOperator(name, argument, condition, context)));
-  if (predicates.length === 1) return predicates[0];
-  return (doc) => predicates.every((predicate) => predicate(doc));
+  return allOf(predicates);
 }
 
 /** Negated operators hold when no value the path reaches passes the positive test. */

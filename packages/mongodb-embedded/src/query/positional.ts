@@ -3,7 +3,7 @@
 import type { Document } from "bson";
 import type { StringComparator } from "./bson-order.js";
 import { compileFilter } from "./filter.js";
-import { valueAtPath } from "./filter-path.js";
+import { parentsAndLeaf, valueAtPath } from "./filter-path.js";
 import { queryError } from "./query-error.js";
 
 const NO_MATCH = "The positional operator did not find the match needed from the query.";
@@ -43,13 +43,13 @@ function clausesAbout(filter: Document, arrayPath: string): Document {
 }
 
 function withArrayReplaced(doc: Document, arrayPath: string, replacement: unknown[]): Document {
-  const parts = arrayPath.split(".");
+  const { parents, leaf } = parentsAndLeaf(arrayPath);
   const copy: Document = { ...doc };
   let container: Document = copy;
-  for (const part of parts.slice(0, -1)) {
+  for (const part of parents) {
     container[part] = { ...(container[part] as Document) };
     container = container[part] as Document;
   }
-  container[parts[parts.length - 1]] = replacement;
+  container[leaf] = replacement;
   return copy;
 }

@@ -19,8 +19,12 @@ export function projectDocument(
   variables?: Document,
 ): Document {
   const parsed = parseProjection(projection, strings);
-  if (parsed.usesExpressions)
-    return runPipeline([doc], [{ $project: projection }], { collection: () => [], strings, variables })[0];
+  if (parsed.usesExpressions) {
+    const context = { collection: () => [], strings, variables };
+    const [projected] = runPipeline([doc], [{ $project: projection }], context);
+    if (projected === undefined) throw new Error("$project of one document returned none");
+    return projected;
+  }
   const result = projectFields(doc, parsed);
   for (const [path, spec] of parsed.slices) sliceAtPath(result, path.split("."), spec);
   for (const [field, matches] of parsed.elemMatches) {
@@ -39,6 +43,7 @@ function sliceAtPath(container: unknown, parts: string[], spec: unknown): void {
   }
   if (!isPlainDocument(container)) return;
   const [head, ...rest] = parts;
+  if (head === undefined) return;
   if (rest.length > 0) return sliceAtPath(container[head], rest, spec);
   const array = container[head];
   if (Array.isArray(array)) container[head] = sliceArray(array, spec);

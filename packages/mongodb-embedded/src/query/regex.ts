@@ -48,7 +48,7 @@ function stripExtendedSyntax(source: string): string {
   let result = "";
   let inComment = false;
   for (let i = 0; i < source.length; i++) {
-    const char = source[i];
+    const char = source.charAt(i);
     if (inComment) {
       inComment = char !== "\n";
     } else if (char === "\\") {

@@ -57,9 +57,9 @@ export function sortDocuments(docs: Document[], sort: Document, strings?: String
     values: keys.map((key) => sortKeyValue(doc, key, strings)),
   }));
   decorated.sort((a, b) => {
-    for (let i = 0; i < keys.length; i++) {
+    for (const [i, key] of keys.entries()) {
       const order = compareValues(a.values[i], b.values[i], strings);
-      if (order !== 0) return order * keys[i].direction;
+      if (order !== 0) return order * key.direction;
     }
     return a.index - b.index;
   });

@@ -3,16 +3,15 @@
 import { queryError } from "./query-error.js";
 
 export function assertNoConflictingPaths(paths: string[]): void {
-  const sorted = [...paths].sort();
-  for (let i = 1; i < sorted.length; i++) {
-    const previous = sorted[i - 1];
-    const current = sorted[i];
-    if (current === previous || current.startsWith(`${previous}.`)) {
+  let previous: string | undefined;
+  for (const current of [...paths].sort()) {
+    if (previous !== undefined && (current === previous || current.startsWith(`${previous}.`))) {
       throw queryError(
         "ConflictingUpdateOperators",
         `Updating the path '${current}' would create a conflict at '${previous}'`,
       );
     }
+    previous = current;
   }
 }
 
@@ -20,12 +19,13 @@ export function assertNoConflictingPaths(paths: string[]): void {
 export function compareUpdatePaths(a: string, b: string): number {
   const partsA = a.split(".");
   const partsB = b.split(".");
-  const shared = Math.min(partsA.length, partsB.length);
-  for (let i = 0; i < shared; i++) {
-    if (partsA[i] === partsB[i]) continue;
-    const bothNumeric = /^\d+$/.test(partsA[i]) && /^\d+$/.test(partsB[i]);
-    if (bothNumeric) return Number(partsA[i]) - Number(partsB[i]);
-    return partsA[i] < partsB[i] ? -1 : 1;
+  for (const [i, partA] of partsA.entries()) {
+    const partB = partsB[i];
+    if (partB === undefined) break;
+    if (partA === partB) continue;
+    const bothNumeric = /^\d+$/.test(partA) && /^\d+$/.test(partB);
+    if (bothNumeric) return Number(partA) - Number(partB);
+    return partA < partB ? -1 : 1;
   }
   return partsA.length - partsB.length;
 }

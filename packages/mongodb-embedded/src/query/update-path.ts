@@ -76,14 +76,16 @@ function descend(
   targets: Target[],
 ): void {
   const part = parts[index];
+  if (part === undefined) return;
+  const nextPart = parts[index + 1];
   const keys = keysFor(container, part, walked, resolution);
   for (const key of keys) {
     const here = walked === "" ? key : `${walked}.${key}`;
-    if (index === parts.length - 1) {
+    if (nextPart === undefined) {
       targets.push({ container, key, path: here });
       continue;
     }
-    const next = nextContainer(container, key, parts[index + 1], here, resolution);
+    const next = nextContainer(container, key, nextPart, here, resolution);
     if (next !== undefined) descend(next, parts, index + 1, here, resolution, targets);
   }
 }

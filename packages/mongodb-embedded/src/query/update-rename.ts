@@ -40,6 +40,8 @@ export function applyRename(
   if (value === undefined) return undefined;
   removeTarget(from);
   const [to] = resolveTargets(doc, destination, { arrayFilters: NO_ARRAY_FILTERS, create: true, owned });
+  if (to === undefined)
+    throw queryError("BadValue", `The destination field '${destination}' cannot be created`);
   assertNotInArray(to, "destination");
   writeTarget(to, value);
   return to.path;

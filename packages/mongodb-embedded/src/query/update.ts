@@ -80,14 +80,16 @@ function applyReplacement(doc: Document, replacement: Document): Document {
   return withIdAhead(doc._id, copy);
 }
 
+function unknownModifier(operator: string): Error {
+  return queryError(
+    "FailedToParse",
+    `Unknown modifier: ${operator}. Expected a valid update modifier or pipeline-style update specified as an array`,
+  );
+}
+
 function parseFieldUpdates(update: Document): FieldUpdate[] {
   return Object.entries(update).flatMap(([operator, fields]) => {
-    if (!KNOWN_OPERATORS.has(operator)) {
-      throw queryError(
-        "FailedToParse",
-        `Unknown modifier: ${operator}. Expected a valid update modifier or pipeline-style update specified as an array`,
-      );
-    }
+    if (!KNOWN_OPERATORS.has(operator)) throw unknownModifier(operator);
     if (!isPlainDocument(fields)) {
       throw queryError(
         "FailedToParse",
@@ -131,6 +133,7 @@ function applyOperators(
       continue;
     }
     const apply = OPERATORS[fieldUpdate.operator];
+    if (apply === undefined) throw unknownModifier(fieldUpdate.operator);
     for (const target of resolveTargets(result, fieldUpdate.path, resolution)) {
       const loggedAs = apply(target, fieldUpdate.argument, options.strings) ?? "wholeValue";
       if (loggedAs === "wholeValue") wholeValuePaths.add(target.path);

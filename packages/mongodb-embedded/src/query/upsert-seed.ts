@@ -4,6 +4,7 @@
 import type { Document } from "bson";
 import { isPlainDocument, isRegex } from "./bson-types.js";
 import { deepCopy } from "./document-copy.js";
+import { parentsAndLeaf } from "./filter-path.js";
 import { queryError } from "./query-error.js";
 
 export function upsertSeed(filter: Document): Document {
@@ -27,18 +28,18 @@ function collectEqualities(filter: Document, seed: Document): void {
 function equalityValue(condition: unknown): { found: boolean; value?: unknown } {
   if (isRegex(condition)) return { found: false };
   if (!isPlainDocument(condition)) return { found: true, value: condition };
-  const keys = Object.keys(condition);
+  const [first] = Object.keys(condition);
   const isOperatorDocument =
-    keys.length > 0 && keys[0].startsWith("$") && keys[0] !== "$ref" && keys[0] !== "$id";
+    first !== undefined && first.startsWith("$") && first !== "$ref" && first !== "$id";
   if (!isOperatorDocument) return { found: true, value: condition };
   if ("$eq" in condition && !isRegex(condition.$eq)) return { found: true, value: condition.$eq };
   return { found: false };
 }
 
 function setSeedPath(seed: Document, path: string, value: unknown): void {
-  const parts = path.split(".");
+  const { parents, leaf: last } = parentsAndLeaf(path);
   let container = seed;
-  for (const part of parts.slice(0, -1)) {
+  for (const part of parents) {
     if (container[part] === undefined) container[part] = {};
     if (!isPlainDocument(container[part])) {
       throw queryError(
@@ -48,7 +49,6 @@ function setSeedPath(seed: Document, path: string, value: unknown): void {
     }
     container = container[part] as Document;
   }
-  const last = parts[parts.length - 1];
   if (container[last] !== undefined) {
     throw queryError(
       "NotSingleValueField",

@@ -149,7 +149,7 @@ void describe("runPipeline", () => {
       [{ $lookup: { from: "extra_sales", localField: "_id", foreignField: "book_id", as: "extras" } }],
       ctx,
     );
-    assert.equal(result[0].extras.length, 1);
+    assert.equal(result[0]?.extras.length, 1);
   });
 
   void it("does not modify the input documents", () => {

@@ -66,7 +66,8 @@ void test("an OP_MSG with a valid checksum is accepted and a corrupted one is re
   const frame = opMsg(0, [bodySection({ ping: 1 })], true);
   assert.equal(parseMessage(frame).kind, "msg");
   const corrupted = Buffer.from(frame);
-  corrupted[corrupted.length - 6] ^= 0xff;
+  const at = corrupted.length - 6;
+  corrupted.writeUInt8(corrupted.readUInt8(at) ^ 0xff, at);
   assert.throws(() => parseMessage(corrupted), /checksum/);
 });
 
