@@ -2,6 +2,7 @@
 // (bsonspec.org/spec.html), enough to find integer-like field names.
 export const EMBEDDED_DOCUMENT = 0x03;
 export const ARRAY = 0x04;
+export const CODE_WITH_SCOPE = 0x0f;
 
 /** The little-endian int32 at `at` (a document's or a string's length). */
 export function readInt32(bytes: Uint8Array, at: number): number {
@@ -67,11 +68,24 @@ export function isIntegerName(bytes: Uint8Array, start: number, end: number): bo
   return value <= 4294967294;
 }
 
+/** Whether the name in bytes [start, end) is `$ref`: the document may decode to a DBRef. */
+function isRefName(bytes: Uint8Array, start: number, end: number): boolean {
+  return (
+    end - start === 4 &&
+    bytes[start] === 0x24 &&
+    bytes[start + 1] === 0x72 &&
+    bytes[start + 2] === 0x65 &&
+    bytes[start + 3] === 0x66
+  );
+}
+
 /**
- * Whether the document (or array) at `start` has a field with an integer-like name, or, when
- * `deep`, any document inside it has. An array's own names are its indexes, which JS keeps.
+ * Whether the document (or array) at `start` has a field whose place js-bson would not keep,
+ * or, when `deep`, any document inside it has: an integer-like name, which JS lists first,
+ * or `$ref`, whose DBRef js-bson writes as `$ref`, `$id`, `$db`, then the rest. An array's own
+ * names are its indexes, which JS keeps.
  */
-export function hasIntegerName(bytes: Uint8Array, start: number, isArray: boolean, deep: boolean): boolean {
+export function hasReorderedName(bytes: Uint8Array, start: number, isArray: boolean, deep: boolean): boolean {
   const end = start + readInt32(bytes, start) - 1;
   let at = start + 4;
   while (at < end) {
@@ -80,14 +94,20 @@ export function hasIntegerName(bytes: Uint8Array, start: number, isArray: boolea
     const first = bytes[at] ?? 0;
     at = cstringEnd(bytes, at);
     // Most names start with a letter: one comparison rules them out.
-    if (!isArray && first <= 0x39 && isIntegerName(bytes, nameStart, at)) return true;
+    if (!isArray && first <= 0x39 && (isIntegerName(bytes, nameStart, at) || isRefName(bytes, nameStart, at)))
+      return true;
     at++;
-    if (deep && isContainer(type) && hasIntegerName(bytes, at, type === ARRAY, true)) return true;
+    const inner = deep ? innerDocument(bytes, type, at) : undefined;
+    if (inner !== undefined && hasReorderedName(bytes, inner, type === ARRAY, true)) return true;
     at = valueEnd(bytes, type ?? 0, at);
   }
   return false;
 }
 
-export function isContainer(type: number | undefined): boolean {
-  return type === EMBEDDED_DOCUMENT || type === ARRAY;
+/** Where the document inside an element's value starts (a document, an array, a code's scope). */
+export function innerDocument(bytes: Uint8Array, type: number | undefined, at: number): number | undefined {
+  if (type === EMBEDDED_DOCUMENT || type === ARRAY) return at;
+  // Code with scope: its total length, the code as a string (length first), then the scope.
+  if (type === CODE_WITH_SCOPE) return at + 8 + readInt32(bytes, at + 4);
+  return undefined;
 }

@@ -51,6 +51,8 @@ const document = fc.letrec<{ doc: Map<string, unknown>; value: unknown }>((tie) 
       new Date(0),
     ),
     tie("doc"),
+    tie("doc").map((doc) => new Map([["$ref", "c"], ["$id", 1], ...doc])),
+    tie("doc").map((doc) => new Code("f()", doc as unknown as Record<string, unknown>)),
     fc.array(tie("value"), { maxLength: 3 }),
   ),
 }));
@@ -112,4 +114,51 @@ void test("a document decoded from bytes inside a larger buffer keeps its order"
   buffer.set(sent, 5);
   const bytes = buffer.subarray(5, 5 + sent.length);
   assert.deepEqual(fieldNames(decoded(bytes)), ["b", "1"]);
+});
+
+void test("a DBRef whose extra fields JS would reorder serializes to the bytes it was decoded from", () => {
+  const extra = new Map<string, unknown>([
+    ["$ref", "c"],
+    ["$id", 1],
+    ["b", 1],
+    [
+      "2",
+      new Map([
+        ["z", 1],
+        ["1", 2],
+      ]),
+    ],
+  ]);
+  const sent = bytesOf(new Map([["r", extra]]));
+  const doc = decoded(sent);
+  assert.ok(doc.r instanceof DBRef);
+  assert.deepEqual(bytesOf(doc), sent);
+});
+
+void test("a DBRef written $id first, or with $db last, serializes to the bytes it was decoded from", () => {
+  const orders: [string, unknown][][] = [
+    [
+      ["$id", 1],
+      ["$ref", "c"],
+    ],
+    [
+      ["$ref", "c"],
+      ["$id", 1],
+      ["x", 1],
+      ["$db", "d"],
+    ],
+  ];
+  for (const fields of orders) {
+    const sent = bytesOf(new Map([["r", new Map(fields)]]));
+    assert.deepEqual(bytesOf(decoded(sent)), sent);
+  }
+});
+
+void test("a code's scope whose fields JS would reorder serializes to the bytes it was decoded from", () => {
+  const scope = new Map<string, unknown>([
+    ["b", 1],
+    ["2", 2],
+  ]);
+  const sent = bytesOf(new Map([["c", new Code("f()", scope as unknown as Record<string, unknown>)]]));
+  assert.deepEqual(bytesOf(decoded(sent)), sent);
 });
