@@ -5,32 +5,20 @@
 // are sent as Maps (js-bson serializes them in insertion order) and read back as raw bytes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BSON, type Document } from "mongodb";
+import type { Document } from "mongodb";
 import { waitUntil } from "../../../../src/cli/wait-until.js";
 import { useSidecarOnFreshDatabase } from "../../../support/harness.js";
+import * as orderedBson from "../../../support/ordered-bson.js";
 
 const fixture = useSidecarOnFreshDatabase("field-order");
 
-/** A document whose fields are in the order given, whatever their names. */
-const ordered = (...fields: [string, unknown][]): Document => new Map(fields) as unknown as Document;
-
-const bytesOf = (doc: Document): Buffer => Buffer.from(BSON.serialize(doc));
+const { ordered, bytesOf, asBytes } = orderedBson;
+const rawDocuments = (name: string, filter: Document, sort: Document) =>
+  orderedBson.rawDocuments(fixture.db, name, filter, sort);
+const insertOrdered = (name: string, doc: Document) => orderedBson.insertOrdered(fixture.db, name, doc);
 
 /** An entry whose integer-like names come after another and out of numeric order. */
 const entry = (i: number): Document => ordered(["b", `x${i}`], ["2", 1], ["1", i]);
-
-/** Raw documents of `name` matching `filter`, sorted; each embedded document as its bytes. */
-async function rawDocuments(name: string, filter: Document, sort: Document): Promise<Document[]> {
-  const found = await fixture.db.collection(name).find(filter, { raw: true }).sort(sort).toArray();
-  return found.map((doc) => BSON.deserialize(doc as unknown as Uint8Array, { raw: true }));
-}
-
-const asBytes = (value: unknown): Buffer => Buffer.from(value as Uint8Array);
-
-async function insertOrdered(name: string, doc: Document): Promise<void> {
-  // A command, not insertOne: the driver would give a Map a generated _id of its own.
-  await fixture.db.command({ insert: name, documents: [doc] });
-}
 
 void test("entries pushed past a book's threshold reach extra_sales as written, under the book's _id as written", async () => {
   const bookId = ordered(["b", 1], ["1", 1]);
