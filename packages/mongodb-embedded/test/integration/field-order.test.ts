@@ -103,3 +103,17 @@ void test("an _id is found by an equality on the same fields in the same order o
   assert.equal(await collection.countDocuments({}), 2);
   assert.equal((await rawDocuments("ids", { _id: ordered(["1", 1], ["b", 1]) })).length, 1);
 });
+
+void test("a DBRef comes back as written: $id first, $db last, integer-like extra fields", async () => {
+  const refs = [
+    ordered(["$id", 1], ["$ref", "c"]),
+    ordered(["$ref", "c"], ["$id", 2], ["x", 1], ["$db", "d"]),
+    ordered(["$ref", "c"], ["$id", 3], ["b", 1], ["2", entry()]),
+  ];
+  const doc = ordered(["_id", 1], ["refs", refs]);
+  await insertOrdered("references", doc);
+  assert.deepEqual(await rawDocuments("references"), [bytesOf(doc)]);
+  await fixture.db.collection<{ _id: number }>("references").updateOne({ _id: 1 }, { $set: { z: 1 } });
+  const updated = ordered(["_id", 1], ["refs", refs], ["z", 1]);
+  assert.deepEqual(await rawDocuments("references"), [bytesOf(updated)]);
+});
