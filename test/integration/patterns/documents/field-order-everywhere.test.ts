@@ -25,7 +25,10 @@ const fixture = useTestDatabase("field_order_everywhere");
 const START = Date.UTC(2024, 0, 1);
 const MINUTE = 60_000;
 
-/** A loose trade (the bucket seed's schema before buckets) with integer-like names among others. */
+/**
+ * A loose trade (the bucket seed's schema before buckets) with integer-like names among others,
+ * and a DBRef written `$id` first (js-bson writes a DBRef's `$ref` first).
+ */
 const looseTrade = (customerId: number, i: number): Document =>
   ordered(
     ["ticker", `T${i}`],
@@ -33,6 +36,7 @@ const looseTrade = (customerId: number, i: number): Document =>
     ["customerId", customerId],
     ["1", "one"],
     ["date", new Date(START + i * MINUTE)],
+    ["account", ordered(["$id", i], ["$ref", "accounts"])],
   );
 
 /** What a bucket holds of a loose trade: all but its `_id` and its customer, in their order. */
