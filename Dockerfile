@@ -33,7 +33,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --workspaces=false --ignore-scripts --no-audit --no-fund && npm cache clean --force
 # The one workspace package the runtime imports: npm links it to packages/, which this stage
 # lacks, so the link is replaced by the package's build (its package.json and dist/).
-RUN rm node_modules/@pattern-sidecar/bson-field-order
+RUN rm -rf node_modules/@pattern-sidecar/bson-field-order
 COPY --from=build /app/packages/bson-field-order/package.json ./node_modules/@pattern-sidecar/bson-field-order/
 COPY --from=build /app/packages/bson-field-order/dist ./node_modules/@pattern-sidecar/bson-field-order/dist
 

@@ -47,7 +47,7 @@ export function prepareRuntimeInstall(): string {
 /** As the Dockerfile does: npm's link to packages/ replaced by the package's build. */
 function installFieldOrderBuild(app: string, tsc: string): void {
   const installed = join(app, "node_modules/@pattern-sidecar/bson-field-order");
-  rmSync(installed);
+  rmSync(installed, { recursive: true, force: true });
   mkdirSync(installed);
   const source = join(REPO, "packages/bson-field-order");
   copyFileSync(join(source, "package.json"), join(installed, "package.json"));
