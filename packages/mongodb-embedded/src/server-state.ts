@@ -57,7 +57,12 @@ export class ServerState {
   /** serverStatus metrics.commands. */
   readonly commandCounts = new CommandCounts();
   /** The parameters setParameter may change, but transactionLifetimeLimitSeconds (below). */
-  readonly parameters: { cursorTimeoutMillis: number; featureCompatibilityVersion: ServerVersion };
+  readonly parameters: {
+    cursorTimeoutMillis: number;
+    featureCompatibilityVersion: ServerVersion;
+    /** The documents a transaction may write before the cache rolls it back (0: never): cache-pressure.ts. */
+    embeddedTransactionCacheWrites: number;
+  };
   private lifetimeLimitSeconds: number;
   private readonly idleReaper: NodeJS.Timeout;
   private readonly transactionReaper: TransactionReaper;
@@ -73,6 +78,7 @@ export class ServerState {
     this.parameters = {
       cursorTimeoutMillis: DEFAULT_CURSOR_TIMEOUT_MS,
       featureCompatibilityVersion: options.version,
+      embeddedTransactionCacheWrites: 0,
     };
     this.lifetimeLimitSeconds =
       options.transactionLifetimeLimitSeconds ?? DEFAULT_TRANSACTION_LIFETIME_LIMIT_SECONDS;
@@ -122,7 +128,11 @@ export class ServerState {
     killed?: AbortSignal,
     hooks?: WriteHooks,
   ): OperationScope {
-    return new OperationScope(this.catalog, this.locks, transaction, maxTimeMS || undefined, killed, hooks);
+    const cacheWrites = this.parameters.embeddedTransactionCacheWrites || undefined;
+    return new OperationScope(this.catalog, this.locks, transaction, maxTimeMS || undefined, killed, {
+      ...hooks,
+      cacheWrites,
+    });
   }
 
   connectionOpened(): number {

@@ -33,6 +33,7 @@ export const getParameter: CommandHandler = (request, server) => {
     featureCompatibilityVersion: { version: server.parameters.featureCompatibilityVersion },
     cursorTimeoutMillis: Long.fromNumber(server.parameters.cursorTimeoutMillis),
     transactionLifetimeLimitSeconds: new Int32(server.transactionLifetimeLimitSeconds),
+    embeddedTransactionCacheWrites: new Int32(server.parameters.embeddedTransactionCacheWrites),
   };
   const wanted = request.body.getParameter;
   if (wanted === "*" || (typeof wanted === "object" && wanted !== null)) {
@@ -66,6 +67,12 @@ const SETTABLE: Record<
     least: 1,
     get: (server) => new Int32(server.transactionLifetimeLimitSeconds),
     set: (server, value) => (server.transactionLifetimeLimitSeconds = value),
+  },
+  // The embedded server's own (mongod has no such parameter): sessions/cache-pressure.ts.
+  embeddedTransactionCacheWrites: {
+    least: 0,
+    get: (server) => new Int32(server.parameters.embeddedTransactionCacheWrites),
+    set: (server, value) => (server.parameters.embeddedTransactionCacheWrites = value),
   },
 };
 

@@ -13,6 +13,7 @@ import type { StoredCollection } from "../storage/stored-collection.js";
 import type { LockTable } from "./lock-table.js";
 import type { Transaction } from "./transaction.js";
 import { writeConflict } from "./transaction-errors.js";
+import { assertCacheHolds } from "./cache-pressure.js";
 import { assertAddedKeysFree, KeyHeldByTransaction, lockAddedKeys } from "./unique-key-locks.js";
 
 export interface WriteHooks {
@@ -23,6 +24,8 @@ export interface WriteHooks {
   beforeCommit?: () => void;
   /** The command's bypassDocumentValidation: the collection's validator is not checked. */
   bypassDocumentValidation?: boolean;
+  /** setParameter embeddedTransactionCacheWrites: past it a transaction's write conflicts (cache-pressure.ts). */
+  cacheWrites?: number;
 }
 
 export class OperationScope {
@@ -106,6 +109,7 @@ export class OperationScope {
     const owner = this.locks.owner(collection, key);
     const changedSinceSnapshot = collection.lastWriteTime(key) > (transaction.snapshot ?? 0n);
     if ((owner && owner !== transaction) || changedSinceSnapshot) throw writeConflict();
+    assertCacheHolds(transaction, collection, key, this.hooks.cacheWrites);
     this.locks.lock(collection, key, transaction);
     transaction.stage(collection, key, after, record);
   }
