@@ -67,6 +67,12 @@ export class StreamInvalidatedError extends SidecarError {}
 export class CorrectionFailedError extends SidecarError {}
 
 /**
+ * A correction that commits neither whole nor in parts (correction-parts.ts): its pattern
+ * cannot split it, or even its smallest part does not commit. Parked at once, reason "too_large".
+ */
+export class TransactionTooLargeError extends CorrectionFailedError {}
+
+/**
  * The plans of a shared transaction would write more than one transaction should carry: it is
  * undone before writing, and its targets are corrected one by one.
  */

@@ -21,6 +21,7 @@ export const CODE = {
   DocumentValidationFailure: 121,
   NoSuchTransaction: 251,
   InvalidResumeToken: 260,
+  TransactionTooLargeForCache: 429,
   ChangeStreamFatalError: 280,
   ChangeStreamHistoryLost: 286,
   BSONObjectTooLarge: 10334,

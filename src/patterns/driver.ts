@@ -61,6 +61,12 @@ export interface PlanContext {
   stateCollection: string;
   /** The corrections' memory budget, which the documents read RAW enter before they are decoded. */
   budget?: ReadBudget;
+  /**
+   * A correction too large to commit at once (correction-parts.ts in src/stream/correction/):
+   * a driver that can correct a document in parts plans at most this many writes, marking the
+   * plan `partial`; its next plan, from a fresh read, continues. Others ignore it.
+   */
+  maxWrites?: number;
 }
 
 /**

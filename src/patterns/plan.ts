@@ -11,7 +11,14 @@ import type { Document } from "mongodb";
 // subset/copy-ledger.ts), never an application's document.
 export type Write =
   | { op: "insertOne"; collection: string; document: Document }
-  | { op: "updateOne"; collection: string; filter: Document; update: Document; upsert?: true }
+  | {
+      op: "updateOne";
+      collection: string;
+      filter: Document;
+      /** Update operators, or a pipeline (a part's cut: array-trim.ts). */
+      update: Document | Document[];
+      upsert?: true;
+    }
   | { op: "deleteOne"; collection: string; filter: Document };
 
 /** Kind of correction, a closed set (it is a metric label). */
@@ -35,6 +42,14 @@ export interface Absent {
 export type Plan =
   /** The document already has the pattern's shape. */
   | { outcome: "none" }
-  | { outcome: "writes"; kind: CorrectionKind; writes: Write[]; elementsMoved: number; absent?: Absent[] }
+  | {
+      outcome: "writes";
+      kind: CorrectionKind;
+      writes: Write[];
+      elementsMoved: number;
+      absent?: Absent[];
+      /** Part of a correction (PlanContext.maxWrites): a state within the rule's invariants, not yet its shape. */
+      partial?: true;
+    }
   /** The document cannot be planned for (wrong types, missing dates): log, count, leave it. */
   | { outcome: "skip"; reason: string; kind?: SkipKind };

@@ -1,7 +1,7 @@
 // The bucket pattern's driver: a bucket past `threshold` is split into new buckets named in
 // time order, and a bucket whose count disagrees with its entries is repaired.
 import type { Db, Document } from "mongodb";
-import type { PatternDriver, ReadContext } from "../driver.js";
+import type { PatternDriver, PlanContext, ReadContext } from "../driver.js";
 import type { Plan } from "../plan.js";
 import { writesMatching } from "../events/event-filters.js";
 import { setPastThreshold } from "../events/positions-set.js";
@@ -28,10 +28,10 @@ async function planBuckets(
   db: Db,
   rule: BucketRule,
   bucketIds: readonly unknown[],
-  reads: ReadContext,
+  reads: ReadContext & Pick<PlanContext, "maxWrites">,
 ): Promise<Plan[]> {
   const { buckets, takenIds } = await readBucketStates(db, rule, bucketIds, reads);
-  return planBucketSplits(rule, buckets, takenIds);
+  return planBucketSplits(rule, buckets, takenIds, reads.maxWrites);
 }
 
 export const bucketDriver: PatternDriver<BucketRule> = {

@@ -12,7 +12,7 @@
 import type { Document } from "mongodb";
 import type { BucketRule } from "./rule.js";
 import { baseBucketId, bucketIdAllocator, bucketKeyText, unorderableDate } from "./bucket-ids.js";
-import { keepFirst } from "../arrays/array-trim.js";
+import { cutAfter, keepFirst } from "../arrays/array-trim.js";
 import { describeValue, isPlainDocument, isValidDate, numberValue } from "../bson/bson-value.js";
 import { quoted } from "../bson/quoted-value.js";
 import { inGroupsOf } from "../arrays/groups.js";
@@ -44,14 +44,15 @@ export function splitBaseIds(rule: BucketRule, bucket: Document): string[] {
 
 const NONE: Plan = { outcome: "none" };
 
-export function planBucketSplit(rule: BucketRule, state: BucketState): Plan {
+/** `maxWrites` (PlanContext): a split that would write more moves only its first groups (a part). */
+export function planBucketSplit(rule: BucketRule, state: BucketState, maxWrites = Infinity): Plan {
   const { bucket } = state;
   const entries: unknown = bucket[rule.arrayField];
   if (entries === undefined) return NONE;
   if (!Array.isArray(entries)) {
     return { outcome: "skip", reason: `${rule.arrayField} is ${describeValue(entries)}, expected an array` };
   }
-  if (entries.length > rule.threshold) return planSplit(rule, state, entries);
+  if (entries.length > rule.threshold) return planSplit(rule, state, entries, maxWrites);
   if (numberValue(bucket[rule.countField]) !== entries.length) return planCountRepair(rule, bucket, entries);
   return NONE;
 }
@@ -65,11 +66,12 @@ export function planBucketSplits(
   rule: BucketRule,
   buckets: readonly (Document | null)[],
   takenIds: ReadonlySet<string>,
+  maxWrites?: number,
 ): Plan[] {
   const taken = new Set(takenIds);
   return buckets.map((bucket) => {
     if (!bucket) return NONE;
-    const plan = planBucketSplit(rule, { bucket, takenIds: taken });
+    const plan = planBucketSplit(rule, { bucket, takenIds: taken }, maxWrites);
     if (plan.outcome === "writes")
       for (const write of plan.writes) if (write.op === "insertOne") taken.add(String(write.document._id));
     return plan;
@@ -90,7 +92,7 @@ function planCountRepair(rule: BucketRule, bucket: Document, entries: unknown[])
   return { outcome: "writes", kind: "repaired", writes: [repair], elementsMoved: 0 };
 }
 
-function planSplit(rule: BucketRule, state: BucketState, entries: unknown[]): Plan {
+function planSplit(rule: BucketRule, state: BucketState, entries: unknown[], maxWrites: number): Plan {
   const key: unknown = state.bucket[rule.keyField];
   const keyText = bucketKeyText(key);
   if (keyText === null) {
@@ -99,10 +101,15 @@ function planSplit(rule: BucketRule, state: BucketState, entries: unknown[]): Pl
       reason: `${rule.keyField} is ${describeValue(key)}, expected a non-empty string, a number or an ObjectId`,
     };
   }
-  const moved = entries.slice(rule.threshold);
+  const groups = inGroupsOf(entries.slice(rule.threshold), rule.threshold);
+  // A part moves the groups right after the kept entries, so that the buckets of a later
+  // part, named after later entries, still sort after them.
+  const partial = groups.length + 1 > maxWrites;
+  if (partial) groups.length = Math.max(1, maxWrites - 1);
+  const moved = groups.flat();
   const allocateId = bucketIdAllocator(state.takenIds);
   const inserts: Write[] = [];
-  for (const [index, group] of inGroupsOf(moved, rule.threshold).entries()) {
+  for (const [index, group] of groups.entries()) {
     const position = rule.threshold * (index + 1);
     const id = newBucketId(rule, keyText, group[0], position, allocateId);
     if (!id.ok) return { outcome: "skip", reason: id.reason };
@@ -112,9 +119,16 @@ function planSplit(rule: BucketRule, state: BucketState, entries: unknown[]): Pl
     op: "updateOne",
     collection: rule.collection,
     filter: sizeGuard(rule, state.bucket, entries),
-    update: keepFirst(rule.arrayField, rule.threshold, { [rule.countField]: rule.threshold }),
+    update: partial
+      ? cutAfter(rule.arrayField, rule.threshold, moved.length, {
+          [rule.countField]: entries.length - moved.length,
+        })
+      : keepFirst(rule.arrayField, rule.threshold, { [rule.countField]: rule.threshold }),
   };
-  return { outcome: "writes", kind: "split", writes: [trim, ...inserts], elementsMoved: moved.length };
+  const writes = [trim, ...inserts];
+  return partial
+    ? { outcome: "writes", kind: "split", writes, elementsMoved: moved.length, partial }
+    : { outcome: "writes", kind: "split", writes, elementsMoved: moved.length };
 }
 
 type IdResult = { ok: true; value: string } | { ok: false; reason: string };

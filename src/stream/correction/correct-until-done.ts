@@ -4,7 +4,7 @@
 // is parked (src/stream/parking/parked-targets.ts) and the event finishes: one document must not
 // freeze the stream until its token falls off the oplog. A document the server refuses for
 // good does not get here: correctTarget skips it.
-import { classify, toError } from "../../errors.js";
+import { classify, toError, TransactionTooLargeError } from "../../errors.js";
 import { reportError } from "../../ops/report-error.js";
 import { extended } from "../../patterns/bson/extended.js";
 import type { Plan } from "../../patterns/plan.js";
@@ -47,7 +47,10 @@ export async function correctUntilDone(
         backoff: CORRECTION_BACKOFF,
         signal: leading.signal,
         shouldRetry: (thrown, attempt) =>
-          classify(thrown) !== "lease_lost" && leading.mayContinue() && attempt < context.parkAfterAttempts,
+          classify(thrown) !== "lease_lost" &&
+          !(thrown instanceof TransactionTooLargeError) &&
+          leading.mayContinue() &&
+          attempt < context.parkAfterAttempts,
         onRetry: (thrown, attempt) => countFailure(context, target, thrown, attempt, "correction failed"),
       },
     );

@@ -33,6 +33,7 @@ import type { SessionPool } from "../lease/session-pool.js";
 import type { Slots } from "./slots.js";
 import type { BudgetHold, MemoryBudget } from "./memory-budget.js";
 import { ownSession, runTransaction, type SessionSource } from "./transaction.js";
+import { correctInParts, tooLargeToCommit, type PartRunner } from "./correction-parts.js";
 import { extended } from "../../patterns/bson/extended.js";
 
 export interface CorrectionContext {
@@ -98,6 +99,7 @@ async function correctInTransaction(
   // not hold, the next one reads.
   let guess = context.eventPlans?.guess(target);
   let plan: Plan;
+  let plannedWrites = 0;
   try {
     plan = await runTransaction(
       correctionSessions(context),
@@ -111,10 +113,13 @@ async function correctInTransaction(
       async (session) => {
         const planned = guess && [guess];
         guess = undefined;
-        return (await planAndWrite(context, [target], session, { guessed: planned, hold }))[0]!;
+        const onPlanned = (writes: number) => (plannedWrites = writes);
+        return (await planAndWrite(context, [target], session, { guessed: planned, hold, onPlanned }))[0]!;
       },
     );
   } catch (thrown) {
+    if (tooLargeToCommit(thrown, plannedWrites))
+      return correctInParts(context, target, plannedWrites, partRunner(context, target, hold));
     if (classify(thrown) !== "bad_document") throw thrown;
     return skipRefusedDocument(context, target, toError(thrown));
   }
@@ -123,9 +128,44 @@ async function correctInTransaction(
   return plan;
 }
 
+/** A correction's parts, each its own transaction (correction-parts.ts). */
+function partRunner(
+  context: CorrectionContext,
+  target: CorrectionTarget,
+  hold: BudgetHold | undefined,
+): PartRunner {
+  const fields = targetFields(target);
+  return {
+    correctPart: (maxWrites) =>
+      runTransaction(
+        correctionSessions(context),
+        {
+          maxAttempts: context.maxTransactionAttempts,
+          context: extended(fields, { maxWrites }),
+          onRetry: () => context.metrics.transactionRetries.inc(targetLabels(target)),
+        },
+        async (session) =>
+          (await planAndWrite(context, [target], session, { hold, maxWrites, inParts: true }))[0]!,
+      ),
+    recordPart: (plan, durationMs) => recordOutcome(context, target, plan, durationMs),
+  };
+}
+
 /** Where a correction's transaction runs: on one of the leader's sessions, or a session of its own. */
 export function correctionSessions(context: CorrectionContext): SessionSource {
   return (work) => (context.sessions ? context.sessions.withSession(work) : ownSession(context.client, work));
+}
+
+interface PlanAndWriteOptions {
+  /** The plans, made from the events: none is read. */
+  guessed?: Plan[];
+  hold?: BudgetHold;
+  /** The writes the transaction may carry; past them it is undone before writing (BatchTooLargeError). */
+  maxWrites?: number;
+  /** Plans a part of the correction within `maxWrites` where the pattern can (correction-parts.ts). */
+  inParts?: boolean;
+  /** Told how many documents the plans write, before they are written. */
+  onPlanned?: (writes: number) => void;
 }
 
 /**
@@ -141,18 +181,20 @@ export async function planAndWrite(
   context: CorrectionContext,
   targets: readonly CorrectionTarget[],
   session: ClientSession,
-  { guessed, hold, maxWrites = Infinity }: { guessed?: Plan[]; hold?: BudgetHold; maxWrites?: number } = {},
+  { guessed, hold, maxWrites = Infinity, inParts, onPlanned }: PlanAndWriteOptions = {},
 ): Promise<Plan[]> {
   context.ownWrites.remember(session);
   const attemptHold = hold ? undefined : context.memory?.hold();
   try {
     const budget = (hold ?? attemptHold)?.plan();
+    const planContext = { session, stateCollection: context.stateCollection, budget };
     const plans =
       guessed ??
-      (await planTargets(context.db, targets, { session, stateCollection: context.stateCollection, budget }));
+      (await planTargets(context.db, targets, inParts ? extended(planContext, { maxWrites }) : planContext));
     const writing = plans.filter((plan) => plan.outcome === "writes");
     if (writing.length > 0) {
       const writes = writing.flatMap((plan) => plan.writes);
+      onPlanned?.(writes.length);
       if (writes.length > maxWrites)
         throw new BatchTooLargeError(`the plans would write ${writes.length} documents`, {
           batch: targets.length,

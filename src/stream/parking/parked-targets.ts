@@ -1,5 +1,5 @@
 // Targets whose corrections kept failing, kept in the state collection as
-// `{_id: {parked: <target key>}, rule, role, collection, key, detail, error, attempts, retries, ...}` so that
+// `{_id: {parked: <target key>}, rule, role, collection, key, detail, error, reason, attempts, ...}` so that
 // the stream moves past them and any replica that leads later retries them. A parked target
 // is retried with growing pauses and leaves the list once a correction of it succeeds.
 import { BSON } from "mongodb";
@@ -7,6 +7,7 @@ import type { Collection, Db, Document } from "mongodb";
 import type { PatternRule } from "../../patterns/driver.js";
 import { targetKey, type CorrectionTarget } from "../events/targets.js";
 import { numbersByValue } from "../../patterns/bson/bson-value.js";
+import { TransactionTooLargeError } from "../../errors.js";
 
 interface ParkedDocument {
   _id: { parked: string };
@@ -16,6 +17,8 @@ interface ParkedDocument {
   key: unknown;
   detail?: Document;
   error: string;
+  /** "too_large": a correction that commits neither whole nor in parts; "failed": any other. */
+  reason: ParkReason;
   attempts: number;
   /** Retries since it was parked; the pause before the next one doubles with each. */
   retries: number;
@@ -36,6 +39,12 @@ function parkedId(target: CorrectionTarget): { parked: string } {
       ? ""
       : `|${BSON.EJSON.stringify(numbersByValue(target.detail), { relaxed: false })}`;
   return { parked: `${targetKey(target)}${detail}` };
+}
+
+export type ParkReason = "too_large" | "failed";
+
+function parkReason(error: Error): ParkReason {
+  return error instanceof TransactionTooLargeError ? "too_large" : "failed";
 }
 
 export class ParkedTargets {
@@ -66,6 +75,7 @@ export class ParkedTargets {
           key: target.id,
           ...(target.detail && { detail: target.detail }),
           error: error.message,
+          reason: parkReason(error),
           attempts: (previous?.attempts ?? 0) + attempts,
           retries,
           nextAttemptAt: new Date(Date.now() + this.retryPauseMs(retries)),

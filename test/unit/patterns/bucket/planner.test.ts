@@ -217,3 +217,18 @@ void test("a split whose every suffix is taken is skipped with the key cut short
     /^history\[10\]: every suffix of "k+…" \(1048587 bytes\) is taken$/,
   );
 });
+
+void test("a split bounded to 3 writes moves the first two groups past the kept ten, named as the whole split names them", () => {
+  const db = new MemoryDb();
+  db.insertOne("trades", { _id: `123_${FIRST}`, customerId: 123, count: 45, history: trades(45) });
+  const state = readBucketState(db, rule, `123_${FIRST}`);
+  const whole = planBucketSplit(rule, state);
+  const part = planBucketSplit(rule, state, 3);
+  assert.ok(whole.outcome === "writes" && part.outcome === "writes");
+  assert.equal(part.partial, true);
+  assert.equal(whole.partial, undefined);
+  assert.equal(part.elementsMoved, 20);
+  const inserted = (plan: typeof part) =>
+    plan.writes.flatMap((w) => (w.op === "insertOne" ? [w.document] : []));
+  assert.deepEqual(inserted(part), inserted(whole).slice(0, 2));
+});
