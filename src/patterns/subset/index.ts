@@ -21,7 +21,8 @@ import { subsetEventNeedsCorrection, subsetNeedsCorrection } from "./filters.js"
 import { planSubset } from "./planner.js";
 import { readSubsetStates, type SubsetRequest } from "./reader.js";
 import { subsetRuleSchema, type SubsetRule } from "./rule.js";
-import { DELETED_ENTRY, ENTRY, SOURCE, sourceTarget } from "./targets.js";
+import { DELETED_ENTRY, ENTRY, MOVED_ENTRY, SOURCE, sourceTarget } from "./targets.js";
+import { formerSources, mayHaveMovedUnseen, mergedPlan, movedEntryTarget } from "./moved-entries.js";
 import { movedAway, sourceOfEntry, targetsOfFullSetEntry } from "./entry-references.js";
 
 /**
@@ -86,7 +87,9 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
       const targets = targetsOfFullSetEntry(rule, write);
       // An entry moved to another source (its reference changed) left the one it was under: to
       // that source, it is deleted, or its next correction would copy it back from its array.
-      return movedAway(rule, write) ? [...targets, ...deletedEntryTargets(rule, write)] : targets;
+      if (movedAway(rule, write)) return [...targets, ...deletedEntryTargets(rule, write)];
+      // Without a pre-image, the sources still embedding it are looked for.
+      return mayHaveMovedUnseen(rule, write) ? [...targets, movedEntryTarget(rule, write)] : targets;
     },
 
     positionFields: (rule) => [rule.arrayField],
@@ -104,6 +107,10 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
     independentTargets: (_rule, role) => role === SOURCE || role === DELETED_ENTRY,
 
     async plan(db, target, context) {
+      if (target.role === MOVED_ENTRY) {
+        const formerly = await formerSources(db, target.rule, target.id, context);
+        return mergedPlan(formerly.length > 0 ? await planSources(db, target.rule, formerly, context) : []);
+      }
       const source =
         target.role === ENTRY ? await sourceOfEntry(db, target.rule, target.id, context.session) : target;
       if (!source) return { outcome: "none" };

@@ -11,6 +11,8 @@ export const SOURCE = "source";
 export const DELETED_ENTRY = "deleted-entry";
 /** An update of a full-set entry whose event shows no reference: keyed by the entry, which is read. */
 export const ENTRY = "entry";
+/** An entry whose reference an update set, without a pre-image: keyed by the entry (moved-entries.ts). */
+export const MOVED_ENTRY = "moved-entry";
 /** A delete whose event had no pre-image: keyed by the deleted document, only reported. */
 export const DELETE_WITHOUT_PRE_IMAGE = "delete-without-pre-image";
 
