@@ -1,11 +1,13 @@
 // A collection's document validation: a `validator` of query operators, `validationLevel` and
 // `validationAction`, and the errInfo of DocumentValidationFailure in the shape mongod builds
-// (doc_validation_error.cpp; "Schema Validation" in the manual) for the operators below.
+// (doc_validation_error.cpp; "Schema Validation" in the manual) for the operators below, and
+// a top-level $jsonSchema (json-schema.ts).
 import type { Document } from "bson";
 import { ServerError, ErrorCode } from "../errors.js";
 import { bsonTypeOf, isPlainDocument } from "./bson-types.js";
 import { valueAtPath } from "./filter-path.js";
 import { compileFilter, matchesFilter } from "./filter.js";
+import { checkJsonSchema, schemaFailures } from "./json-schema.js";
 
 const DOCUMENT_VALIDATION_FAILURE = 121;
 const LEVELS = new Set(["off", "strict", "moderate"]);
@@ -33,7 +35,9 @@ export function validationOptions(body: Document): Document {
   if (options.validator !== undefined) {
     if (!isPlainDocument(options.validator))
       throw new ServerError(ErrorCode.TypeMismatch, "TypeMismatch", "'validator' must be an object");
-    compileFilter(options.validator as Document); // refuses what it cannot run ($jsonSchema, ...)
+    const { $jsonSchema: schema, ...clauses } = options.validator as Document;
+    if (schema !== undefined) checkJsonSchema(schema);
+    compileFilter(clauses); // refuses what it cannot run ($where, ...)
   }
   if (options.validationLevel !== undefined && !LEVELS.has(options.validationLevel as string))
     throw badValue(
@@ -54,8 +58,8 @@ export function validationOptions(body: Document): Document {
 export function assertValidDocument(options: Document, before: Document | null, after: Document): void {
   const validator = options.validator as Document | undefined;
   if (!validator || options.validationLevel === "off" || options.validationAction === "warn") return;
-  if (matchesFilter(after, validator)) return;
-  if (options.validationLevel === "moderate" && before && !matchesFilter(before, validator)) return;
+  if (matchesValidator(after, validator)) return;
+  if (options.validationLevel === "moderate" && before && !matchesValidator(before, validator)) return;
   throw new ServerError(
     DOCUMENT_VALIDATION_FAILURE,
     "DocumentValidationFailure",
@@ -75,8 +79,15 @@ function failureDetails(doc: Document, filter: Document): Document {
 
 function unsatisfied(doc: Document, clauses: Document[]): Document[] {
   return clauses.flatMap((clause, index) =>
-    matchesFilter(doc, clause) ? [] : [{ index, details: failureDetails(doc, clause) }],
+    matchesValidator(doc, clause) ? [] : [{ index, details: failureDetails(doc, clause) }],
   );
+}
+
+/** A validator's query clauses, and its top-level $jsonSchema (json-schema.ts). */
+function matchesValidator(doc: Document, validator: Document): boolean {
+  const { $jsonSchema: schema, ...clauses } = validator;
+  if (schema !== undefined && schemaFailures(schema as Document, doc).length > 0) return false;
+  return Object.keys(clauses).length === 0 || matchesFilter(doc, clauses);
 }
 
 /** `{x: {$gt: 1, $lt: 5}}` is two clauses to mongod's report, one per operator. */
@@ -91,6 +102,8 @@ function clauseDetails(doc: Document, clause: Document): Document {
   const [key, spec] = Object.entries(clause)[0]!;
   if ((key === "$and" || key === "$or") && Array.isArray(spec))
     return { operatorName: key, clausesNotSatisfied: unsatisfied(doc, spec as Document[]) };
+  if (key === "$jsonSchema")
+    return { operatorName: key, schemaRulesNotSatisfied: schemaFailures(spec as Document, doc) };
   if (key === "$expr")
     return {
       operatorName: key,
