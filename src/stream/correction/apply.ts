@@ -7,15 +7,9 @@
 // A guarded update or delete that matches nothing means the document changed between the
 // read and the write; the whole transaction is redone from a fresh read rather than
 // committing a half-applied plan.
-import {
-  BSON,
-  MongoServerError,
-  type ClientSession,
-  type Db,
-  type Document,
-  type ErrorDescription,
-} from "mongodb";
+import { BSON, type ClientSession, type Db, type Document } from "mongodb";
 import { StalePlanError } from "../../errors.js";
+import { refusedWrite } from "./refusal.js";
 import type { Absent, Write } from "../../patterns/plan.js";
 
 /** A plan's `absent` documents, looked for in the transaction: one found makes the plan stale. */
@@ -56,6 +50,8 @@ interface WriteCommand {
   collection: string;
   op: Write["op"];
   statements: Document[];
+  /** The writes the statements are of, in order (a refused one is named in its error). */
+  writes: Write[];
   /** The filters of its updates and deletes, each guarded to match one document. */
   filters: Document[];
 }
@@ -79,11 +75,12 @@ function writeCommands(collection: string, writes: Write[]): WriteCommand[] {
       last.statements.length < WRITES_PER_COMMAND_MAX &&
       bytes + size <= COMMAND_BYTES_MAX;
     if (!last || !fits) {
-      last = { collection, op: write.op, statements: [], filters: [] };
+      last = { collection, op: write.op, statements: [], writes: [], filters: [] };
       commands.push(last);
       bytes = 0;
     }
     last.statements.push(statement);
+    last.writes.push(write);
     if (write.op !== "insertOne") last.filters.push(write.filter);
     bytes += size;
   }
@@ -104,7 +101,8 @@ async function send(db: Db, command: WriteCommand, session: ClientSession): Prom
   );
   const writeErrors = reply.writeErrors as Document[] | undefined;
   // As the driver's bulk API reports it: the first refused write, whose code says why.
-  if (writeErrors?.length) throw new MongoServerError(writeErrors[0] as ErrorDescription);
+  const refused = writeErrors?.[0];
+  if (refused) throw refusedWrite(refused, command.writes[refused.index as number]);
   // Every update and delete is guarded to match exactly its one document: fewer, a stale plan.
   // An update's `n` counts the documents it matched or upserted; a delete's, those it removed.
   if ((reply.n as number) < command.filters.length) throw stale(command);

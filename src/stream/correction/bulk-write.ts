@@ -15,6 +15,7 @@ import {
   type Document,
   type MongoClient,
 } from "mongodb";
+import { refusedWrite } from "./refusal.js";
 import { StalePlanError } from "../../errors.js";
 import { BULK_WRITE_REFUSED_CODES, hasCode } from "../../mongodb-codes.js";
 import type { Absent, Write } from "../../patterns/plan.js";
@@ -75,12 +76,13 @@ export async function bulkWriteFenced(
   { fence, onFenceUnmatched, absent = [], writes }: FencedWrites,
   session: ClientSession,
 ): Promise<void> {
-  const models = [fence, ...absent.map(probeOf), ...writes].map((write) => modelOf(db, write));
+  const sent = [fence, ...absent.map(probeOf), ...writes];
   let result: ClientBulkWriteResult;
   try {
+    const models = sent.map((write) => modelOf(db, write));
     result = await client.bulkWrite(models, { session, ordered: true, verboseResults: true });
   } catch (error) {
-    throw unwrapped(error);
+    throw unwrapped(error, sent);
   }
   if (!matchedItsDocument(result, 0)) throw onFenceUnmatched();
   const found = absent.find((_, i) => matchedItsDocument(result, i + 1));
@@ -135,10 +137,11 @@ function matchedItsDocument(result: ClientBulkWriteResult, index: number): boole
  * The driver wraps what the server said in a MongoClientBulkWriteError: a failed command (a
  * write conflict, with its labels) as its cause, a refused write in its writeErrors.
  */
-function unwrapped(error: unknown): unknown {
+function unwrapped(error: unknown, sent: readonly Write[]): unknown {
   if (!(error instanceof MongoClientBulkWriteError)) return error;
   if (error.cause instanceof MongoServerError) return error.cause;
-  const [first] = error.writeErrors.values();
+  const [first] = error.writeErrors.entries();
   if (!first) return error;
-  return new MongoServerError({ message: first.message, errmsg: first.message, code: first.code });
+  const [index, { message, code }] = first;
+  return refusedWrite({ message, errmsg: message, code }, sent[index]);
 }

@@ -34,6 +34,7 @@ import type { Slots } from "./slots.js";
 import type { BudgetHold, MemoryBudget } from "./memory-budget.js";
 import { ownSession, runTransaction, type SessionSource } from "./transaction.js";
 import { correctInParts, tooLargeToCommit, type PartRunner } from "./correction-parts.js";
+import { refusalReason } from "./refusal.js";
 import { extended } from "../../patterns/bson/extended.js";
 
 export interface CorrectionContext {
@@ -304,12 +305,13 @@ function sameRuleAndRole(targets: readonly CorrectionTarget[]): TargetGroup[] {
 
 function skipRefusedDocument(context: CorrectionContext, target: CorrectionTarget, err: Error): Plan {
   const labels = targetLabels(target);
+  const reason = refusalReason(err);
   countSkipped(context.metrics, labels, "skipped_bad_document");
   context.logger.error(
-    extended(targetFields(target), { err }),
+    extended(targetFields(target), { err, reason }),
     "skipped document the server refuses to write; left as it is",
   );
-  return { outcome: "skip", reason: err.message };
+  return { outcome: "skip", reason };
 }
 
 function countSkipped(metrics: Metrics, labels: ReturnType<typeof targetLabels>, kind: SkipKind): void {
