@@ -32,6 +32,8 @@ export interface CommandRequest {
   killed?: AbortSignal;
   /** A retryable write's check before each of its writes commits (onPrimaryTransactionalWrite). */
   beforeWriteCommit?: () => void;
+  /** A retryable write's statements an earlier attempt executed (session-registry.ts): skipped. */
+  executedStatements?: Map<number, Document>;
 }
 
 export type CommandHandler = (request: CommandRequest, server: ServerState) => Promise<Document> | Document;

@@ -14,7 +14,7 @@ import {
   targetCollection,
 } from "./command-args.js";
 import { toWriteError, writeReply, type WriteErrorEntry } from "./write-results.js";
-import { runStatements } from "./write-statements.js";
+import { onceEach, runStatements } from "./write-statements.js";
 
 export interface DeleteStatement {
   filter: Document;
@@ -40,14 +40,18 @@ export const deleteCommand: CommandHandler = async (request, server) => {
   await runStatements(
     statements,
     ordered,
-    async (raw) => {
-      n += await runDeleteStatement(server, scope, request.db, name, {
+    async (raw, index) => {
+      const statement = {
         filter: optionalDocument(raw, "q") ?? {},
         justOne: numberValue((raw as Document).limit) === 1,
         collation: (raw as Document).collation,
         collationField: "delete.deletes.collation",
         variables,
+      };
+      const deleteOnce = async () => ({
+        n: await runDeleteStatement(server, scope, request.db, name, statement),
       });
+      n += (await onceEach(request.executedStatements, index, deleteOnce, (outcome) => outcome.n > 0)).n;
     },
     (index, error) => writeErrors.push(toWriteError(index, error, request.transaction !== undefined)),
     request.killed,

@@ -8,7 +8,7 @@ import type { CommandHandler } from "./command-context.js";
 import { writeScope } from "./session-handling.js";
 import { documentArray, targetCollection } from "./command-args.js";
 import { toWriteError, withIdFirst, writeReply, type WriteErrorEntry } from "./write-results.js";
-import { runStatements } from "./write-statements.js";
+import { onceEach, runStatements } from "./write-statements.js";
 
 export const insert: CommandHandler = async (request, server) => {
   const name = targetCollection(request);
@@ -20,9 +20,12 @@ export const insert: CommandHandler = async (request, server) => {
   await runStatements(
     documents,
     ordered,
-    async (document) => {
-      await insertDocument(server, scope, request.db, name, document);
-      n += 1;
+    async (document, index) => {
+      const insertOnce = async () => (
+        await insertDocument(server, scope, request.db, name, document),
+        { n: 1 }
+      );
+      n += (await onceEach(request.executedStatements, index, insertOnce, () => true)).n;
     },
     (index, error) => writeErrors.push(toWriteError(index, error, request.transaction !== undefined)),
     request.killed,

@@ -71,6 +71,7 @@ async function runRetryableWrite(
 ): Promise<Document> {
   const previous = server.sessions.retryReply(lsid, txnNumber);
   if (previous) return previous;
+  request.executedStatements = server.sessions.executedStatements(lsid, txnNumber);
   let failedBeforeCommit = false;
   request.beforeWriteCommit = () => {
     const failure = server.failPoints.triggerTransactionalWrite();

@@ -20,7 +20,7 @@ import type { CommandHandler } from "./command-context.js";
 import { writeScope } from "./session-handling.js";
 import { documentArray, letVariables, optionalDocument, targetCollection, truthy } from "./command-args.js";
 import { toWriteError, withIdFirst, writeReply, type WriteErrorEntry } from "./write-results.js";
-import { runStatements } from "./write-statements.js";
+import { onceEach, runStatements } from "./write-statements.js";
 import type { ServerState } from "../server-state.js";
 
 export interface UpdateStatement {
@@ -62,7 +62,18 @@ export const update: CommandHandler = async (request, server) => {
     parsed,
     ordered,
     async (statement, index) => {
-      const outcome = await runUpdateStatement(server, scope, request.db, name, statement);
+      const updateOnce = async () => {
+        const { matched, modified, upsertedId } = await runUpdateStatement(
+          server,
+          scope,
+          request.db,
+          name,
+          statement,
+        );
+        return { matched, modified, upsertedId };
+      };
+      const wrote = (done: Document) => done.modified > 0 || done.upsertedId !== undefined;
+      const outcome = await onceEach(request.executedStatements, index, updateOnce, wrote);
       n += outcome.matched;
       nModified += outcome.modified;
       if (outcome.upsertedId !== undefined) upserted.push({ index, _id: outcome.upsertedId });

@@ -7,6 +7,7 @@
 // until it commits. A command whose session killSessions kills ends at its next yield with
 // Interrupted, the whole command failing rather than a statement, as mongod fails a batch on
 // an interruption; the statements before stay written.
+import type { Document } from "bson";
 import { WorkSlice } from "../yield-period.js";
 
 export async function runStatements<T>(
@@ -26,4 +27,24 @@ export async function runStatements<T>(
       if (ordered) return;
     }
   }
+}
+
+/**
+ * Statement `index` of a retryable write: what an earlier attempt of the command that executed
+ * it reported (the statement is then not run again), else `run`'s outcome, recorded when
+ * `wrote` says it wrote. mongod answers a retried statement from its record
+ * (write_ops_exec.cpp, checkStatementExecuted), so that a retry after a failure part way
+ * neither writes twice nor fails on what the first attempt wrote.
+ */
+export async function onceEach<T extends Document>(
+  executed: Map<number, Document> | undefined,
+  index: number,
+  run: () => Promise<T>,
+  wrote: (outcome: T) => boolean,
+): Promise<T> {
+  const earlier = executed?.get(index);
+  if (earlier) return earlier as T;
+  const outcome = await run();
+  if (wrote(outcome)) executed?.set(index, outcome);
+  return outcome;
 }

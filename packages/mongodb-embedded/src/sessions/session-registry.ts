@@ -12,6 +12,8 @@ interface SessionEntry {
   transaction: Transaction | undefined;
   /** The reply of the retryable write numbered `txnNumber`, once it has run. */
   retryReply: Document | undefined;
+  /** Its statements that wrote, by index, with what each reported: a retry skips them. */
+  executedStatements: Map<number, Document>;
   /** When a command last named this session ($listLocalSessions reports it). */
   lastUse: Date;
   /** Cursors opened in this session: killSessions closes them. */
@@ -110,14 +112,27 @@ export class SessionRegistry {
       if (entry.transaction?.isOpen) this.abort(entry.transaction, "superseded by a newer txnNumber");
       entry.txnNumber = txnNumber;
       entry.retryReply = undefined;
+      entry.executedStatements = new Map();
       entry.transaction = undefined;
     }
     return entry.retryReply;
   }
 
+  /**
+   * The statements of the retryable write numbered `txnNumber` that an attempt executed, by
+   * index (call retryReply first): mongod records each statement's stmtId with its write, and a
+   * retry of a command that failed part way skips those (write_ops_exec.cpp).
+   */
+  executedStatements(lsid: Document, txnNumber: bigint): Map<number, Document> | undefined {
+    const entry = this.entry(lsid);
+    return entry.txnNumber === txnNumber ? entry.executedStatements : undefined;
+  }
+
   rememberRetryReply(lsid: Document, txnNumber: bigint, reply: Document): void {
     const entry = this.entry(lsid);
-    if (entry.txnNumber === txnNumber) entry.retryReply = reply;
+    if (entry.txnNumber !== txnNumber) return;
+    entry.retryReply = reply;
+    entry.executedStatements.clear(); // a retry gets the reply
   }
 
   /** Records that a command ran in the session, as mongod's session cache does on each use. */
@@ -235,6 +250,7 @@ export class SessionRegistry {
         txnNumber: -1n,
         transaction: undefined,
         retryReply: undefined,
+        executedStatements: new Map(),
         lastUse: new Date(),
         cursors: new Set(),
         killSwitch: undefined,

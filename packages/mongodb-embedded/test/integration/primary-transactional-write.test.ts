@@ -76,3 +76,51 @@ void test("the fail point fires per statement: with skip 1 an ordered update's s
   }
   assert.deepEqual(await collection.find({}).sort({ _id: 1 }).toArray(), [{ _id: 0, y: 1 }, { _id: 1 }]);
 });
+
+/** Sends `command` twice with one txnNumber, the fail point failing its second statement the first time. */
+async function retriedAfterSecondStatementFailed(appName: string, command: Document): Promise<Document[]> {
+  await primaryWriteFailPoint({ skip: 1 }, { closeConnection: false, failBeforeCommitExceptionCode: 1 });
+  const client = await retryingClient(appName);
+  const session = client.startSession();
+  const send = () => client.db(fixture.db.databaseName).command({ ...command, txnNumber: 1 }, { session });
+  try {
+    const first = await send();
+    await primaryWriteFailPoint("off");
+    return [first, await send()];
+  } finally {
+    await session.endSession();
+  }
+}
+
+const errorIndexes = (reply: Document) =>
+  ((reply.writeErrors as Document[] | undefined) ?? []).map((e) => e.index);
+
+void test("a retried update skips the statements its first attempt executed and reports them", async () => {
+  const collection = fixture.db.collection("retried_update");
+  await collection.insertMany([
+    { _id: 0, n: 0 },
+    { _id: 1, n: 0 },
+  ] as never[]);
+  const increments = [0, 1].map((id) => ({ q: { _id: id }, u: { $inc: { n: 1 } } }));
+  const [first, retry] = await retriedAfterSecondStatementFailed("retried-update", {
+    update: "retried_update",
+    updates: increments,
+  });
+  assert.deepEqual([first!.nModified, errorIndexes(first!)], [1, [1]]);
+  assert.deepEqual([retry!.n, retry!.nModified, errorIndexes(retry!)], [2, 2, []]);
+  assert.deepEqual(await collection.find({}).sort({ _id: 1 }).toArray(), [
+    { _id: 0, n: 1 },
+    { _id: 1, n: 1 },
+  ]);
+});
+
+void test("a retried insert writes only the documents its first attempt did not, without a duplicate key", async () => {
+  const documents = [0, 1, 2].map((id) => ({ _id: id }));
+  const [first, retry] = await retriedAfterSecondStatementFailed("retried-insert", {
+    insert: "retried_insert",
+    documents,
+  });
+  assert.deepEqual([first!.n, errorIndexes(first!)], [1, [1]]);
+  assert.deepEqual([retry!.n, errorIndexes(retry!)], [3, []]);
+  assert.equal(await fixture.db.collection("retried_insert").countDocuments(), 3);
+});
