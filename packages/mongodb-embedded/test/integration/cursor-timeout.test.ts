@@ -4,22 +4,15 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
 import { MongoServerError } from "mongodb";
-import { useTestDatabase } from "../support/mongo.js";
+import { useTestDatabase, withParameter } from "../support/mongo.js";
 
 const fixture = useTestDatabase("server_cursor_timeout");
 
 /** mongod looks for idle cursors every 4 s (clientCursorMonitorFrequencySecs), we every 1 s. */
 const idleLongEnough = () => sleep(fixture.mongo.embedded ? 1_500 : 5_500);
 
-async function withCursorTimeout<T>(ms: number, run: () => Promise<T>): Promise<T> {
-  const admin = fixture.mongo.client.db("admin");
-  const { was } = await admin.command({ setParameter: 1, cursorTimeoutMillis: ms });
-  try {
-    return await run();
-  } finally {
-    await admin.command({ setParameter: 1, cursorTimeoutMillis: was });
-  }
-}
+const withCursorTimeout = <T>(ms: number, run: () => Promise<T>) =>
+  withParameter(fixture.mongo.client, "cursorTimeoutMillis", ms, run);
 
 void test("a cursor left idle past cursorTimeoutMillis is gone: the next getMore gets CursorNotFound", async () => {
   const collection = fixture.db.collection("idle");

@@ -2,19 +2,12 @@
 // errInfo of DocumentValidationFailure, as mongod reports them.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MongoServerError } from "mongodb";
 import { useTestDatabase } from "../support/mongo.js";
+import { validationFailure } from "../support/validation.js";
 
 const fixture = useTestDatabase("server_validation");
 
-async function failure(write: Promise<unknown>): Promise<MongoServerError> {
-  const error = await write.then(
-    () => assert.fail("the write should fail validation"),
-    (caught: unknown) => caught,
-  );
-  assert.ok(error instanceof MongoServerError, String(error));
-  return error;
-}
+const failure = validationFailure;
 
 void test("an insert breaking the validator fails with DocumentValidationFailure and mongod's errInfo", async () => {
   await fixture.db.createCollection("typed", { validator: { x: { $type: "string" } } });

@@ -4,15 +4,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MongoServerError, type Document } from "mongodb";
 import { useTestDatabase } from "../support/mongo.js";
+import { validationFailure } from "../support/validation.js";
 
 const fixture = useTestDatabase("server_json_schema");
 
 async function failure(write: Promise<unknown>): Promise<MongoServerError> {
-  const error = await write.then(
-    () => assert.fail("the write should fail validation"),
-    (caught: unknown) => caught,
-  );
-  assert.ok(error instanceof MongoServerError, String(error));
+  const error = await validationFailure(write);
   assert.equal(error.code, 121);
   return error;
 }

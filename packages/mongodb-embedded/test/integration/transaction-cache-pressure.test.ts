@@ -4,19 +4,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MongoServerError } from "mongodb";
-import { useTestDatabase } from "../support/mongo.js";
+import { useTestDatabase, withParameter } from "../support/mongo.js";
 
 const fixture = useTestDatabase("server_cache_pressure");
 
-async function withCacheWrites<T>(writes: number, run: () => Promise<T>): Promise<T> {
-  const admin = fixture.mongo.client.db("admin");
-  const { was } = await admin.command({ setParameter: 1, embeddedTransactionCacheWrites: writes });
-  try {
-    return await run();
-  } finally {
-    await admin.command({ setParameter: 1, embeddedTransactionCacheWrites: was });
-  }
-}
+const withCacheWrites = <T>(writes: number, run: () => Promise<T>) =>
+  withParameter(fixture.mongo.client, "embeddedTransactionCacheWrites", writes, run);
 
 async function insertInTransaction(collection: string, count: number): Promise<void> {
   const session = fixture.mongo.client.startSession();

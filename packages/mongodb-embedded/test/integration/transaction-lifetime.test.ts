@@ -6,19 +6,12 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
 import { MongoServerError, type Db } from "mongodb";
-import { startTestMongo, useTestDatabase } from "../support/mongo.js";
+import { startTestMongo, useTestDatabase, withParameter } from "../support/mongo.js";
 
 const fixture = useTestDatabase("server_transaction_lifetime");
 
-async function withLifetimeLimit<T>(seconds: number, run: () => Promise<T>): Promise<T> {
-  const admin = fixture.mongo.client.db("admin");
-  const { was } = await admin.command({ setParameter: 1, transactionLifetimeLimitSeconds: seconds });
-  try {
-    return await run();
-  } finally {
-    await admin.command({ setParameter: 1, transactionLifetimeLimitSeconds: was });
-  }
-}
+const withLifetimeLimit = <T>(seconds: number, run: () => Promise<T>) =>
+  withParameter(fixture.mongo.client, "transactionLifetimeLimitSeconds", seconds, run);
 
 async function lifetimeLimit(db: Db): Promise<number> {
   const reply = await db.admin().command({ getParameter: 1, transactionLifetimeLimitSeconds: 1 });
