@@ -6,7 +6,7 @@
 import type { Db } from "mongodb";
 import type { CorrectionTarget, PlanContext, WatchedWrite } from "../driver.js";
 import type { Plan } from "../plan.js";
-import { RAW, verbatim, verbatimOrNull } from "../common/bson-value.js";
+import { RAW, verbatim, verbatimOrNull } from "../bson/bson-value.js";
 import type { SubsetRule } from "./rule.js";
 import { DELETED_ENTRY, MOVED_ENTRY } from "./targets.js";
 

@@ -11,7 +11,7 @@ import {
   TransactionTooLargeError,
 } from "../../errors.js";
 import type { Plan } from "../../patterns/plan.js";
-import { extended } from "../../patterns/common/extended.js";
+import { extended } from "../../patterns/bson/extended.js";
 import { targetFields, type CorrectionTarget } from "../events/targets.js";
 import type { Logger } from "../../ops/logger.js";
 

@@ -3,8 +3,8 @@
 // a validator it broke where the server's errInfo names them (MongoDB 7.0 and earlier: the
 // driver's client bulkWrite of 8.0 keeps only the code and message of a write error).
 import { MongoServerError, type Document } from "mongodb";
-import { printedKey } from "../../patterns/common/bson-value.js";
-import { shortened } from "../../patterns/common/quoted-value.js";
+import { printedKey } from "../../patterns/bson/bson-value.js";
+import { shortened } from "../../patterns/bson/quoted-value.js";
 import type { Write } from "../../patterns/plan.js";
 
 /** Bytes of a refusal's reason: a validator's failed rules quote the values they considered. */
