@@ -3,7 +3,7 @@
 // each stage carries the counts the read really produced.
 import type { Document } from "bson";
 import { describeBounds } from "../storage/index-scan.js";
-import type { AccessPath, QueryResult } from "../storage/read-view.js";
+import type { AccessPath, IndexPath, QueryResult } from "../storage/read-view.js";
 
 export interface ReadShape {
   filter: Document;
@@ -62,7 +62,7 @@ function accessStages(query: QueryResult | undefined, filter: Document, withStat
   const docsExamined = query?.docsExamined ?? 0;
   const filtered = Object.keys(filter).length > 0 ? { filter } : {};
   const path = query?.path ?? { stage: "COLLSCAN" };
-  if (!("scan" in path) && !("lookup" in path))
+  if (path.stage === "COLLSCAN")
     return {
       stage: "COLLSCAN",
       ...filtered,
@@ -70,9 +70,28 @@ function accessStages(query: QueryResult | undefined, filter: Document, withStat
       ...(withStats ? { nReturned, docsExamined } : {}),
     };
   const keysExamined = query?.keysExamined ?? 0;
+  const inputStage =
+    path.stage === "OR"
+      ? {
+          stage: "OR",
+          ...(withStats ? { nReturned } : {}),
+          inputStages: path.branches.map((branch) =>
+            ixscanStage(branch.path, branch.keysExamined, withStats),
+          ),
+        }
+      : ixscanStage(path, keysExamined, withStats);
+  return {
+    stage: "FETCH",
+    ...filtered,
+    ...(withStats ? { nReturned, docsExamined } : {}),
+    inputStage,
+  };
+}
+
+function ixscanStage(path: IndexPath, keysExamined: number, withStats: boolean): Document {
   const scan = "scan" in path ? path.scan : undefined;
   const keyPattern = "lookup" in path ? path.lookup.order.pattern : path.scan.index.keyPattern;
-  const ixscan: Document = {
+  return {
     stage: "IXSCAN",
     keyPattern,
     indexName: indexNameOf(path),
@@ -85,18 +104,14 @@ function accessStages(query: QueryResult | undefined, filter: Document, withStat
     indexBounds: scan ? describeBounds(scan) : {},
     ...(withStats ? { nReturned: keysExamined, keysExamined } : {}),
   };
-  return {
-    stage: "FETCH",
-    ...filtered,
-    ...(withStats ? { nReturned, docsExamined } : {}),
-    inputStage: ixscan,
-  };
 }
 
 /** The name of the index a read walked (undefined for a collection scan). An equality lookup
  * knows only the key pattern: its name is mongod's default, field_direction pairs ("_id_" for
  * the _id index). */
 export function indexNameOf(path: AccessPath): string | undefined {
+  // An $or's read is named by its first branch's index: what callers ask is whether it scanned.
+  if (path.stage === "OR") return indexNameOf(path.branches[0]!.path);
   if ("scan" in path) return path.scan.index.name;
   if (!("lookup" in path)) return undefined;
   const fields = Object.keys(path.lookup.order.pattern);

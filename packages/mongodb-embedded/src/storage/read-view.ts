@@ -8,6 +8,7 @@ import { canonicalKey } from "./canonical-key.js";
 import { contains, isPoint } from "./index-bounds.js";
 import { keyRanges, planIndexScan, type IndexScanPlan } from "./index-scan.js";
 import { orderByIndex } from "./index-order.js";
+import { planOrBranches, type BranchPlan } from "./or-plan.js";
 import { ID_INDEX_NAME, type StoredCollection } from "./stored-collection.js";
 import { runToEnd, runYielding, type Steps } from "../yield-period.js";
 
@@ -30,8 +31,15 @@ export interface QueryOptions {
 }
 
 /** How a read found its documents, for explain. */
-export type AccessPath =
-  { stage: "IXSCAN"; scan: IndexScanPlan } | { stage: "IXSCAN"; lookup: IndexLookup } | { stage: "COLLSCAN" };
+export type AccessPath = IndexPath | { stage: "OR"; branches: OrBranch[] } | { stage: "COLLSCAN" };
+
+export type IndexPath = { stage: "IXSCAN"; scan: IndexScanPlan } | { stage: "IXSCAN"; lookup: IndexLookup };
+
+/** One branch of a top-level $or read through an index, and the keys it examined. */
+export interface OrBranch {
+  path: IndexPath;
+  keysExamined: number;
+}
 
 export interface QueryResult {
   found: VisibleDocument[];
@@ -107,6 +115,17 @@ export class ReadView {
     const scan = planIndexScan(collection, filter, options.sort, collated);
     if (scan) return yield* this.scanIndex(collection, scan, matches, options);
     const lookup = planLookup(collection, filter, collated);
+    const branches = lookup ? undefined : planOrBranches(collection, filter, collated);
+    if (branches) return yield* this.readBranches(collection, branches, matches);
+    return yield* this.readKeys(collection, lookup, matches);
+  }
+
+  /** The documents of an equality lookup's keys, or of every key (a collection scan). */
+  private *readKeys(
+    collection: StoredCollection,
+    lookup: IndexLookup | undefined,
+    matches: (doc: Document) => boolean,
+  ): Steps<QueryResult> {
     const result: QueryResult = {
       found: [],
       path: lookup ? { stage: "IXSCAN", lookup } : { stage: "COLLSCAN" },
@@ -123,6 +142,39 @@ export class ReadView {
     // Ordered after reading: the versions this reader sees decide the keys, not the index.
     if (lookup)
       result.found = orderByIndex(result.found, lookup.order, (key) => this.recordId(collection, key));
+    return result;
+  }
+
+  /** Each branch of a top-level $or through its index, in the order given; a document that
+   * several branches find is returned once, where the first found it. */
+  private *readBranches(
+    collection: StoredCollection,
+    branches: BranchPlan[],
+    matches: (doc: Document) => boolean,
+  ): Steps<QueryResult> {
+    const read: OrBranch[] = [];
+    const result: QueryResult = {
+      found: [],
+      path: { stage: "OR", branches: read },
+      sorted: false,
+      keysExamined: 0,
+      docsExamined: 0,
+    };
+    const seen = new Set<string>();
+    for (const branch of branches) {
+      const found =
+        "scan" in branch
+          ? yield* this.scanIndex(collection, branch.scan, matches, {})
+          : yield* this.readKeys(collection, branch.lookup, matches);
+      read.push({ path: found.path as IndexPath, keysExamined: found.keysExamined });
+      result.keysExamined += found.keysExamined;
+      result.docsExamined += found.docsExamined;
+      for (const visible of found.found) {
+        if (seen.has(visible.key)) continue;
+        seen.add(visible.key);
+        result.found.push(visible);
+      }
+    }
     return result;
   }
 
