@@ -80,7 +80,8 @@ export const bucketDriver: PatternDriver<BucketRule> = {
     independentTargets: () => true,
 
     async plan(db, { rule, role, id }, context) {
-      if (role === LOOSE_KEY) return planLooseEntries(db, rule, id as Document, context.session);
+      if (role === LOOSE_KEY)
+        return (await planLooseEntries(db, rule, [id as Document], context.session))[0]!;
       const [plan] = await planBuckets(db, rule, [id], context);
       return plan!;
     },
@@ -94,12 +95,12 @@ export const bucketDriver: PatternDriver<BucketRule> = {
           targets.map((target) => target.id),
           context,
         );
-      // A fold's reads are bounded per key (LOOSE_ENTRIES_PER_FOLD), which one query for
-      // several keys could not keep: each key is read on its own, in the shared transaction.
-      const plans: Plan[] = [];
-      for (const target of targets)
-        plans.push(await planLooseEntries(db, rule, target.id as Document, session));
-      return plans;
+      return planLooseEntries(
+        db,
+        rule,
+        targets.map((target) => target.id as Document),
+        session,
+      );
     },
   },
 

@@ -7,7 +7,7 @@ import type { Plan } from "../plan.js";
 import { describeValue } from "../bson/bson-value.js";
 import { bucketKeyText } from "./bucket-ids.js";
 import { foldsLooseEntries, planLooseEntryFold } from "./loose-entries.js";
-import { readLooseEntryState } from "./open-bucket-reader.js";
+import { readLooseEntryStates, type LooseKey } from "./open-bucket-reader.js";
 import type { BucketRule } from "./rule.js";
 
 export const LOOSE_KEY = "loose-key";
@@ -27,21 +27,28 @@ export function looseEntryTargets(rule: BucketRule, write: WatchedWrite): Correc
   return [{ rule, role: LOOSE_KEY, collection: rule.collection, id: { [rule.keyField]: key } }];
 }
 
+/** Plans the folds of several keys (loose-key targets) from one read of them all. */
 export async function planLooseEntries(
   db: Db,
   rule: BucketRule,
-  target: Document,
+  targets: readonly Document[],
   session?: ClientSession,
-): Promise<Plan> {
-  const key: unknown = target[rule.keyField];
-  const text = bucketKeyText(key);
-  if (text === null) {
-    return {
-      outcome: "skip",
-      reason: `${rule.keyField} is ${describeValue(key)}, expected a non-empty string, a number or an ObjectId`,
-    };
-  }
-  return planLooseEntryFold(rule, await readLooseEntryState(db, rule, { text, value: key }, session));
+): Promise<Plan[]> {
+  const keys = targets.map((target) => {
+    const value: unknown = target[rule.keyField];
+    return { value, text: bucketKeyText(value) };
+  });
+  const readable = keys.filter((key): key is LooseKey => key.text !== null);
+  const states = readable.length > 0 ? await readLooseEntryStates(db, rule, readable, session) : [];
+  let next = 0;
+  return keys.map((key): Plan => {
+    if (key.text === null)
+      return {
+        outcome: "skip",
+        reason: `${rule.keyField} is ${describeValue(key.value)}, expected a non-empty string, a number or an ObjectId`,
+      };
+    return planLooseEntryFold(rule, states[next++]!);
+  });
 }
 
 /** Serves the loose documents of one key, oldest first (the fold and `migrate`). */

@@ -105,6 +105,68 @@ void test("buckets pushed past the threshold while no sidecar ran split in share
   assert.equal(sharedFailures(sidecar), 0);
 });
 
+/** The server's count of `find` commands so far (serverStatus, as mongod reports it). */
+async function findsRun(db: Db): Promise<number> {
+  const status = await db.client.db("admin").command({ serverStatus: 1 });
+  return Number((status.metrics as Document).commands.find.total);
+}
+
+void test("loose trades written while no sidecar ran are folded in shared transactions, read together", async () => {
+  const db = await databaseWithPosition("batched_loose");
+  const trades = db.collection<Document>("trades");
+  // Customers c0..: an open bucket with 5 trades; customer "full": a full bucket, so its
+  // loose trades open a new one; customer 7 (an int): no bucket at all.
+  const half = Array.from({ length: THRESHOLD / 2 }, (_, i) => trade(i));
+  const full = Array.from({ length: THRESHOLD }, (_, i) => trade(i));
+  await trades.insertMany([
+    ...Array.from({ length: DOCUMENTS }, (_, i) => ({
+      _id: `c${i}_${stamp(0)}` as never,
+      customerId: `c${i}`,
+      history: half,
+      count: half.length,
+    })),
+    { _id: `full_${stamp(0)}` as never, customerId: "full", history: full, count: THRESHOLD },
+  ]);
+  const customers: unknown[] = [...Array.from({ length: DOCUMENTS }, (_, i) => `c${i}`), "full", 7];
+  for (const customerId of customers)
+    await trades.insertMany([200, 201].map((second) => ({ customerId, ...trade(second) })));
+  const findsBefore = await findsRun(db);
+
+  const { batches, sidecar } = await drain(
+    db,
+    async () => (await trades.countDocuments({ history: { $exists: false } })) === 0,
+  );
+  const finds = (await findsRun(db)) - findsBefore;
+
+  assert.ok(
+    batches.some((size) => size > 1),
+    `no shared transaction: ${batches.join()}`,
+  );
+  // Three reads per key folded alone (its loose trades, the ids it may take, its open bucket).
+  assert.ok(finds < customers.length, `${finds} finds for ${customers.length} keys folded`);
+  for (const customerId of customers.slice(0, DOCUMENTS)) {
+    const buckets = await trades.find({ customerId }).toArray();
+    assert.deepEqual(
+      buckets.map((bucket) => [bucket.count, (bucket.history as Document[]).length]),
+      [[THRESHOLD / 2 + 2, THRESHOLD / 2 + 2]],
+      String(customerId),
+    );
+  }
+  const opened = await trades
+    .find({ customerId: { $in: ["full", 7] } })
+    .sort({ _id: 1 })
+    .toArray();
+  assert.deepEqual(
+    opened.map((bucket) => [bucket._id, bucket.count]),
+    [
+      [`7_${stamp(200)}`, 2],
+      [`full_${stamp(0)}`, THRESHOLD],
+      [`full_${stamp(200)}`, 2],
+    ],
+  );
+  assert.equal(sharedFailures(sidecar), 0);
+});
+
 /** DOCUMENTS products embedding their `reviews` newest reviews' ten newest, all in the full set. */
 async function insertProducts(db: Db, reviews: number): Promise<void> {
   const byProduct = (id: number) =>
