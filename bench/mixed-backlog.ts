@@ -39,6 +39,12 @@ const WORKLOADS: readonly { label: string; cycle: readonly TriggerKind[] }[] = [
   { label: "review deletes and loose trades (propagations, folds)", cycle: ["review-delete", "loose-trade"] },
 ];
 
+/** MIXED_BACKLOG_ONLY=<text> runs only the workloads whose label contains it (a profile of one). */
+function selectedWorkloads(): typeof WORKLOADS {
+  const only = process.env.MIXED_BACKLOG_ONLY;
+  return only ? WORKLOADS.filter(({ label }) => label.includes(only)) : WORKLOADS;
+}
+
 interface Drain {
   events: number;
   rawMs: number;
@@ -140,7 +146,7 @@ async function run(): Promise<string[]> {
   const mongo = await startTestMongo({ uri: server?.uri });
   try {
     const table: string[][] = [];
-    for (const { label, cycle } of WORKLOADS)
+    for (const { label, cycle } of selectedWorkloads())
       table.push(...rows(label, await drainWorkload(mongo, server, cycle)));
     console.log("verified: every trigger corrected, no element lost or duplicated");
     printTable(["measure", "value"], table);
