@@ -51,6 +51,12 @@ export interface CorrectionTarget<R extends PatternRule = PatternRule> {
    * as it then tells only part of what happened.
    */
   shown?: Document;
+  /**
+   * Set on the correction that runs before the key's newest write is `settleMs` old
+   * (Planning.settleMs): the driver plans only what an application's follow-up write cannot
+   * race; the correction after the wait does the rest.
+   */
+  unsettled?: boolean;
 }
 
 /** Where a driver's plan reads and what it may write besides the rules' collections. */
@@ -257,7 +263,8 @@ export interface Planning<R extends PatternRule = PatternRule> {
   /**
    * How long, in milliseconds, a correction waits after the newest write its key's events
    * report (their wallTime; at most twice as long after its own event's), so that an
-   * application's own follow-up write lands first (event-consumer.ts). Absent means none.
+   * application's own follow-up write lands first (event-consumer.ts). A correction of the
+   * target marked `unsettled` runs before the wait, for what needs none. Absent means none.
    */
   settleMs?(rule: R): number;
   /**

@@ -49,7 +49,7 @@ async function planSources(
   return targets.map((target, i) => {
     if (!requests[i]) return noPreImage(rule, target.id);
     const state = states[next++];
-    return state ? planSubset(rule, state, ledger) : { outcome: "none" };
+    return state ? planSubset(rule, state, ledger, target.unsettled) : { outcome: "none" };
   });
 }
 
@@ -114,7 +114,8 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
       const source =
         target.role === ENTRY ? await sourceOfEntry(db, target.rule, target.id, context.session) : target;
       if (!source) return { outcome: "none" };
-      const [plan] = await planSources(db, target.rule, [source], context);
+      const { unsettled } = target;
+      const [plan] = await planSources(db, target.rule, [{ ...source, unsettled }], context);
       return plan!;
     },
 

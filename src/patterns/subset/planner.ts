@@ -111,7 +111,17 @@ function entriesToCopy(
   return { ok: true, value: [...seen.values()] };
 }
 
-export function planSubset(rule: SubsetRule, state: SubsetState, ledger?: CopyLedger): Plan {
+/**
+ * `unsettled`: the source's newest write is not `settleMs` old, so an application may still
+ * insert what it pushed: nothing is copied now (the correction after the wait copies), and the
+ * source is rewritten only if every entry still to copy stays embedded.
+ */
+export function planSubset(
+  rule: SubsetRule,
+  state: SubsetState,
+  ledger?: CopyLedger,
+  unsettled = false,
+): Plan {
   const embedded = checkEmbedded(rule, state.source);
   if (!embedded.ok) return { outcome: "skip", reason: embedded.reason };
   const removal = removalOf(rule, state, ledger);
@@ -127,16 +137,25 @@ export function planSubset(rule: SubsetRule, state: SubsetState, ledger?: CopyLe
     .sort(newestFirst(rule))
     .slice(0, rule.threshold);
   const unchanged = sameBsonValue(newest, embedded.value);
-  if (unchanged && copies.value.length === 0 && !removal?.copyBack) return { outcome: "none" };
+  // Copies wait for the source to settle; the rest needs them only where it would trim one.
+  const copying = unsettled ? [] : copies.value;
+  if (unsettled && !keepsAll(rule, newest, copies.value)) return { outcome: "none" };
+  if (unchanged && copying.length === 0 && !removal?.copyBack) return { outcome: "none" };
   const writes: Write[] = [
-    ...copies.value.flatMap((entry) => copyToFullSet(rule, state.source._id, entry, ledger)),
+    ...copying.flatMap((entry) => copyToFullSet(rule, state.source._id, entry, ledger)),
     ...(removal?.undo ?? []),
   ];
   if (!unchanged) writes.push(setEmbedded(rule, state.source, newest));
   const deleted =
     removal !== undefined && (removal.copyBack !== undefined || kept.length < embedded.value.length);
-  const kind = deleted ? "deleted" : kindOf(rule, copies.value.length, embedded.value.length);
-  return { outcome: "writes", kind, writes, elementsMoved: copies.value.length };
+  const kind = deleted ? "deleted" : kindOf(rule, copying.length, embedded.value.length);
+  return { outcome: "writes", kind, writes, elementsMoved: copying.length };
+}
+
+/** Whether every one of `entries` is among `newest` (by idField). */
+function keepsAll(rule: SubsetRule, newest: Document[], entries: Document[]): boolean {
+  const kept = new Set(newest.map((entry) => entryKey(rule, entry)));
+  return entries.every((entry) => kept.has(entryKey(rule, entry)));
 }
 
 /** The entry a propagated delete removes, or undefined when an application has written it again. */

@@ -87,6 +87,8 @@ class EventConsumer {
   private persisting: Promise<void> | undefined;
   /** The cluster time of the newest event read: covered by the stream's own token once nothing is in flight. */
   private newestSeconds: number | undefined;
+  /** Corrections waiting, outside the key queue, for their key's writes to settle (correctAroundSettling). */
+  private readonly settling = new Set<Promise<Plan>>();
   /** Per key whose driver asks corrections to settle (settleMs), the newest write its events reported. */
   private readonly newestWriteAt = new Map<string, number>();
 
@@ -113,7 +115,7 @@ class EventConsumer {
           await this.tracker.whenHeldBelow(MAX_HELD_EVENTS, () => this.failure !== undefined);
         } else {
           // An empty batch: the server has nothing newer for us, so nothing lags behind.
-          this.options.onCaughtUp(this.queue.pending === 0);
+          this.options.onCaughtUp(this.queue.pending === 0 && this.settling.size === 0);
           if (stretch) break;
         }
         this.persistWhenDue();
@@ -121,6 +123,7 @@ class EventConsumer {
     } finally {
       // Finish what is in flight before giving the position up: stopping must not leave a
       // committed correction behind an unpersisted token, nor a token ahead of a correction.
+      await Promise.allSettled([...this.settling]);
       await this.queue.idle();
       await this.persisting;
       await this.persistPosition();
@@ -159,18 +162,61 @@ class EventConsumer {
    * joined target loses what its event showed (`shown`): it no longer tells the whole story.
    */
   private enqueue(target: CorrectionTarget, wallTime: Date | undefined): Promise<Plan> {
-    let current = target;
     const key = targetKey(target);
     const settleMs = driverOf(target.rule).planning.settleMs?.(target.rule) ?? 0;
     const writtenAt = wallTime?.getTime();
-    if (settleMs > 0 && writtenAt !== undefined)
-      this.newestWriteAt.set(key, Math.max(writtenAt, this.newestWriteAt.get(key) ?? writtenAt));
+    if (settleMs === 0 || writtenAt === undefined) return this.queueCorrection(target, key, noWait);
+    this.newestWriteAt.set(key, Math.max(writtenAt, this.newestWriteAt.get(key) ?? writtenAt));
+    const settled = () => this.settle(key, settleMs, writtenAt);
+    if (this.isSettled(key, settleMs, writtenAt)) return this.queueCorrection(target, key, settled);
+    const corrected = this.correctAroundSettling(target, key, settled);
+    this.settling.add(corrected);
+    const forget = () => this.settling.delete(corrected);
+    corrected.then(forget, forget);
+    return corrected;
+  }
+
+  /** Queues the target's correction, which starts once `settled` resolves. */
+  private queueCorrection(
+    target: CorrectionTarget,
+    key: string,
+    settled: () => Promise<void>,
+  ): Promise<Plan> {
+    let current = target;
     const correct = async () => {
-      if (settleMs > 0 && writtenAt !== undefined) await this.settle(key, settleMs, writtenAt);
+      await settled();
       return this.options.correct(current);
     };
     if (target.detail !== undefined) return this.queue.run(key, correct);
     return this.queue.runOrJoin(key, correct, () => (current = withoutShown(target)));
+  }
+
+  /**
+   * A correction whose key's newest write is not settled yet: what needs no wait at once (the
+   * driver is told: `unsettled`), the rest once the writes settled. The wait is outside the
+   * key's queue, so that a later write's own early correction is not held behind it. An early
+   * correction that joins a waiting full one is served by it, which waits in its turn
+   * (queueCorrection) for the writes it was joined for to settle.
+   */
+  private async correctAroundSettling(
+    target: CorrectionTarget,
+    key: string,
+    settled: () => Promise<void>,
+  ): Promise<Plan> {
+    const early = await this.queueCorrection({ ...target, unsettled: true }, key, noWait);
+    await settled();
+    const plan = await this.queueCorrection(target, key, settled);
+    return plan.outcome === "none" ? early : plan;
+  }
+
+  /** Whether settle() would return at once. */
+  private isSettled(key: string, settleMs: number, writtenAt: number): boolean {
+    return this.settleRemainingMs(key, settleMs, writtenAt) <= 0;
+  }
+
+  private settleRemainingMs(key: string, settleMs: number, writtenAt: number): number {
+    const settledAt = (this.newestWriteAt.get(key) ?? writtenAt) + settleMs;
+    return Math.min(settledAt, writtenAt + 2 * settleMs) - Date.now();
   }
 
   /**
@@ -180,16 +226,14 @@ class EventConsumer {
    * the wait; the primary's and this host's clocks are taken to agree.
    */
   private async settle(key: string, settleMs: number, writtenAt: number): Promise<void> {
-    const latest = writtenAt + 2 * settleMs;
     for (;;) {
-      const settledAt = (this.newestWriteAt.get(key) ?? writtenAt) + settleMs;
-      const remaining = Math.min(settledAt, latest) - Date.now();
+      const remaining = this.settleRemainingMs(key, settleMs, writtenAt);
       if (remaining > 0) {
         await sleep(remaining);
         continue;
       }
       // A newer write still settling is forgotten by its own correction, which waits for it.
-      if (settledAt <= Date.now()) this.newestWriteAt.delete(key);
+      if ((this.newestWriteAt.get(key) ?? writtenAt) + settleMs <= Date.now()) this.newestWriteAt.delete(key);
       return;
     }
   }
@@ -243,6 +287,8 @@ class EventConsumer {
     if (position.seconds !== undefined) await this.options.onPositionPersisted?.(position.seconds);
   }
 }
+
+const noWait = () => Promise.resolve();
 
 function withoutShown({ shown: _, ...target }: CorrectionTarget): CorrectionTarget {
   return target;

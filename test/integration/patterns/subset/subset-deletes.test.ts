@@ -3,6 +3,7 @@
 // in `reviews` once, the product embeds the 10 newest of them, and no deleted review is left.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Document } from "mongodb";
 import { waitUntil } from "../../../../src/cli/wait-until.js";
 import {
@@ -134,6 +135,8 @@ void test("a copy-back made between an application's delete and its propagation 
     .collection<Product>("products")
     .updateOne({ _id: 4 }, { $push: { reviews: { $each: [reviewNumbered(13)], $position: 0 } } });
   await deleteReview(4, 12);
+  // Past the writes' settleMs (1000): a correction before they settle would copy nothing back.
+  await sleep(1500);
   fixture.sidecar = await startSidecar(fixture.mongo, testConfig(fixture.db.databaseName));
 
   await waitUntil(async () => (await embeddedIds(4)).join() === [13, ...range(3, 11).reverse()].join(), {

@@ -172,3 +172,37 @@ void test("a review copied to the full set keeps a field named __proto__ as a fi
   ]);
   assert.deepEqual(Object.getOwnPropertyDescriptor(document, "__proto__")?.value, { x: 1 });
 });
+
+function correctUnsettled(db: MemoryDb): Plan {
+  const plan = planSubset(rule, readSubsetState(db, rule, "p1"), undefined, true);
+  if (plan.outcome === "writes") db.apply(plan.writes);
+  return plan;
+}
+
+void test("unsettled, a push past the threshold is trimmed of reviews in the full set, and nothing is copied", () => {
+  const db = reviewsDb();
+  db.insertOne("products", { _id: "p1", reviews: range(1, 10).map((id) => review(id)) });
+  correct(db);
+  db.updateOne("products", { _id: "p1" }, { $push: { reviews: { $each: [review(11)] } } });
+  const plan = correctUnsettled(db);
+  assert.equal(plan.outcome === "writes" && plan.kind, "trimmed");
+  assert.deepEqual(embeddedIds(db), range(2, 11).reverse());
+  assert.deepEqual(fullSetIds(db), range(1, 10));
+  correct(db);
+  assert.deepEqual(fullSetIds(db), range(1, 11), "copied once settled");
+});
+
+void test("unsettled, a review not in the full set that would be trimmed keeps the product as it is", () => {
+  const db = reviewsDb();
+  // Review 1, the oldest, was never copied: trimming it now would lose it.
+  db.insertOne("products", { _id: "p1", reviews: range(1, 11).map((id) => review(id)) });
+  db.apply(
+    range(2, 11).map((id) => ({
+      op: "insertOne" as const,
+      collection: "reviews",
+      document: { ...review(id), product_id: "p1" },
+    })),
+  );
+  assert.deepEqual(correctUnsettled(db), { outcome: "none" });
+  assert.equal(embeddedIds(db).length, 11);
+});
