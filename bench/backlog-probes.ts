@@ -3,7 +3,7 @@
 // rate, and how long after its write a trigger's correction becomes visible.
 import { on } from "node:events";
 import { Worker } from "node:worker_threads";
-import type { Db, Document, MongoClient, Timestamp } from "mongodb";
+import type { ChangeStream, ChangeStreamDocument, Db, Document, MongoClient, Timestamp } from "mongodb";
 import type { TestSidecar } from "../test/support/harness.js";
 import { percentile, startClock } from "./measure.js";
 
@@ -137,12 +137,20 @@ export async function rawDrain(
 }
 
 /** What a timed trigger writes, and where and how its outcome is seen. */
-interface TriggerProbe {
-  /** The collection whose inserts are watched. */
-  watched: string;
-  /** The trigger's id, from an insert's document key in `watched`. */
-  idOf(documentKey: Document): number;
+export interface TriggerProbe {
+  /** The change stream that shows each trigger's outcome. */
+  observe(): ChangeStream;
+  /** The trigger whose outcome an event of it shows, if any. */
+  idOf(event: ChangeStreamDocument): number | undefined;
   trigger(id: number): Promise<unknown>;
+}
+
+/** A probe's observer of the inserts into one collection, each trigger's id from its document key. */
+function insertsInto(db: Db, collection: string, idOf: (documentKey: Document) => number) {
+  return {
+    observe: () => db.collection(collection).watch([{ $match: { operationType: "insert" } }]),
+    idOf: (event: ChangeStreamDocument) => ("documentKey" in event ? idOf(event.documentKey) : undefined),
+  };
 }
 
 /**
@@ -167,11 +175,10 @@ export interface TriggerTimes {
  * overflow chunk the correction inserts.
  */
 export function liveLatencies(db: Db, bookIds: readonly number[], perSecond: number): Promise<TriggerTimes> {
-  return triggerLatencies(db, bookIds, perSecond, {
+  return triggerLatencies(bookIds, perSecond, {
     // On the overflow collection alone: the server then builds no event of another collection
     // for it, and the bench's observer weighs on the server as little as it can.
-    watched: "extra_sales",
-    idOf: (key) => (key._id as { book_id: number }).book_id,
+    ...insertsInto(db, "extra_sales", (key) => (key._id as { book_id: number }).book_id),
     trigger: (id) =>
       db
         .collection<{ _id: number }>("sales")
@@ -187,16 +194,14 @@ const BARE_TRIGGERS = "bare_triggers";
  * rate, with no correction between them; each write is an insert the observer sees itself.
  */
 export function bareLatencies(db: Db, ids: readonly number[], perSecond: number): Promise<TriggerTimes> {
-  return triggerLatencies(db, ids, perSecond, {
-    watched: BARE_TRIGGERS,
-    idOf: (key) => key._id as number,
+  return triggerLatencies(ids, perSecond, {
+    ...insertsInto(db, BARE_TRIGGERS, (key) => key._id as number),
     trigger: (id) => db.collection<{ _id: number }>(BARE_TRIGGERS).insertOne({ _id: id }),
   });
 }
 
 /** Sends `probe`'s triggers at `perSecond` and times each one (TriggerTimes). */
-async function triggerLatencies(
-  db: Db,
+export async function triggerLatencies(
   ids: readonly number[],
   perSecond: number,
   probe: TriggerProbe,
@@ -209,10 +214,11 @@ async function triggerLatencies(
     committed: ids.map(() => Number.NaN),
   };
   let seenCount = 0;
-  const observer = db.collection(probe.watched).watch([{ $match: { operationType: "insert" } }]);
+  const observer = probe.observe();
   const seen = (async () => {
     for await (const event of observer) {
-      const index = "documentKey" in event ? indexOf.get(probe.idOf(event.documentKey)) : undefined;
+      const id = probe.idOf(event);
+      const index = id === undefined ? undefined : indexOf.get(id);
       if (index === undefined || Number.isNaN(sentAt[index]!) || !Number.isNaN(times.seen[index]!)) continue;
       times.seen[index] = performance.now() - sentAt[index]!;
       const wallTime = "wallTime" in event ? event.wallTime : undefined;

@@ -7,6 +7,7 @@ import { backlog } from "./backlog.js";
 import { endToEnd } from "./end-to-end.js";
 import { largeDocuments } from "./large-documents.js";
 import { mixedBacklog } from "./mixed-backlog.js";
+import { mixedLive } from "./mixed-live.js";
 import { planners } from "./planners.js";
 import { scale } from "./scale.js";
 import { serverLookups } from "./server-lookups.js";
@@ -17,6 +18,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   endToEnd,
   backlog,
   mixedBacklog,
+  mixedLive,
   scale,
   largeDocuments,
 ];

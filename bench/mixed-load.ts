@@ -51,7 +51,7 @@ function stamp(i: number): string {
   return String(Math.floor((EPOCH + i * 1000) / 1000)).padStart(10, "0");
 }
 
-const fullBucketId = (id: number) => `t${id}_${stamp(0)}`;
+export const fullBucketId = (id: number) => `t${id}_${stamp(0)}`;
 const plainBucketId = (id: number) => `p${id}_${stamp(0)}`;
 
 /** The documents the triggers of one kind write to, `count` of them, 1,000 per command. */
@@ -191,7 +191,7 @@ function writePlain(db: Db, i: number): Promise<unknown> {
   return products(db).updateOne({ _id: PLAIN_PRODUCT_BASE + id }, { $inc: { price: 1 } });
 }
 
-function writeTrigger(db: Db, kind: TriggerKind, id: number): Promise<unknown> {
+export function writeTrigger(db: Db, kind: TriggerKind, id: number): Promise<unknown> {
   switch (kind) {
     case "sale":
       return books(db).updateOne({ _id: 100_000 + id }, { $push: { customers_purchased: "user50" } });
