@@ -1,6 +1,7 @@
 // Array operators of aggregation expressions, with mongod's errors for operands of the wrong
 // type (the codes and messages of its uasserts).
 import { isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
+import { setField } from "./field-order.js";
 import {
   compareExpressionValues,
   expressionError,
@@ -163,6 +164,87 @@ const $objectToArray: OperatorCompiler = (argument, compiler) => {
   };
 };
 
+/**
+ * $arrayToObject from `[k, v]` pairs or `{k, v}` documents (the first element decides which, as
+ * mongod's ExpressionArrayToObject does, src/mongo/db/pipeline/expression.cpp); a repeated key
+ * keeps its first place and takes the last value. Natively, so that the values keep their BSON
+ * types (mingo would see Int64 and Double as plain numbers).
+ */
+const $arrayToObject: OperatorCompiler = (argument, compiler) => {
+  const [operand] = compileOperands("$arrayToObject", argument, compiler, exactly(1));
+  return (frame) => {
+    const value = operand(frame);
+    if (isNullish(value)) return null;
+    const message = (type: string) => `$arrayToObject requires an array input, found: ${type}`;
+    const elements = arrayOrFail(value, 40386, message);
+    const result: Record<string, unknown> = {};
+    if (elements.length === 0) return result;
+    const pairs = Array.isArray(elements[0]);
+    if (!pairs && !isPlainDocument(elements[0]))
+      throw expressionError(
+        40398,
+        `Unrecognised input type format for $arrayToObject: ${expressionTypeName(elements[0])}`,
+      );
+    for (const element of elements) {
+      const [key, entry] = pairs ? pairOf(element) : keyValueOf(element);
+      if (key.includes("\0"))
+        throw expressionError(4940400, "Key field cannot contain an embedded null byte");
+      setField(result, key, entry);
+    }
+    return result;
+  };
+};
+
+const CONSISTENT =
+  "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects.";
+
+function pairOf(element: unknown): [string, unknown] {
+  if (!Array.isArray(element))
+    throw expressionError(
+      40396,
+      `${CONSISTENT} Array was detected, now found: ${expressionTypeName(element)}`,
+    );
+  if (element.length !== 2)
+    throw expressionError(
+      40397,
+      `$arrayToObject requires an array of size 2 arrays,found array of size: ${element.length}`,
+    );
+  const [key, value] = element as [unknown, unknown];
+  if (typeof key !== "string")
+    throw expressionError(
+      40395,
+      `$arrayToObject requires an array of key-value pairs, where the key must be of type string. Found key type: ${expressionTypeName(key)}`,
+    );
+  return [key, value];
+}
+
+function keyValueOf(element: unknown): [string, unknown] {
+  if (!isPlainDocument(element))
+    throw expressionError(
+      40391,
+      `${CONSISTENT} Object was detected, now found: ${expressionTypeName(element)}`,
+    );
+  const fields = Object.keys(element);
+  if (fields.length !== 2)
+    throw expressionError(
+      40392,
+      `$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:${fields.length}`,
+    );
+  if (!Object.hasOwn(element, "k") || !Object.hasOwn(element, "v"))
+    throw expressionError(
+      40393,
+      "$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: " +
+        JSON.stringify(element),
+    );
+  const key: unknown = element.k;
+  if (typeof key !== "string")
+    throw expressionError(
+      40394,
+      `$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: ${expressionTypeName(key)}`,
+    );
+  return [key, element.v];
+}
+
 interface Iteration {
   input: Evaluator;
   slot: number;
@@ -255,6 +337,7 @@ export const NATIVE_ARRAY_OPERATORS: Readonly<Record<string, OperatorCompiler>> 
   $in,
   $anyElementTrue,
   $objectToArray,
+  $arrayToObject,
   $map,
   $filter,
   $max: extreme("$max", 1),
