@@ -1,7 +1,7 @@
 // Array operators of aggregation expressions, with mongod's errors for operands of the wrong
 // type (the codes and messages of its uasserts).
 import { isNumeric, isPlainDocument, toNumber } from "./bson-types.js";
-import { setField } from "./field-order.js";
+import { setField } from "@pattern-sidecar/bson-field-order";
 import {
   compareExpressionValues,
   expressionError,
@@ -171,7 +171,7 @@ const $objectToArray: OperatorCompiler = (argument, compiler) => {
  * types (mingo would see Int64 and Double as plain numbers).
  */
 const $arrayToObject: OperatorCompiler = (argument, compiler) => {
-  const [operand] = compileOperands("$arrayToObject", argument, compiler, exactly(1));
+  const [operand] = compileExactly("$arrayToObject", argument, compiler, 1);
   return (frame) => {
     const value = operand(frame);
     if (isNullish(value)) return null;
