@@ -1,9 +1,11 @@
 // Runs the sidecar, with the ConfigMap's rules, through every kind of write it makes against
 // the test deployment (test/support/mongo.ts), and records the privileges its commands need
 // through the driver's command monitoring: what deploy/mongodb-role.js must grant.
+import { setTimeout as delay } from "node:timers/promises";
 import type { Db, Document } from "mongodb";
 import { waitUntil } from "../../src/cli/wait-until.js";
 import type { Config } from "../../src/config/schema.js";
+import type { BuiltInRule } from "../../src/patterns/registry.js";
 import { createLogger } from "../../src/ops/logger.js";
 import { createMetrics } from "../../src/ops/metrics.js";
 import { leaseClientOptions } from "../../src/stream/lease/lease.js";
@@ -67,6 +69,12 @@ async function startMonitoredSidecar(
 }
 
 const DAY = 86_400_000;
+
+/** The longest settleMs of the subset rules. */
+function settleMsOf(config: Config): number {
+  const subsets = (config.rules as BuiltInRule[]).filter((rule) => rule.pattern === "subset");
+  return Math.max(0, ...subsets.map((rule) => rule.settleMs));
+}
 const reviewNumbered = (id: number) => review(id, new Date(Date.UTC(2017, 11, 6) + id * DAY));
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -143,6 +151,8 @@ async function exercise(
       { $push: { reviews: { $each: [reviewNumbered(13)], $position: 0 } } },
     );
     await db.collection("reviews").deleteOne({ product_id: 1, review_id: 12 });
+    // Past the writes' settleMs: a correction before they settle copies nothing back.
+    await delay(settleMsOf(config) + 500);
     sidecar = await startMonitoredSidecar(mongo, config, needed);
     await settled(
       "the copy-back undone",
