@@ -12,7 +12,7 @@
 import type { Document } from "mongodb";
 import type { BucketRule } from "./rule.js";
 import { baseBucketId, bucketIdAllocator, bucketKeyText, unorderableDate } from "./bucket-ids.js";
-import { cutAfter, keepFirst } from "../arrays/array-trim.js";
+import { keepFirst } from "../arrays/array-trim.js";
 import { describeValue, isPlainDocument, isValidDate, numberValue } from "../bson/bson-value.js";
 import { quoted } from "../bson/quoted-value.js";
 import { inGroupsOf } from "../arrays/groups.js";
@@ -44,7 +44,7 @@ export function splitBaseIds(rule: BucketRule, bucket: Document): string[] {
 
 const NONE: Plan = { outcome: "none" };
 
-/** `maxWrites` (PlanContext): a split that would write more moves only its first groups (a part). */
+/** `maxWrites` (PlanContext): a split that would write more moves only its last groups (a part). */
 export function planBucketSplit(rule: BucketRule, state: BucketState, maxWrites = Infinity): Plan {
   const { bucket } = state;
   const entries: unknown = bucket[rule.arrayField];
@@ -102,14 +102,15 @@ function planSplit(rule: BucketRule, state: BucketState, entries: unknown[], max
     };
   }
   const groups = inGroupsOf(entries.slice(rule.threshold), rule.threshold);
-  // A part moves the groups right after the kept entries, so that the buckets of a later
-  // part, named after later entries, still sort after them.
   const partial = groups.length + 1 > maxWrites;
-  if (partial) groups.length = Math.max(1, maxWrites - 1);
-  const moved = groups.flat();
+  const firstMoved = partial ? firstGroupOfPart(rule, keyText, groups, maxWrites - 1) : 0;
+  // No part ends where two groups' buckets would share a name: the whole split, too large.
+  if (firstMoved === null) return planSplit(rule, state, entries, Infinity);
+  const kept = rule.threshold * (firstMoved + 1);
   const allocateId = bucketIdAllocator(state.takenIds);
   const inserts: Write[] = [];
   for (const [index, group] of groups.entries()) {
+    if (index < firstMoved) continue;
     const position = rule.threshold * (index + 1);
     const id = newBucketId(rule, keyText, group[0], position, allocateId);
     if (!id.ok) return { outcome: "skip", reason: id.reason };
@@ -119,16 +120,38 @@ function planSplit(rule: BucketRule, state: BucketState, entries: unknown[], max
     op: "updateOne",
     collection: rule.collection,
     filter: sizeGuard(rule, state.bucket, entries),
-    update: partial
-      ? cutAfter(rule.arrayField, rule.threshold, moved.length, {
-          [rule.countField]: entries.length - moved.length,
-        })
-      : keepFirst(rule.arrayField, rule.threshold, { [rule.countField]: rule.threshold }),
+    update: keepFirst(rule.arrayField, kept, { [rule.countField]: kept }),
   };
   const writes = [trim, ...inserts];
+  const elementsMoved = entries.length - kept;
   return partial
-    ? { outcome: "writes", kind: "split", writes, elementsMoved: moved.length, partial }
-    : { outcome: "writes", kind: "split", writes, elementsMoved: moved.length };
+    ? { outcome: "writes", kind: "split", writes, elementsMoved, partial }
+    : { outcome: "writes", kind: "split", writes, elementsMoved };
+}
+
+/**
+ * The first of the last groups a part of at most `maxGroups` new buckets moves, or null when
+ * none can. A part moves the newest entries: the bucket keeps the older ones, so that an
+ * application's push into its newest bucket between two parts still lands after everything
+ * older. Its first group must not start in the second the group before it starts in: their
+ * buckets would share a base name, and the later part's suffix would sort after this one's.
+ */
+function firstGroupOfPart(
+  rule: BucketRule,
+  keyText: string,
+  groups: readonly unknown[][],
+  maxGroups: number,
+): number | null {
+  const baseOf = (group: readonly unknown[]) => {
+    const first = group[0];
+    const date = isPlainDocument(first) ? first[rule.dateField] : undefined;
+    return isValidDate(date) ? baseBucketId(keyText, date) : null;
+  };
+  for (let first = groups.length - Math.max(1, maxGroups); first < groups.length; first++) {
+    const base = baseOf(groups[first]!);
+    if (first > 0 && base !== null && base !== baseOf(groups[first - 1]!)) return first;
+  }
+  return null;
 }
 
 type IdResult = { ok: true; value: string } | { ok: false; reason: string };

@@ -18,19 +18,9 @@ import type { Logger } from "../../ops/logger.js";
 /** The smallest part worth a transaction: a bucket's cut and one new bucket. */
 const MIN_PART_WRITES = 2;
 
-/**
- * Writes from which a transaction that conflicted at every attempt is taken for one the cache
- * cannot hold. A smaller one conflicted with the applications' writes: retried whole, never in
- * parts, since a bucket split in parts lets an application's push into the newest bucket land
- * ahead of the overflow not yet moved (the soak saw a trade out of order).
- */
-export const LARGE_TRANSACTION_WRITES = 100;
-
 /** Whether `error`, ending a correction whose plan wrote `writes` documents, may be its size. */
 export function tooLargeToCommit(error: unknown, writes: number): boolean {
-  if (writes < MIN_PART_WRITES * 2) return false;
-  if (codeOf(error) === CODE.TransactionTooLargeForCache) return true;
-  return writes >= LARGE_TRANSACTION_WRITES && failedCommitting(error);
+  return writes >= MIN_PART_WRITES * 2 && failedCommitting(error);
 }
 
 /** Too large for the cache, or conflicting at every attempt (contention looks alike, and parts are safe). */
@@ -46,12 +36,17 @@ export interface PartRunner {
   recordPart(plan: Plan, durationMs: number): void;
 }
 
-/** Corrects `target` in parts of at most half of `writes` writes each, until one completes it. */
+/**
+ * Corrects `target` in parts of at most half of `writes` writes each, until one completes it.
+ * A pattern that cannot make parts fails with `failure` (the whole correction's error) when
+ * that was a conflict, to be retried as any other, and is parked as too large otherwise.
+ */
 export async function correctInParts(
   context: { logger: Logger },
   target: CorrectionTarget,
   writes: number,
   runner: PartRunner,
+  failure: unknown,
 ): Promise<Plan> {
   const fields = targetFields(target);
   context.logger.warn(
@@ -65,6 +60,12 @@ export async function correctInParts(
     try {
       plan = await runner.correctPart(maxWrites);
     } catch (error) {
+      if (
+        error instanceof BatchTooLargeError &&
+        codeOf(failure) !== CODE.TransactionTooLargeForCache &&
+        parts === 1
+      )
+        throw failure;
       if (error instanceof BatchTooLargeError)
         throw tooLarge(target, `the ${target.rule.pattern} pattern cannot correct it in parts`, error);
       if (!failedCommitting(error)) throw error;

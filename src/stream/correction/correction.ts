@@ -120,7 +120,7 @@ async function correctInTransaction(
     );
   } catch (thrown) {
     if (tooLargeToCommit(thrown, plannedWrites))
-      return correctInParts(context, target, plannedWrites, partRunner(context, target, hold));
+      return correctInParts(context, target, plannedWrites, partRunner(context, target, hold), thrown);
     if (classify(thrown) !== "bad_document") throw thrown;
     return skipRefusedDocument(context, target, toError(thrown));
   }

@@ -218,7 +218,7 @@ void test("a split whose every suffix is taken is skipped with the key cut short
   );
 });
 
-void test("a split bounded to 3 writes moves the first two groups past the kept ten, named as the whole split names them", () => {
+void test("a split bounded to 3 writes moves the last two groups, named as the whole split names them", () => {
   const db = new MemoryDb();
   db.insertOne("trades", { _id: `123_${FIRST}`, customerId: 123, count: 45, history: trades(45) });
   const state = readBucketState(db, rule, `123_${FIRST}`);
@@ -227,8 +227,49 @@ void test("a split bounded to 3 writes moves the first two groups past the kept 
   assert.ok(whole.outcome === "writes" && part.outcome === "writes");
   assert.equal(part.partial, true);
   assert.equal(whole.partial, undefined);
-  assert.equal(part.elementsMoved, 20);
+  assert.equal(part.elementsMoved, 15);
   const inserted = (plan: typeof part) =>
     plan.writes.flatMap((w) => (w.op === "insertOne" ? [w.document] : []));
-  assert.deepEqual(inserted(part), inserted(whole).slice(0, 2));
+  assert.deepEqual(inserted(part), inserted(whole).slice(-2));
+});
+
+// The soak's naive application pushes into the newest bucket by _id: between two parts, that is
+// a bucket the first part made, and the entries still in the first bucket must be older.
+void test("a push into the newest bucket between two parts stays after every older trade", () => {
+  const db = new MemoryDb();
+  const history = trades(46);
+  db.insertOne("trades", { _id: `123_${FIRST}`, customerId: 123, count: 45, history: history.slice(0, 45) });
+  const part = planBucketSplit(rule, readBucketState(db, rule, `123_${FIRST}`), 3);
+  assert.ok(part.outcome === "writes" && part.partial);
+  db.apply(part.writes);
+  const newest = pages(db).at(-1)!;
+  db.apply([
+    {
+      op: "updateOne",
+      collection: "trades",
+      filter: { _id: newest._id },
+      update: { $push: { history: { $each: [history[45]], $slice: 100 } }, $inc: { count: 1 } },
+    },
+  ]);
+  let plan: Plan;
+  do plan = split(db, `123_${FIRST}`);
+  while (plan.outcome === "writes" && pages(db)[0]!.history.length > 10);
+  const qty = pages(db).flatMap((bucket) =>
+    (bucket.history as Document[]).map((trade) => trade.qty as number),
+  );
+  assert.deepEqual(
+    qty,
+    history.map((trade) => trade.qty as number),
+  );
+});
+
+void test("a part never ends between two groups that start in one second: the whole split is planned", () => {
+  const db = new MemoryDb();
+  // Thirty trades in one second: both groups past the kept ten start in it.
+  const sameSecond = trades(30, 0);
+  db.insertOne("trades", { _id: `123_${FIRST}`, customerId: 123, count: 30, history: sameSecond });
+  const part = planBucketSplit(rule, readBucketState(db, rule, `123_${FIRST}`), 2);
+  assert.ok(part.outcome === "writes");
+  assert.equal(part.partial, undefined, "every group starts in the same second: no safe part");
+  assert.equal(part.writes.length, 3);
 });
