@@ -13,6 +13,7 @@ import { toMingoValue, toSharedMingoValue } from "./mingo-view.js";
 import { compileNativeExpression } from "./native-expression.js";
 import { NativeUnsupported } from "./native-expression-types.js";
 import { $bsonSize } from "./mingo-bson-size.js";
+import { $toHashedIndexKey } from "./hashed-index-key.js";
 
 /** Hands back the options mingo evaluates with; see compileExprPredicate. */
 const CAPTURE_OPTIONS = "$__captureComputeOptions";
@@ -23,6 +24,7 @@ const EXPRESSION_CONTEXT = Context.init({
   expression: {
     ...expressionOperators,
     $bsonSize,
+    $toHashedIndexKey,
     [CAPTURE_OPTIONS]: (_doc: unknown, _expr: unknown, options: Options) => {
       captured = options;
       return null;

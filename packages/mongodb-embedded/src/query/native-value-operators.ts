@@ -2,6 +2,7 @@
 import { Double, Long } from "bson";
 import { bsonTag, isNumeric, isPlainDocument } from "./bson-types.js";
 import { expressionError, expressionTypeName, isNullish } from "./expression-values.js";
+import { hashedIndexKeyOf } from "./hashed-index-key.js";
 import { bsonSizeOf } from "./mingo-bson-size.js";
 import { $convert } from "./native-convert.js";
 import { NativeUnsupported, type OperatorCompiler } from "./native-expression-types.js";
@@ -116,9 +117,45 @@ const $bsonSize: OperatorCompiler = (argument, compiler) => {
   return (frame) => bsonSizeOf(input(frame));
 };
 
+/** The value's hashed-index key, an int64 (hashed-index-key.ts); missing hashes as null. */
+const $toHashedIndexKey: OperatorCompiler = (argument, compiler) => {
+  const [input] = compileOperands("$toHashedIndexKey", argument, compiler, exactly(1));
+  return (frame) => hashedIndexKeyOf(input(frame));
+};
+
+/**
+ * The remainder, with the dividend's sign, typed as mongod's ExpressionMod types it: int for
+ * two ints, long when either is one, double when either is one (left to mingo with a decimal).
+ */
+const $mod: OperatorCompiler = (argument, compiler) => {
+  const [dividend, divisor] = compileOperands("$mod", argument, compiler, exactly(2));
+  return (frame) => {
+    const left = dividend(frame);
+    const right = divisor(frame);
+    if (isNullish(left) || isNullish(right)) return null;
+    const kinds = [modOperandKind(left, right), modOperandKind(right, left)];
+    if (numberOf(right) === 0) throw expressionError(16610, "can't $mod by zero");
+    if (kinds.includes("double")) return new Double(numberOf(left) % numberOf(right));
+    const remainder = integerOf(left) % integerOf(right);
+    return kinds.includes("long") ? Long.fromBigInt(remainder) : Number(remainder);
+  };
+};
+
+function modOperandKind(value: unknown, other: unknown): SumKind {
+  if (!isNumeric(value))
+    throw expressionError(
+      16611,
+      `$mod only supports numeric types, not ${expressionTypeName(value)} and ${expressionTypeName(other)}`,
+    );
+  if (bsonTag(value) === "Decimal128") throw new NativeUnsupported("$mod of a decimal");
+  return addendKind(value);
+}
+
 export const NATIVE_VALUE_OPERATORS: Readonly<Record<string, OperatorCompiler>> = {
   $split,
   $add,
+  $mod,
+  $toHashedIndexKey,
   $getField,
   $convert,
   $bsonSize,

@@ -16,6 +16,7 @@ import type { StringComparator } from "./bson-order.js";
 import { collatedGroup, type Stream } from "./collated-group.js";
 import { compileFilter } from "./filter.js";
 import { $bsonSize } from "./mingo-bson-size.js";
+import { $toHashedIndexKey } from "./hashed-index-key.js";
 import { ServerError } from "../errors.js";
 import { queryError } from "./query-error.js";
 import { sortDocuments } from "./sort.js";
@@ -57,7 +58,7 @@ function firstOnlyStage(name: string) {
 function buildContext(strings: StringComparator | undefined): Context {
   return Context.init({
     accumulator: accumulatorOperators,
-    expression: { ...expressionOperators, $bsonSize },
+    expression: { ...expressionOperators, $bsonSize, $toHashedIndexKey },
     pipeline: {
       ...pipelineOperators,
       $match: matchStage(strings),
