@@ -254,6 +254,12 @@ export interface StreamFilter<R extends PatternRule = PatternRule> {
    * when it was written (not merely may have). Absent means no.
    */
   eventShowsBroken?(rule: R, write: WatchedWrite, target: CorrectionTarget<R>): boolean;
+  /**
+   * The key whose hash names the partition `target` is corrected in (src/stream/partitions/),
+   * chosen so that corrections of the same documents share one. A function of the target
+   * alone, so that every event naming the target names one partition. Absent means its `id`.
+   */
+  partitionKey?(rule: R, target: CorrectionTarget<R>): unknown;
 }
 
 /** How a target's correction is planned. An omitted hook means no (or: each target alone). */

@@ -6,6 +6,7 @@ import type { Plan } from "../plan.js";
 import { writesMatching } from "../events/event-filters.js";
 import { setPastThreshold } from "../events/positions-set.js";
 import { documentsMatching } from "../reads/sweep-queries.js";
+import { keyTextOfBucketId } from "./bucket-ids.js";
 import { bucketEventNeedsCorrection, bucketNeedsCorrection } from "./filters.js";
 import { looseEntryWritten } from "./loose-entry-filter.js";
 import { foldsLooseEntries } from "./loose-entries.js";
@@ -13,6 +14,7 @@ import { migrateLooseEntries } from "./migrate-loose-entries.js";
 import {
   LOOSE_KEY,
   looseEntryFields,
+  looseKeyText,
   looseEntryIndexes,
   looseEntryTargets,
   planLooseEntries,
@@ -69,6 +71,11 @@ export const bucketDriver: PatternDriver<BucketRule> = {
     eventShowsBroken: (rule, write, target) =>
       target.role === LOOSE_KEY ||
       (target.id === write.id && setPastThreshold(write.positionsSet, rule.arrayField, rule.threshold)),
+
+    // A customer's folds and the buckets the sidecar named after it share a partition; a
+    // bucket named otherwise (the seed's upserts) is its own.
+    partitionKey: (rule, { role, id }) =>
+      role === LOOSE_KEY ? looseKeyText(rule, id as Document) : (keyTextOfBucketId(id) ?? id),
   },
 
   planning: {

@@ -21,6 +21,13 @@ import { outlierRuleSchema, type OutlierRule } from "./rule.js";
 const SOURCE = "source";
 const CHUNK = "chunk";
 
+/** The source a chunk `_id` of the sidecar's names (`{ <referenceField>, <sequenceField> }`). */
+function sourceInChunkId(rule: OutlierRule, id: unknown): unknown {
+  return id !== null && typeof id === "object" && rule.referenceField in id
+    ? (id as Record<string, unknown>)[rule.referenceField]
+    : undefined;
+}
+
 /** Plans the moves of several sources from one read of them all (readOutlierStates). */
 async function planSourceMoves(
   db: Db,
@@ -65,6 +72,10 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
     // whole document (insert, replace) past it, means the document broke the rule then.
     eventShowsBroken: (rule, write, target) =>
       target.collection === write.collection && target.id === write.id,
+
+    // A chunk the sidecar numbered names its source in its `_id`, and shares its partition; one
+    // an application created (the seed's upsert, an ObjectId) is its own.
+    partitionKey: (rule, { role, id }) => (role === CHUNK ? (sourceInChunkId(rule, id) ?? id) : id),
   },
 
   planning: {

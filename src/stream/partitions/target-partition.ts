@@ -1,0 +1,28 @@
+// Which partition a correction target belongs to: the hash of the key its driver names
+// (PatternDriver.stream.partitionKey, its `id` by default). docs/semantics.md, "Partitions".
+import { BSON } from "mongodb";
+import type { CorrectionTarget } from "../../patterns/driver.js";
+import { driverOf } from "../../patterns/registry.js";
+import { partitionOf, UnhashableKeyError } from "./hashed-key.js";
+
+/** The key a target's partition is the hash of. */
+export function partitionKeyOf(target: CorrectionTarget): unknown {
+  const { rule } = target;
+  const named = driverOf(rule).stream.partitionKey;
+  return named ? named(rule, target) : target.id;
+}
+
+/**
+ * The target's partition among `partitions`. A key mongod's hashed index would not take (a
+ * document, an array, binary data) hashes as its canonical Extended JSON text, which a
+ * server-side filter cannot compute but which is as stable.
+ */
+export function partitionOfTarget(target: CorrectionTarget, partitions: number): number {
+  const key = partitionKeyOf(target);
+  try {
+    return partitionOf(key, partitions);
+  } catch (error) {
+    if (!(error instanceof UnhashableKeyError)) throw error;
+    return partitionOf(BSON.EJSON.stringify(key, { relaxed: false }), partitions);
+  }
+}
