@@ -8,7 +8,7 @@ import {
   type Owners,
 } from "../../../../src/stream/partitions/assignment.js";
 
-const memberName = fc.constantFrom("a", "b", "c", "d", "e", "f", "g");
+const memberName: fc.Arbitrary<string> = fc.constantFrom("a", "b", "c", "d", "e", "f", "g");
 
 const world = fc.record({
   partitions: fc.integer({ min: 1, max: 64 }),
