@@ -57,13 +57,6 @@ export function isBucketIdOf(keyText: string, id: unknown): boolean {
   return typeof id === "string" && id.startsWith(prefix) && AFTER_KEY.test(id.slice(prefix.length));
 }
 
-const NAMED_BY_KEY = new RegExp(`^(.+)_\\d{${SECONDS_DIGITS}}(_\\d{${SUFFIX_DIGITS}})?$`);
-
-/** The key text a bucket `_id` of the sidecar's names (`<key>_<seconds>[_<suffix>]`); undefined for another `_id`. */
-export function keyTextOfBucketId(id: unknown): string | undefined {
-  return typeof id === "string" ? NAMED_BY_KEY.exec(id)?.[1] : undefined;
-}
-
 function withSuffix(base: string, suffix: number): string {
   return suffix === 0 ? base : `${base}_${String(suffix).padStart(SUFFIX_DIGITS, "0")}`;
 }

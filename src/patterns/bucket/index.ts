@@ -6,7 +6,6 @@ import type { Plan } from "../plan.js";
 import { writesMatching } from "../events/event-filters.js";
 import { setPastThreshold } from "../events/positions-set.js";
 import { documentsMatching } from "../reads/sweep-queries.js";
-import { keyTextOfBucketId } from "./bucket-ids.js";
 import { bucketEventNeedsCorrection, bucketNeedsCorrection } from "./filters.js";
 import { looseEntryWritten } from "./loose-entry-filter.js";
 import { foldsLooseEntries } from "./loose-entries.js";
@@ -72,10 +71,11 @@ export const bucketDriver: PatternDriver<BucketRule> = {
       target.role === LOOSE_KEY ||
       (target.id === write.id && setPastThreshold(write.positionsSet, rule.arrayField, rule.threshold)),
 
-    // A customer's folds and the buckets the sidecar named after it share a partition; a
-    // bucket named otherwise (the seed's upserts) is its own.
-    partitionKey: (rule, { role, id }) =>
-      role === LOOSE_KEY ? looseKeyText(rule, id as Document) : (keyTextOfBucketId(id) ?? id),
+    // A customer's folds share a partition, a bucket's splits another: a split and a fold of
+    // one customer are different corrections in one replica too, kept apart by their
+    // transactions. A bucket's own `_id` is what every event of it carries, and what a
+    // server-side filter can hash without a regular expression.
+    partitionKey: (rule, { role, id }) => (role === LOOSE_KEY ? looseKeyText(rule, id as Document) : id),
   },
 
   planning: {
