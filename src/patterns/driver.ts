@@ -260,6 +260,15 @@ export interface StreamFilter<R extends PatternRule = PatternRule> {
    * alone, so that every event naming the target names one partition. Absent means its `id`.
    */
   partitionKey?(rule: R, target: CorrectionTarget<R>): unknown;
+  /**
+   * Aggregation expressions over a change event of `collection` (as the stream's `$match`
+   * sees it, before the projection) among whose values is the partitionKey of every target
+   * targetsOf may name from it: the server keeps an event when one of them falls in a
+   * replica's partitions. One that names no target only lets an event through for nothing;
+   * a value of a type the hash does not take (a document) lets it through always. Absent
+   * means the document key.
+   */
+  eventPartitionKeys?(rule: R, collection: string): unknown[];
 }
 
 /** How a target's correction is planned. An omitted hook means no (or: each target alone). */

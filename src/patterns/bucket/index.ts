@@ -13,7 +13,6 @@ import { migrateLooseEntries } from "./migrate-loose-entries.js";
 import {
   LOOSE_KEY,
   looseEntryFields,
-  looseKeyText,
   looseEntryIndexes,
   looseEntryTargets,
   planLooseEntries,
@@ -73,9 +72,13 @@ export const bucketDriver: PatternDriver<BucketRule> = {
 
     // A customer's folds share a partition, a bucket's splits another: a split and a fold of
     // one customer are different corrections in one replica too, kept apart by their
-    // transactions. A bucket's own `_id` is what every event of it carries, and what a
-    // server-side filter can hash without a regular expression.
-    partitionKey: (rule, { role, id }) => (role === LOOSE_KEY ? looseKeyText(rule, id as Document) : id),
+    // transactions. A bucket's own `_id` is what every event of it carries.
+    partitionKey: (rule, { role, id }) => (role === LOOSE_KEY ? (id as Document)[rule.keyField] : id),
+
+    eventPartitionKeys: (rule) => [
+      "$documentKey._id",
+      ...(foldsLooseEntries(rule) ? [`$fullDocument.${rule.keyField}`] : []),
+    ],
   },
 
   planning: {

@@ -27,12 +27,6 @@ export function looseEntryTargets(rule: BucketRule, write: WatchedWrite): Correc
   return [{ rule, role: LOOSE_KEY, collection: rule.collection, id: { [rule.keyField]: key } }];
 }
 
-/** A loose key's target as its buckets' `_id`s print it, or the key itself when none can. */
-export function looseKeyText(rule: BucketRule, target: Document): unknown {
-  const key: unknown = target[rule.keyField];
-  return bucketKeyText(key) ?? key;
-}
-
 /** Plans the folds of several keys (loose-key targets) from one read of them all. */
 export async function planLooseEntries(
   db: Db,

@@ -1,7 +1,7 @@
 // The outlier pattern's driver: a source document past `threshold` moves its extras, in
 // order, to numbered overflow chunks; an overflow chunk an application overfilled is split,
 // one it upserted without a sequence is numbered or put after the numbered ones.
-import type { Db } from "mongodb";
+import type { Db, Document } from "mongodb";
 import type { PatternDriver, ReadContext } from "../driver.js";
 import type { Plan } from "../plan.js";
 import { writesMatching } from "../events/event-filters.js";
@@ -19,6 +19,7 @@ import { readOutlierStates, readOverflowChunkState } from "./reader.js";
 import { outlierRuleSchema, type OutlierRule } from "./rule.js";
 
 const SOURCE = "source";
+
 const CHUNK = "chunk";
 
 /** The source a chunk `_id` of the sidecar's names (`{ <referenceField>, <sequenceField> }`). */
@@ -26,6 +27,12 @@ function sourceInChunkId(rule: OutlierRule, id: unknown): unknown {
   return id !== null && typeof id === "object" && rule.referenceField in id
     ? (id as Record<string, unknown>)[rule.referenceField]
     : undefined;
+}
+
+/** sourceInChunkId over a change event: the source its key names, or the key itself. */
+function sourceInChunkKey(rule: OutlierRule): Document {
+  const named = `$documentKey._id.${rule.referenceField}`;
+  return { $cond: [{ $eq: [{ $type: named }, "missing"] }, "$documentKey._id", named] };
 }
 
 /** Plans the moves of several sources from one read of them all (readOutlierStates). */
@@ -76,6 +83,9 @@ export const outlierDriver: PatternDriver<OutlierRule> = {
     // A chunk the sidecar numbered names its source in its `_id`, and shares its partition; one
     // an application created (the seed's upsert, an ObjectId) is its own.
     partitionKey: (rule, { role, id }) => (role === CHUNK ? (sourceInChunkId(rule, id) ?? id) : id),
+
+    eventPartitionKeys: (rule, collection) =>
+      collection === rule.overflowCollection ? [sourceInChunkKey(rule)] : ["$documentKey._id"],
   },
 
   planning: {

@@ -94,6 +94,17 @@ export const subsetDriver: PatternDriver<SubsetRule> = {
 
     positionFields: (rule) => [rule.arrayField],
 
+    // A write to the full set names the entry, and its source where the event shows it.
+    eventPartitionKeys: (rule, collection) =>
+      collection === rule.fullSetCollection
+        ? [
+            "$documentKey._id",
+            ...["fullDocument", "updateDescription.updatedFields", "fullDocumentBeforeChange"].map(
+              (image) => `$${image}.${rule.referenceField}`,
+            ),
+          ]
+        : ["$documentKey._id"],
+
     // An update that set an embedded entry past the threshold left the source too full.
     eventShowsBroken: (rule, write, target) =>
       target.role === SOURCE &&

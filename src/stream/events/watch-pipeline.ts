@@ -20,6 +20,7 @@ import type { PatternRule } from "../../patterns/driver.js";
 import { positionsSetIn } from "../../patterns/events/update-filters.js";
 import { driverOf } from "../../patterns/registry.js";
 import type { StreamMode } from "./poison-events.js";
+import { ownedEventExpression, ownsAll, type OwnedPartitions } from "../partitions/partition-filter.js";
 
 /**
  * Events per getMore: enough to keep `concurrency` corrections busy between round trips,
@@ -99,14 +100,27 @@ function notOnSessions(sessions: readonly Binary[]): Document {
 }
 
 /**
+ * Keeps the events of the owned partitions, and every namespace event; nothing when all are
+ * owned, so that one replica's stream is what it was without partitions.
+ */
+function inPartitions(rules: readonly PatternRule[], partitions: OwnedPartitions | undefined): Document {
+  if (!partitions || ownsAll(partitions)) return {};
+  return {
+    $expr: { $or: [{ $in: ["$operationType", NAMESPACE_EVENTS] }, ownedEventExpression(rules, partitions)] },
+  };
+}
+
+/**
  * The stream's stages. Narrow (to get past a poison event, poison-events.ts), events keep
  * their keys and projected fields but not what they showed of an update's entries.
  * `ownSessions`: the sessions whose transactions' events the server drops (SessionPool.ids).
+ * `partitions`: the partitions whose events the server keeps (partition-filter.ts); all without.
  */
 export function buildWatchPipeline(
   rules: readonly PatternRule[],
   mode: StreamMode = "full",
   ownSessions: readonly Binary[] = [],
+  partitions?: OwnedPartitions,
 ): Document[] {
   const namespaceEvents = { operationType: { $in: NAMESPACE_EVENTS } };
   return [
@@ -114,6 +128,7 @@ export function buildWatchPipeline(
       $match: {
         ...notOnSessions(ownSessions),
         $or: [...rules.flatMap((rule) => driverOf(rule).stream.eventFilters(rule)), namespaceEvents],
+        ...inPartitions(rules, partitions),
       },
     },
     {
