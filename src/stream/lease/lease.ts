@@ -73,8 +73,9 @@ interface FenceDocument {
   transactions: number;
 }
 
-const FENCE_PREFIX = "lease.fence.";
-const fenceIdOf = (sessionId: Binary): string => FENCE_PREFIX + Buffer.from(sessionId.buffer).toString("hex");
+/** A session's fence document under the lease `leaseId`: `lease.fence.<session>` for the writer lease. */
+const fenceIdOf = (leaseId: string, sessionId: Binary): string =>
+  `${leaseId}.fence.${Buffer.from(sessionId.buffer).toString("hex")}`;
 
 /** The sessions a lease document lists, those of a half-done takeover of older versions included. */
 function sessionsOf(lease: LeaseDocument | null | undefined): Binary[] {
@@ -97,6 +98,11 @@ export interface WriterLeaseOptions {
    * fence stays on `db`, inside the correction's transaction. `db` itself when absent.
    */
   keeperDb?: Db;
+  /**
+   * The lease document's `_id` (LEASE_ID when absent), which also names its fence documents:
+   * leases of other ids are held, taken over and fenced each on its own, as a partition's is.
+   */
+  leaseId?: string;
 }
 
 /** The outcome of one takeover transaction. */
@@ -113,6 +119,7 @@ export class WriterLease {
   /** On the corrections' client: the fence documents, written in their transactions. */
   private readonly fences: Collection<FenceDocument>;
   private readonly sessionIds: () => Binary[];
+  private readonly leaseId: string;
   private term: number | undefined;
   /** The fence documents of this term, by _id. */
   private fenced = new Set<string>();
@@ -130,6 +137,7 @@ export class WriterLease {
     this.leases = this.keeperDb.collection<LeaseDocument>(stateCollection);
     this.fences = db.collection<FenceDocument>(stateCollection);
     this.sessionIds = options.sessionIds ?? (() => []);
+    this.leaseId = options.leaseId ?? LEASE_ID;
   }
 
   /** The term this replica holds the lease at, as far as it knows, even past its local margin. */
@@ -160,7 +168,7 @@ export class WriterLease {
   }
 
   private async renew(): Promise<number | undefined> {
-    const result = await this.leases.updateOne({ _id: LEASE_ID, holder: this.holder, term: this.term }, [
+    const result = await this.leases.updateOne({ _id: this.leaseId, holder: this.holder, term: this.term }, [
       { $set: { expiresAt: this.expiry() } },
     ]);
     return result.matchedCount === 1 ? this.term : undefined;
@@ -181,7 +189,7 @@ export class WriterLease {
     if (attempt.kind === "blocked") {
       throw new TakeoverBlockedError(
         "a transaction of the previous holder of the writer lease is still open; taking over once it ends",
-        { holder: this.holder },
+        { holder: this.holder, lease: this.leaseId },
         { cause: attempt.conflict },
       );
     }
@@ -214,7 +222,7 @@ export class WriterLease {
     try {
       const term = await runAttempt(session, async () => {
         const previous = await this.leases.findOneAndUpdate(
-          { _id: LEASE_ID, $expr: { $lte: ["$expiresAt", "$$NOW"] } },
+          { _id: this.leaseId, $expr: { $lte: ["$expiresAt", "$$NOW"] } },
           [
             {
               $set: {
@@ -233,7 +241,7 @@ export class WriterLease {
         await this.replaceFences(previous, sessions, newTerm, session);
         return newTerm;
       });
-      return { kind: "taken", term, fenced: new Set(sessions.map(fenceIdOf)) };
+      return { kind: "taken", term, fenced: new Set(sessions.map((id) => fenceIdOf(this.leaseId, id))) };
     } catch (error) {
       if (error instanceof MongoServerError && error.code === CODE.DuplicateKey)
         return { kind: "held elsewhere" };
@@ -252,12 +260,17 @@ export class WriterLease {
     term: number,
     session: ClientSession,
   ): Promise<void> {
-    const previousFences = sessionsOf(previous).map(fenceIdOf);
+    const previousFences = sessionsOf(previous).map((id) => fenceIdOf(this.leaseId, id));
     if (previousFences.length > 0)
       await this.fencesOnKeeper.deleteMany({ _id: { $in: previousFences } }, { session });
     if (sessions.length === 0) return;
     await this.fencesOnKeeper.insertMany(
-      sessions.map((id) => ({ _id: fenceIdOf(id), holder: this.holder, term, transactions: 0 })),
+      sessions.map((id) => ({
+        _id: fenceIdOf(this.leaseId, id),
+        holder: this.holder,
+        term,
+        transactions: 0,
+      })),
       { session },
     );
   }
@@ -284,8 +297,9 @@ export class WriterLease {
    * correction must fail with takenOver().
    */
   fencingWrite(session: ClientSession): Extract<Write, { op: "updateOne" }> {
-    if (!this.held) throw new LeaseLostError("writer lease expired locally", { holder: this.holder });
-    const fenceId = session.id ? fenceIdOf(session.id.id) : undefined;
+    if (!this.held)
+      throw new LeaseLostError("writer lease expired locally", { holder: this.holder, lease: this.leaseId });
+    const fenceId = session.id ? fenceIdOf(this.leaseId, session.id.id) : undefined;
     if (fenceId === undefined || !this.fenced.has(fenceId)) {
       throw new Error("a correction ran on a session the writer lease does not list, so it cannot be fenced");
     }
@@ -301,6 +315,7 @@ export class WriterLease {
   takenOver(): LeaseLostError {
     return new LeaseLostError("another replica holds the writer lease", {
       holder: this.holder,
+      lease: this.leaseId,
       term: this.term,
     });
   }
@@ -312,7 +327,7 @@ export class WriterLease {
     this.term = undefined;
     this.heldUntil = 0;
     await this.leases.updateOne(
-      { _id: LEASE_ID, holder: this.holder, term },
+      { _id: this.leaseId, holder: this.holder, term },
       { $set: { expiresAt: new Date(0) } },
     );
   }
