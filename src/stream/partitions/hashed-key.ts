@@ -23,12 +23,10 @@ export class UnhashableKeyError extends SidecarError {}
  * value's canonical type and its bytes, a number squashed to an int64 first.
  */
 export function hashedIndexKey(value: unknown): bigint {
-  const md5 = createHash("md5");
-  md5.update(int32(0));
   const [type, bytes] = typedBytes(value);
-  md5.update(int32(type));
-  md5.update(bytes);
-  return md5.digest().readBigInt64LE(0);
+  const seedAndType = Buffer.alloc(8);
+  seedAndType.writeInt32LE(type, 4);
+  return createHash("md5").update(seedAndType).update(bytes).digest().readBigInt64LE(0);
 }
 
 /** The partition of `value` among `partitions`: the hash modulo the count, never negative. */
@@ -37,21 +35,40 @@ export function partitionOf(value: unknown, partitions: number): number {
   return Number(((hashedIndexKey(value) % count) + count) % count);
 }
 
-function typedBytes(value: unknown): [type: number, bytes: Buffer] {
-  if (value === null || value === undefined) return [CANONICAL_TYPE.null, Buffer.alloc(0)];
-  if (typeof value === "string") return [CANONICAL_TYPE.string, bsonString(value)];
-  if (typeof value === "boolean") return [CANONICAL_TYPE.bool, Buffer.from([value ? 1 : 0])];
-  if (value instanceof Date) return [CANONICAL_TYPE.date, int64(BigInt(value.getTime()))];
+function typedBytes(value: unknown): [type: number, bytes: Uint8Array] {
   const asLong = numberForHash(value);
-  if (asLong !== undefined) return [CANONICAL_TYPE.number, int64(asLong)];
-  if (bsonTypeOf(value) === "ObjectId")
-    return [CANONICAL_TYPE.objectId, Buffer.from((value as BSON.ObjectId).id)];
-  throw new UnhashableKeyError(
-    "a partition key must be a number, a string, an ObjectId, a boolean or a date",
-    {
-      key: BSON.EJSON.stringify(value, { relaxed: false }),
-    },
-  );
+  if (asLong !== undefined) {
+    const bytes = Buffer.alloc(8);
+    bytes.writeBigInt64LE(asLong);
+    return [CANONICAL_TYPE.number, bytes];
+  }
+  const type = canonicalTypeOf(value);
+  if (type === undefined)
+    throw new UnhashableKeyError(
+      "a partition key must be a number, a string, an ObjectId, a boolean or a date",
+      {
+        key: BSON.EJSON.stringify(value, { relaxed: false }),
+      },
+    );
+  return [type, valueBytes(value ?? null)];
+}
+
+function canonicalTypeOf(value: unknown): number | undefined {
+  if (value === null || value === undefined) return CANONICAL_TYPE.null;
+  if (typeof value === "string") return CANONICAL_TYPE.string;
+  if (typeof value === "boolean") return CANONICAL_TYPE.bool;
+  if (value instanceof Date) return CANONICAL_TYPE.date;
+  return bsonTypeOf(value) === "ObjectId" ? CANONICAL_TYPE.objectId : undefined;
+}
+
+/**
+ * A BSON element's value bytes, as BSON encodes them (a string with its length and NUL): those
+ * of `{ v: value }` between the element's type and name (3 bytes after the document's length)
+ * and the document's terminating NUL.
+ */
+function valueBytes(value: unknown): Uint8Array {
+  const document = BSON.serialize({ v: value });
+  return document.subarray(4 + 3, document.length - 1);
 }
 
 /**
@@ -59,7 +76,7 @@ function typedBytes(value: unknown): [type: number, bytes: Buffer] {
  * towards zero, NaN as 0, and past the int64 range clamped to it.
  */
 function numberForHash(value: unknown): bigint | undefined {
-  if (typeof value === "bigint") return value;
+  if (typeof value === "bigint") return value < INT64_MIN ? INT64_MIN : value > INT64_MAX ? INT64_MAX : value;
   if (typeof value === "number") return doubleForHash(value);
   switch (bsonTypeOf(value)) {
     case "Long":
@@ -85,22 +102,4 @@ function doubleForHash(value: number): bigint {
   if (value >= 2 ** 63) return INT64_MAX;
   if (value < -(2 ** 63)) return INT64_MIN;
   return BigInt(Math.trunc(value));
-}
-
-function int32(value: number): Buffer {
-  const bytes = Buffer.alloc(4);
-  bytes.writeInt32LE(value);
-  return bytes;
-}
-
-function int64(value: bigint): Buffer {
-  const bytes = Buffer.alloc(8);
-  bytes.writeBigInt64LE(value);
-  return bytes;
-}
-
-/** A BSON string's value: its length with the terminating NUL, its UTF-8 bytes, the NUL. */
-function bsonString(value: string): Buffer {
-  const text = Buffer.from(value, "utf8");
-  return Buffer.concat([int32(text.length + 1), text, Buffer.from([0])]);
 }
