@@ -1,4 +1,4 @@
-// One soak run: the workloads' documents, the lease audit, two sidecar replicas, the
+// One soak run: the workloads' documents, the lease audit, the sidecar replicas, the
 // writers and the chaos for `seconds`; then the writers stop, the replicas are left to catch
 // up, and every invariant is checked against what was written.
 import { mkdtemp } from "node:fs/promises";
@@ -30,11 +30,14 @@ export interface SoakOptions {
   maxWriterPauseMs?: number;
   /** Upper bound on catching up after the writers stop. */
   settleTimeoutMs?: number;
+  /** How many sidecar replicas run (default 2): one leads, the others stand by. */
+  replicas?: number;
 }
 
 export interface SoakResult extends ChaosTally, WriterTally {
   seed: number;
   seconds: number;
+  replicas: number;
   corrections: number;
   takeovers: number;
   violations: string[];
@@ -49,7 +52,8 @@ async function startReplicas(options: SoakOptions, dir: string): Promise<Replica
     rules: [{ pattern: "outlier", chunkSize: CHUNK_SIZE }, { pattern: "bucket" }, { pattern: "subset" }],
   };
   const replicas: Replica[] = [];
-  for (const name of ["replica-a", "replica-b"]) {
+  for (let i = 0; i < (options.replicas ?? 2); i++) {
+    const name = `replica-${String.fromCharCode("a".charCodeAt(0) + i)}`;
     const replica = new Replica({ name, uri: options.uri, config, dir }, await freePort());
     await replica.start();
     replicas.push(replica);
@@ -73,7 +77,7 @@ async function runWriters(
   return tally;
 }
 
-/** One replica streaming and caught up, the other standing by. */
+/** One replica streaming and caught up, the others standing by. */
 async function idle(replicas: Replica[]): Promise<boolean> {
   const states = await Promise.all(replicas.map((replica) => replica.readiness()));
   const streaming = states.filter((state) => state?.state === "streaming" && state.caughtUp === true);
@@ -154,6 +158,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     return {
       seed: options.seed,
       seconds: options.seconds,
+      replicas: replicas.length,
       ...writes,
       ...chaos,
       corrections: await correctionsLogged(replicas),
