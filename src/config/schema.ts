@@ -104,6 +104,11 @@ export const configSchema = z
      */
     leaseSeconds: intInRange(1, 3600).default(15),
     /**
+     * How many partitions the corrections' keys hash into (docs/semantics.md, "Partitions").
+     * The leader owns every one of them until replicas share partitions.
+     */
+    partitions: intInRange(1, 1024).default(16),
+    /**
      * Ignored: a takeover no longer depends on killSessions (src/stream/lease/lease.ts). Still
      * accepted, so that a configuration written for an earlier version loads (IGNORED_KEYS).
      */

@@ -14,6 +14,8 @@ export interface SidecarStatus {
   state: RunnerState;
   caughtUp: boolean;
   leader: boolean;
+  /** The partitions this replica owns. */
+  partitions: number[];
 }
 
 export interface HttpServerOptions {

@@ -21,9 +21,13 @@ export type RunnerState = (typeof RUNNER_STATES)[number];
 export interface StreamPositionProbe {
   streamLagSeconds(): number | undefined;
   resumeTokenAgeSeconds(): number | undefined;
+  /** How many partitions no live replica owns, as this replica sees it; undefined while it cannot tell. */
+  unownedPartitions(): number | undefined;
+  /** The partitions this replica owns, each with its stream's lag (undefined: none yet). */
+  partitionLagSeconds(): ReadonlyMap<number, number | undefined>;
 }
 
-type Reading = keyof StreamPositionProbe;
+type Reading = "streamLagSeconds" | "resumeTokenAgeSeconds" | "unownedPartitions";
 
 /** How a requested sweep ends (src/stream/sweep/sweep-requests.ts). */
 export const SWEEP_REQUEST_OUTCOMES = ["done", "failed"] as const;
@@ -51,6 +55,16 @@ export function createMetrics() {
       if (value === undefined) this.remove();
       else this.set(value);
     };
+  const ownedAtScrape = function collect(this: Gauge) {
+    if (probe) this.set(probe.partitionLagSeconds().size);
+  };
+  // A series per owned partition with a lag; a partition given up loses its series.
+  const lagsAtScrape = function collect(this: Gauge<"partition">) {
+    if (!probe) return;
+    this.reset();
+    for (const [partition, lag] of probe.partitionLagSeconds())
+      if (lag !== undefined) this.set({ partition: String(partition) }, lag);
+  };
 
   const metrics = {
     registry,
@@ -169,6 +183,27 @@ export function createMetrics() {
       name: `${PREFIX}correction_memory_waits_total`,
       help: "Corrections that waited before decoding a document because others held the memory budget.",
       registers: [registry],
+    }),
+    partitionsOwned: new Gauge({
+      name: `${PREFIX}partitions_owned`,
+      help: "Partitions this replica owns and corrects (the leader: all of them; a standby: none).",
+      registers: [registry],
+      collect: ownedAtScrape,
+    }),
+    partitionsUnowned: new Gauge({
+      name: `${PREFIX}partitions_unowned`,
+      help:
+        "Partitions no live replica owns, as this replica sees it: 0 while it leads or finds the lease held, " +
+        "all of them when it finds no leader. No value while starting.",
+      registers: [registry],
+      collect: readAtScrape("unownedPartitions"),
+    }),
+    partitionLag: new Gauge({
+      name: `${PREFIX}partition_lag_seconds`,
+      help: "stream_lag_seconds of the stream that reads each partition this replica owns.",
+      labelNames: ["partition"],
+      registers: [registry],
+      collect: lagsAtScrape,
     }),
     isLeader: new Gauge({
       name: `${PREFIX}leader`,

@@ -84,6 +84,8 @@ export interface RunnerStatus {
   state: RunnerState;
   caughtUp: boolean;
   leader: boolean;
+  /** The partitions this replica owns: every one while it leads, none otherwise. */
+  partitions: number[];
 }
 
 export class Runner {
@@ -135,10 +137,28 @@ export class Runner {
     setRunnerState(metrics, "starting");
     initialiseRuleMetrics(metrics, this.rules);
     // Only the leader owns the stream's position; a standby's own numbers would be stale.
+    const streamLagSeconds = () =>
+      this.state === "streaming" && this.leading ? this.lag.seconds() : undefined;
     metrics.readStreamPositionFrom({
-      streamLagSeconds: () => (this.state === "streaming" && this.leading ? this.lag.seconds() : undefined),
+      streamLagSeconds,
       resumeTokenAgeSeconds: () => (this.leading ? this.tokens.secondsSinceLastPersist : undefined),
+      unownedPartitions: () => this.unownedPartitions(),
+      partitionLagSeconds: () =>
+        new Map(this.ownedPartitions().map((partition) => [partition, streamLagSeconds()])),
     });
+  }
+
+  /** The leader owns every partition (docs/semantics.md, "Partitions"); a standby none. */
+  private ownedPartitions(): number[] {
+    return this.leading
+      ? Array.from({ length: this.options.config.partitions }, (_, partition) => partition)
+      : [];
+  }
+
+  /** None while this replica leads or last found the lease held; all when it found no leader. */
+  private unownedPartitions(): number | undefined {
+    if (this.state === "starting" || this.state === "stopped") return undefined;
+    return this.leading || this.keeper.lease.heldElsewhere ? 0 : this.options.config.partitions;
   }
 
   private get leading(): boolean {
@@ -146,7 +166,12 @@ export class Runner {
   }
 
   status(): RunnerStatus {
-    return { state: this.state, caughtUp: this.lag.isCaughtUp, leader: this.leading };
+    return {
+      state: this.state,
+      caughtUp: this.lag.isCaughtUp,
+      leader: this.leading,
+      partitions: this.ownedPartitions(),
+    };
   }
 
   /** Starts the loop in the background; failures are logged, never unhandled. */

@@ -45,6 +45,8 @@ async function exposedSeriesNames(): Promise<Map<string, string>> {
 const EMPTY_UNTIL_USED = new Set([
   "pattern_sidecar_stream_lag_seconds",
   "pattern_sidecar_resume_token_age_seconds",
+  // A series per partition the replica owns, once its stream has a lag.
+  "pattern_sidecar_partition_lag_seconds",
 ]);
 
 /** Dashboard variables replaced by values Prometheus itself would accept. */

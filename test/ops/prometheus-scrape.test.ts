@@ -44,7 +44,7 @@ void test(
       host: "127.0.0.1",
       port: 0,
       metrics: createRealisticMetrics(),
-      status: () => ({ state: "streaming", caughtUp: true, leader: true }),
+      status: () => ({ state: "streaming", caughtUp: true, leader: true, partitions: [0] }),
     });
     const workDir = await mkdtemp(join(tmpdir(), "pattern-sidecar-prometheus-"));
     let server: ChildProcess | undefined;

@@ -13,7 +13,7 @@ void test(
       host: "127.0.0.1",
       port: 0,
       metrics: createRealisticMetrics(),
-      status: () => ({ state: "streaming", caughtUp: true, leader: true }),
+      status: () => ({ state: "streaming", caughtUp: true, leader: true, partitions: [0] }),
     });
     try {
       const scrape = await fetch(`http://127.0.0.1:${server.port}/metrics`);

@@ -46,7 +46,7 @@ async function startEndpoints(
 }
 
 /** Before the runner exists (while connecting), the endpoints report "starting". */
-const STARTING: SidecarStatus = { state: "starting", caughtUp: false, leader: false };
+const STARTING: SidecarStatus = { state: "starting", caughtUp: false, leader: false, partitions: [] };
 
 export async function runSidecar(config: Config, logger: Logger): Promise<number> {
   const shutdown = newShutdownStack(logger);

@@ -125,6 +125,8 @@ export class WriterLease {
   private fenced = new Set<string>();
   /** Local deadline: past it we stop writing even if the database was not reachable to tell us. */
   private heldUntil = 0;
+  /** Whether the last takeover found the lease held, unexpired, by another replica. */
+  private heldByAnother = false;
 
   constructor(
     db: Db,
@@ -143,6 +145,11 @@ export class WriterLease {
   /** The term this replica holds the lease at, as far as it knows, even past its local margin. */
   get termHeld(): number | undefined {
     return this.term;
+  }
+
+  /** Whether the last attempt to take the lease found another replica holding it. */
+  get heldElsewhere(): boolean {
+    return this.heldByAnother;
   }
 
   /** Whether this replica may write now, by its own clock (with a safety margin). */
@@ -181,6 +188,7 @@ export class WriterLease {
    * and the next renewal tries again, until the transaction ends by itself.
    */
   private async takeOver(): Promise<number | undefined> {
+    this.heldByAnother = false;
     let attempt = await this.attemptTakeover();
     if (attempt.kind === "blocked") {
       await this.killSessions(attempt);
@@ -193,6 +201,7 @@ export class WriterLease {
         { cause: attempt.conflict },
       );
     }
+    this.heldByAnother = attempt.kind === "held elsewhere";
     if (attempt.kind !== "taken") return undefined;
     this.fenced = attempt.fenced;
     return attempt.term;

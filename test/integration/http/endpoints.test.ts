@@ -26,7 +26,7 @@ function call(port: number, method: string, path: string): Promise<Answer> {
 }
 
 void describe("the HTTP endpoints", () => {
-  let status: SidecarStatus = { state: "starting", caughtUp: false, leader: false };
+  let status: SidecarStatus = { state: "starting", caughtUp: false, leader: false, partitions: [] };
   let server: HttpServer;
 
   before(async () => {
@@ -55,13 +55,13 @@ void describe("the HTTP endpoints", () => {
   });
 
   void test("/healthz answers 200 while the process is alive, whatever the runner's state", async () => {
-    status = { state: "sweeping", caughtUp: false, leader: true };
+    status = { state: "sweeping", caughtUp: false, leader: true, partitions: [0] };
     const answer = await call(server.port, "GET", "/healthz");
     assert.equal(answer.status, 200);
   });
 
   void test("/readyz answers 503 with the reason while the leader sweeps", async () => {
-    status = { state: "sweeping", caughtUp: false, leader: true };
+    status = { state: "sweeping", caughtUp: false, leader: true, partitions: [0] };
     const answer = await call(server.port, "GET", "/readyz");
     assert.equal(answer.status, 503);
     const body = JSON.parse(answer.body) as { ready: boolean; reason: string; state: string };
@@ -71,27 +71,27 @@ void describe("the HTTP endpoints", () => {
   });
 
   void test("/readyz answers 503 while streaming but not caught up", async () => {
-    status = { state: "streaming", caughtUp: false, leader: true };
+    status = { state: "streaming", caughtUp: false, leader: true, partitions: [0] };
     const answer = await call(server.port, "GET", "/readyz");
     assert.equal(answer.status, 503);
     assert.match(answer.body, /not caught up/);
   });
 
   void test("/readyz answers 200 once streaming and caught up", async () => {
-    status = { state: "streaming", caughtUp: true, leader: true };
+    status = { state: "streaming", caughtUp: true, leader: true, partitions: [0] };
     const answer = await call(server.port, "GET", "/readyz");
     assert.equal(answer.status, 200);
     assert.equal((JSON.parse(answer.body) as { ready: boolean }).ready, true);
   });
 
   void test("/readyz answers 200 for a replica in standby", async () => {
-    status = { state: "standby", caughtUp: false, leader: false };
+    status = { state: "standby", caughtUp: false, leader: false, partitions: [] };
     const answer = await call(server.port, "GET", "/readyz");
     assert.equal(answer.status, 200);
   });
 
   void test("/readyz answers 503 once the runner has stopped", async () => {
-    status = { state: "stopped", caughtUp: false, leader: false };
+    status = { state: "stopped", caughtUp: false, leader: false, partitions: [] };
     const answer = await call(server.port, "GET", "/readyz");
     assert.equal(answer.status, 503);
   });
@@ -124,7 +124,7 @@ void describe("starting and stopping the HTTP server", () => {
   const options = {
     host: "127.0.0.1",
     metrics: createRealisticMetrics(),
-    status: (): SidecarStatus => ({ state: "standby", caughtUp: false, leader: false }),
+    status: (): SidecarStatus => ({ state: "standby", caughtUp: false, leader: false, partitions: [] }),
   };
 
   void test("close is idempotent: every call returns the same promise", async () => {

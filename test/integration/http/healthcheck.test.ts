@@ -22,7 +22,7 @@ async function healthcheck(port: number): Promise<number> {
 }
 
 void test("the health check exits 0 while the sidecar's endpoints answer", async () => {
-  const status = () => ({ state: "starting" as const, caughtUp: false, leader: false });
+  const status = () => ({ state: "starting" as const, caughtUp: false, leader: false, partitions: [] });
   const server = await startHttpServer({ host: "127.0.0.1", port: 0, metrics: createMetrics(), status });
   try {
     assert.equal(await healthcheck(server.port), 0);

@@ -79,10 +79,20 @@ void test("prom-client's process and Node.js metrics keep their standard, unpref
   );
 });
 
+/** A probe's partition readings for a replica that owns none and cannot tell about the others. */
+const noPartitions = {
+  unownedPartitions: () => undefined,
+  partitionLagSeconds: () => new Map<number, number>(),
+};
+
 void test("stream lag and resume token age are read from the runner when scraped", async () => {
   const metrics = createMetrics();
   let age: number | undefined = 12;
-  metrics.readStreamPositionFrom({ streamLagSeconds: () => 0, resumeTokenAgeSeconds: () => age });
+  metrics.readStreamPositionFrom({
+    ...noPartitions,
+    streamLagSeconds: () => 0,
+    resumeTokenAgeSeconds: () => age,
+  });
   assert.deepEqual(
     (await metrics.resumeTokenAge.get()).values.map((sample) => sample.value),
     [12],
@@ -101,11 +111,47 @@ void test("stream lag and resume token age are read from the runner when scraped
 void test("a gauge the runner has no reading for is exposed without a value, not a stale one", async () => {
   const metrics = createMetrics();
   let age: number | undefined = 12;
-  metrics.readStreamPositionFrom({ streamLagSeconds: () => undefined, resumeTokenAgeSeconds: () => age });
+  metrics.readStreamPositionFrom({
+    ...noPartitions,
+    streamLagSeconds: () => undefined,
+    resumeTokenAgeSeconds: () => age,
+  });
   await metrics.registry.metrics();
   age = undefined;
   const exposition = await metrics.registry.metrics();
   assert.match(exposition, /^# TYPE pattern_sidecar_resume_token_age_seconds gauge$/m);
   assert.doesNotMatch(exposition, /^pattern_sidecar_resume_token_age_seconds /m);
   assert.doesNotMatch(exposition, /^pattern_sidecar_stream_lag_seconds /m);
+});
+
+void test("partitions owned and unowned, and a lag per owned partition, are read when scraped", async () => {
+  const metrics = createMetrics();
+  let lags = new Map<number, number | undefined>([
+    [0, 1.5],
+    [3, 1.5],
+    [7, undefined],
+  ]);
+  let unowned: number | undefined = 0;
+  metrics.readStreamPositionFrom({
+    streamLagSeconds: () => 1.5,
+    resumeTokenAgeSeconds: () => undefined,
+    unownedPartitions: () => unowned,
+    partitionLagSeconds: () => lags,
+  });
+  let exposition = await metrics.registry.metrics();
+  assert.match(exposition, /^pattern_sidecar_partitions_owned 3$/m);
+  assert.match(exposition, /^pattern_sidecar_partitions_unowned 0$/m);
+  assert.match(exposition, /^pattern_sidecar_partition_lag_seconds\{partition="0"\} 1.5$/m);
+  assert.match(exposition, /^pattern_sidecar_partition_lag_seconds\{partition="3"\} 1.5$/m);
+  assert.doesNotMatch(exposition, /partition="7"/, "no lag yet, no series");
+  lags = new Map();
+  unowned = undefined;
+  exposition = await metrics.registry.metrics();
+  assert.match(exposition, /^pattern_sidecar_partitions_owned 0$/m);
+  assert.doesNotMatch(exposition, /^pattern_sidecar_partitions_unowned /m);
+  assert.doesNotMatch(
+    exposition,
+    /^pattern_sidecar_partition_lag_seconds\{/m,
+    "a partition given up loses its series",
+  );
 });
