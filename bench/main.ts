@@ -8,6 +8,7 @@ import { endToEnd } from "./end-to-end.js";
 import { largeDocuments } from "./large-documents.js";
 import { mixedBacklog } from "./mixed-backlog.js";
 import { mixedLive } from "./mixed-live.js";
+import { partitionStreams } from "./partition-streams.js";
 import { planners } from "./planners.js";
 import { scale } from "./scale.js";
 import { serverLookups } from "./server-lookups.js";
@@ -19,6 +20,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   backlog,
   mixedBacklog,
   mixedLive,
+  partitionStreams,
   scale,
   largeDocuments,
 ];
