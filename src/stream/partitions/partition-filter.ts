@@ -1,6 +1,6 @@
 // The change stream's condition that keeps, on the server, only the events of a replica's
 // partitions: the hash of each key the drivers name from an event (eventPartitionKeys),
-// `$toHashedIndexKey` (MongoDB 4.4+) modulo the count as partitionOf computes it.
+// `$toHashedIndexKey` (added for resharding, SERVER-49214; documented for MongoDB 7.0 and later) modulo the count as partitionOf computes it.
 // docs/semantics.md, "Partitions".
 import type { Document } from "mongodb";
 import type { PatternRule } from "../../patterns/driver.js";
