@@ -1,7 +1,6 @@
 // The change stream's condition that keeps, on the server, only the events of a replica's
-// partitions: the hash of each key the drivers name from an event (eventPartitionKeys),
-// `$toHashedIndexKey` (added for resharding, SERVER-49214; documented for MongoDB 7.0 and later) modulo the count as partitionOf computes it.
-// docs/semantics.md, "Partitions".
+// partitions: each key the drivers name from an event, hashed by `$toHashedIndexKey` (mongod's
+// docs have it from 7.0; SERVER-49214) modulo the count as partitionOf does. docs/semantics.md.
 import type { Document } from "mongodb";
 import type { PatternRule } from "../../patterns/driver.js";
 import { driverOf } from "../../patterns/registry.js";
