@@ -119,7 +119,7 @@ const $bsonSize: OperatorCompiler = (argument, compiler) => {
 
 /** The value's hashed-index key, an int64 (hashed-index-key.ts); missing hashes as null. */
 const $toHashedIndexKey: OperatorCompiler = (argument, compiler) => {
-  const [input] = compileOperands("$toHashedIndexKey", argument, compiler, exactly(1));
+  const [input] = compileExactly("$toHashedIndexKey", argument, compiler, 1);
   return (frame) => hashedIndexKeyOf(input(frame));
 };
 
@@ -128,7 +128,7 @@ const $toHashedIndexKey: OperatorCompiler = (argument, compiler) => {
  * two ints, long when either is one, double when either is one (left to mingo with a decimal).
  */
 const $mod: OperatorCompiler = (argument, compiler) => {
-  const [dividend, divisor] = compileOperands("$mod", argument, compiler, exactly(2));
+  const [dividend, divisor] = compileExactly("$mod", argument, compiler, 2);
   return (frame) => {
     const left = dividend(frame);
     const right = divisor(frame);
