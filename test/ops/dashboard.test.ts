@@ -40,12 +40,11 @@ async function exposedSeriesNames(): Promise<Map<string, string>> {
 
 /**
  * Panels whose metric has no series on a quiet system by design: only a streaming leader
- * has a lag and a token age.
+ * has a lag and a token age, and only an owned partition being streamed a lag.
  */
 const EMPTY_UNTIL_USED = new Set([
   "pattern_sidecar_stream_lag_seconds",
   "pattern_sidecar_resume_token_age_seconds",
-  // A series per partition the replica owns, once its stream has a lag.
   "pattern_sidecar_partition_lag_seconds",
 ]);
 
