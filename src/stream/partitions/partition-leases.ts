@@ -1,0 +1,157 @@
+// Keeps the leases of the partitions assigned to this replica: each round it heartbeats,
+// computes the assignment from the live members and the leases' holders, takes or renews its
+// own and hands over the others. docs/semantics.md, "Partitions"; docs/operations.md,
+// "Partitions and rebalancing".
+import type { Binary, Collection, Db } from "mongodb";
+import { TakeoverBlockedError } from "../../errors.js";
+import type { Logger } from "../../ops/logger.js";
+import { WriterLease } from "../lease/lease.js";
+import { assignPartitions, partitionsOwnedBy, type Owners } from "./assignment.js";
+import { Membership } from "./membership.js";
+
+/** A partition's lease document `_id`: a writer lease of its own (lease.ts, `leaseId`). */
+export const partitionLeaseId = (partition: number): string => `lease.partition.${partition}`;
+
+const PARTITION_LEASE = /^lease\.partition\.(\d+)$/;
+
+export interface PartitionLeasesOptions {
+  /** The corrections' handle: the fence documents are written in their transactions. */
+  db: Db;
+  /** Where heartbeats, takeovers, renewals and releases go (WriterLeaseOptions.keeperDb); `db` when absent. */
+  keeperDb?: Db;
+  stateCollection: string;
+  holder: string;
+  leaseSeconds: number;
+  partitions: number;
+  /** The sessions this replica corrects on, fenced under each partition it takes. */
+  sessionIds: () => Binary[];
+  logger: Logger;
+  /**
+   * Called before partitions are handed over, and awaited: their in-flight corrections
+   * commit and their positions are stored first.
+   */
+  beforeRelease?: (partitions: number[]) => Promise<void>;
+  /** Called after a round that changed the partitions this replica holds. */
+  onOwnedChange?: (owned: number[]) => void;
+}
+
+export class PartitionLeases {
+  private readonly membership: Membership;
+  private readonly leaseDocs: Collection<{ _id: string; holder: string; expiresAt: Date }>;
+  private readonly leases = new Map<number, WriterLease>();
+  private lastOwned: number[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly options: PartitionLeasesOptions) {
+    const keeperDb = options.keeperDb ?? options.db;
+    this.membership = new Membership(keeperDb, options.stateCollection, options.holder, options.leaseSeconds);
+    this.leaseDocs = keeperDb.collection(options.stateCollection);
+  }
+
+  /** The partitions whose lease this replica holds now, by its own clock; ascending. */
+  owned(): number[] {
+    return [...this.leases]
+      .flatMap(([partition, lease]) => (lease.held ? [partition] : []))
+      .sort((a, b) => a - b);
+  }
+
+  /** The lease fencing a partition's corrections, while this replica holds it. */
+  leaseOf(partition: number): WriterLease | undefined {
+    const lease = this.leases.get(partition);
+    return lease?.held ? lease : undefined;
+  }
+
+  /** How often a round runs: three heartbeats and renewals within a lease's lifetime. */
+  get intervalMs(): number {
+    return (this.options.leaseSeconds * 1000) / 3;
+  }
+
+  /** Runs a round now and then every intervalMs until stop(); rounds never overlap. */
+  start(): void {
+    if (this.timer) return;
+    void this.roundOnce();
+    this.timer = setInterval(() => void this.roundOnce(), this.intervalMs);
+  }
+
+  /** One round, unless one runs; failures are logged and the next round tries again. */
+  roundOnce(): Promise<void> {
+    this.running ??= this.round()
+      .catch((err: unknown) => this.options.logger.warn({ err }, "partition leases round failed"))
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  /** Heartbeat, assignment, hand-over of what is no longer this replica's, then take or renew its own. */
+  async round(): Promise<void> {
+    const { partitions, holder } = this.options;
+    await this.membership.beat();
+    const [members, owners] = await Promise.all([this.membership.live(), this.currentOwners()]);
+    const mine = partitionsOwnedBy(assignPartitions(partitions, [...members, holder], owners), holder);
+    const givenAway = [...this.leases.keys()].filter((partition) => !mine.includes(partition));
+    await this.release(givenAway);
+    for (const partition of mine) await this.takeOrRenew(partition);
+    this.noteOwnedChange();
+  }
+
+  /** Who holds each partition's lease, unexpired by the server's clock. */
+  private async currentOwners(): Promise<Owners> {
+    const held = await this.leaseDocs
+      .find(
+        { _id: { $regex: PARTITION_LEASE.source }, $expr: { $gt: ["$expiresAt", "$$NOW"] } },
+        { projection: { holder: 1 } },
+      )
+      .toArray();
+    return new Map(held.map((lease) => [Number(PARTITION_LEASE.exec(lease._id)![1]), lease.holder]));
+  }
+
+  private async takeOrRenew(partition: number): Promise<void> {
+    const lease = this.leases.get(partition) ?? this.newLease(partition);
+    this.leases.set(partition, lease);
+    try {
+      // Held by a replica that has not handed it over yet: false now, taken at a later round.
+      if (!(await lease.acquireOrRenew()) && lease.termHeld === undefined) this.leases.delete(partition);
+    } catch (err) {
+      if (!(err instanceof TakeoverBlockedError)) throw err;
+      this.options.logger.warn({ err, partition }, err.message);
+    }
+  }
+
+  private newLease(partition: number): WriterLease {
+    const { db, keeperDb, stateCollection, holder, leaseSeconds, sessionIds } = this.options;
+    return new WriterLease(db, stateCollection, holder, leaseSeconds, {
+      sessionIds,
+      keeperDb,
+      leaseId: partitionLeaseId(partition),
+    });
+  }
+
+  /** Lets the partitions' work finish, then their leases go at once to whoever takes them. */
+  private async release(partitions: number[]): Promise<void> {
+    if (partitions.length === 0) return;
+    await this.options.beforeRelease?.(partitions);
+    for (const partition of partitions) {
+      await this.leases.get(partition)?.release();
+      this.leases.delete(partition);
+    }
+    this.options.logger.info({ partitions }, "partitions handed over");
+  }
+
+  private noteOwnedChange(): void {
+    const owned = this.owned();
+    if (owned.join() === this.lastOwned.join()) return;
+    this.lastOwned = owned;
+    this.options.logger.info({ partitions: owned }, "partitions owned");
+    this.options.onOwnedChange?.(owned);
+  }
+
+  /** Stops the rounds, hands every partition over (after their work) and leaves; idempotent. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+    await this.release([...this.leases.keys()]);
+    await this.membership.leave();
+    this.noteOwnedChange();
+  }
+}
