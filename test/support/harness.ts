@@ -302,7 +302,7 @@ export function fencedLease(client: MongoClient, db: Db, holder: string, leaseSe
 export function correctionContext(
   client: MongoClient,
   db: Db,
-  { lease, sessions }: FencedLease,
+  { lease, sessions }: Pick<CorrectionContext, "lease"> & Pick<FencedLease, "sessions">,
   extra: Partial<CorrectionContext> = {},
 ): CorrectionContext {
   return {

@@ -20,6 +20,7 @@ import { StalePlanError } from "../../errors.js";
 import { BULK_WRITE_REFUSED_CODES, hasCode } from "../../mongodb-codes.js";
 import type { Absent, Write } from "../../patterns/plan.js";
 import { foundAbsent } from "./apply.js";
+import type { Fence } from "../lease/fencing.js";
 
 const WIRE_VERSION_8_0 = 25;
 
@@ -60,10 +61,8 @@ export function stopUsingBulkWrite(client: MongoClient): boolean {
 }
 
 export interface FencedWrites {
-  /** The lease's fencing write: it must match its document. */
-  fence: Extract<Write, { op: "updateOne" }>;
-  /** What a fence that matched nothing means (a lost lease). */
-  onFenceUnmatched: () => Error;
+  /** The leases' fencing writes: each must match its document, or its takenOver() is thrown. */
+  fences: readonly Fence[];
   /** Documents the plans assume do not exist (Plan's `absent`), looked for before the writes. */
   absent?: readonly Absent[];
   writes: readonly Write[];
@@ -73,10 +72,10 @@ export interface FencedWrites {
 export async function bulkWriteFenced(
   client: MongoClient,
   db: Db,
-  { fence, onFenceUnmatched, absent = [], writes }: FencedWrites,
+  { fences, absent = [], writes }: FencedWrites,
   session: ClientSession,
 ): Promise<void> {
-  const sent = [fence, ...absent.map(probeOf), ...writes];
+  const sent = [...fences.map((fence) => fence.write), ...absent.map(probeOf), ...writes];
   let result: ClientBulkWriteResult;
   try {
     const models = sent.map((write) => modelOf(db, write));
@@ -84,10 +83,11 @@ export async function bulkWriteFenced(
   } catch (error) {
     throw unwrapped(error, sent);
   }
-  if (!matchedItsDocument(result, 0)) throw onFenceUnmatched();
-  const found = absent.find((_, i) => matchedItsDocument(result, i + 1));
+  const lost = fences.find((_, i) => !matchedItsDocument(result, i));
+  if (lost) throw lost.takenOver();
+  const found = absent.find((_, i) => matchedItsDocument(result, i + fences.length));
   if (found) throw foundAbsent(found);
-  const firstWrite = 1 + absent.length;
+  const firstWrite = fences.length + absent.length;
   const stale = writes.findIndex(
     (write, i) => write.op !== "insertOne" && !matchedItsDocument(result, i + firstWrite),
   );

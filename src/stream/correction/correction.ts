@@ -1,5 +1,5 @@
 // One correction: plan from plain reads first, and only when that plan writes something,
-// inside one transaction: re-read the document, plan, check the writer lease and write,
+// inside one transaction: re-read the document, plan, check the lease(s) fencing it and write,
 // commit.
 // Most events need nothing (a document already fixed, a push that another correction
 // covered), and those then cost a read or two, not a transaction; a target whose event
@@ -24,7 +24,7 @@ import type { PatternRule, PlanContext } from "../../patterns/driver.js";
 import type { Absent, Plan, SkipKind, Write } from "../../patterns/plan.js";
 import { applyWrites, checkAbsent } from "./apply.js";
 import { bulkWriteFenced, isBulkWriteRefused, stopUsingBulkWrite, supportsBulkWrite } from "./bulk-write.js";
-import type { WriterLease } from "../lease/lease.js";
+import type { Fence, Fencing } from "../lease/fencing.js";
 import { driverOf } from "../../patterns/registry.js";
 import type { OwnWrites } from "../events/own-writes.js";
 import { targetFields, targetLabels, type CorrectionTarget } from "../events/targets.js";
@@ -44,7 +44,8 @@ export interface CorrectionContext {
   db: Db;
   /** Where the drivers' plans keep their records (the copy ledger); config `stateCollection`. */
   stateCollection: string;
-  lease: Pick<WriterLease, "fence" | "fencingWrite" | "takenOver">;
+  /** The writer lease, or the leases of the targets' partitions (partition-leases.ts). */
+  lease: Fencing;
   metrics: Metrics;
   logger: Logger;
   maxTransactionAttempts: number;
@@ -202,7 +203,7 @@ export async function planAndWrite(
           maxWrites,
         });
       const absent = writing.flatMap((plan) => plan.absent ?? []);
-      await writeFenced(context, { writes, absent }, session).catch((error: unknown) => {
+      await writeFenced(context, { targets, writes, absent }, session).catch((error: unknown) => {
         throw guessed && classify(error) === "bad_document" ? guessRefused(error, targets) : error;
       });
     }
@@ -223,29 +224,34 @@ function guessRefused(error: unknown, targets: readonly CorrectionTarget[]): Sta
   });
 }
 
-/** The lease's fence and the writes: in one command where the server takes bulkWrite (8.0). */
+/**
+ * The fences of the targets' leases and the writes: in one command where the server takes
+ * bulkWrite (8.0). A batch of targets in several partitions passes each partition's fence.
+ */
 async function writeFenced(
   context: CorrectionContext,
-  { writes, absent }: { writes: Write[]; absent: Absent[] },
+  { targets, writes, absent }: { targets: readonly CorrectionTarget[]; writes: Write[]; absent: Absent[] },
   session: ClientSession,
 ): Promise<void> {
   const { client, db, lease } = context;
+  const fences = lease.fencesFor(targets, session);
   if (await supportsBulkWrite(client)) {
-    const fenced = {
-      fence: lease.fencingWrite(session),
-      onFenceUnmatched: () => lease.takenOver(),
-      absent,
-      writes,
-    };
+    const fenced = { fences, absent, writes };
     try {
       return await bulkWriteFenced(client, db, fenced, session);
     } catch (error) {
       throw isBulkWriteRefused(error) ? writeWithoutBulkWrite(context, error) : error;
     }
   }
-  await lease.fence(session);
+  for (const fence of fences) await passFence(db, fence, session);
   await checkAbsent(db, absent, session);
   await applyWrites(db, writes, session);
+}
+
+/** A fence on its own command: a real write on its document, which must match it. */
+async function passFence(db: Db, { write, takenOver }: Fence, session: ClientSession): Promise<void> {
+  const result = await db.collection(write.collection).updateOne(write.filter, write.update, { session });
+  if (result.matchedCount === 0) throw takenOver();
 }
 
 /**

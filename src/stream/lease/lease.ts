@@ -26,6 +26,7 @@ import { classify, isRetryableTransactionError, LeaseLostError, TakeoverBlockedE
 import { CODE } from "../../mongodb-codes.js";
 import type { Write } from "../../patterns/plan.js";
 import { runAttempt } from "../correction/transaction.js";
+import type { Fence, Fencing } from "./fencing.js";
 
 export const LEASE_ID = "lease";
 
@@ -112,7 +113,7 @@ type TakeoverAttempt =
   /** A transaction of the previous holder has written its fence document and is still open. */
   | { kind: "blocked"; previousSessions: Binary[]; conflict: unknown };
 
-export class WriterLease {
+export class WriterLease implements Fencing {
   private readonly keeperDb: Db;
   /** On the keeper's client: takeover, renewal, release. */
   private readonly leases: Collection<LeaseDocument>;
@@ -318,6 +319,11 @@ export class WriterLease {
       filter: { _id: fenceId, holder: this.holder, term: this.term },
       update: { $inc: { transactions: 1 } },
     };
+  }
+
+  /** One fence, this lease's, whatever the targets: every correction is under it. */
+  fencesFor(_targets: unknown, session: ClientSession): Fence[] {
+    return [{ write: this.fencingWrite(session), takenOver: () => this.takenOver() }];
   }
 
   /** What a fencing write that matched nothing means. */

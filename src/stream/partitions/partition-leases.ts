@@ -2,12 +2,15 @@
 // computes the assignment from the live members and the leases' holders, takes or renews its
 // own and hands over the others. docs/semantics.md, "Partitions"; docs/operations.md,
 // "Partitions and rebalancing".
-import type { Binary, Collection, Db } from "mongodb";
-import { TakeoverBlockedError } from "../../errors.js";
+import type { Binary, ClientSession, Collection, Db } from "mongodb";
+import { LeaseLostError, TakeoverBlockedError } from "../../errors.js";
 import type { Logger } from "../../ops/logger.js";
+import type { CorrectionTarget } from "../../patterns/driver.js";
+import type { Fence, Fencing } from "../lease/fencing.js";
 import { WriterLease } from "../lease/lease.js";
 import { assignPartitions, partitionsOwnedBy, type Owners } from "./assignment.js";
 import { Membership } from "./membership.js";
+import { partitionOfTarget } from "./target-partition.js";
 
 /** A partition's lease document `_id`: a writer lease of its own (lease.ts, `leaseId`). */
 export const partitionLeaseId = (partition: number): string => `lease.partition.${partition}`;
@@ -35,7 +38,7 @@ export interface PartitionLeasesOptions {
   onOwnedChange?: (owned: number[]) => void;
 }
 
-export class PartitionLeases {
+export class PartitionLeases implements Fencing {
   private readonly membership: Membership;
   private readonly leaseDocs: Collection<{ _id: string; holder: string; expiresAt: Date }>;
   private readonly leases = new Map<number, WriterLease>();
@@ -56,10 +59,22 @@ export class PartitionLeases {
       .sort((a, b) => a - b);
   }
 
-  /** The lease fencing a partition's corrections, while this replica holds it. */
-  leaseOf(partition: number): WriterLease | undefined {
+  /** The fence of each partition among the targets': a batch commits only while all are held. */
+  fencesFor(targets: readonly CorrectionTarget[], session: ClientSession): Fence[] {
+    const partitions = new Set(targets.map((target) => partitionOfTarget(target, this.options.partitions)));
+    return [...partitions]
+      .sort((a, b) => a - b)
+      .flatMap((partition) => this.heldLease(partition).fencesFor(targets, session));
+  }
+
+  private heldLease(partition: number): WriterLease {
     const lease = this.leases.get(partition);
-    return lease?.held ? lease : undefined;
+    if (lease) return lease;
+    throw new LeaseLostError("this replica does not hold the partition's lease", {
+      holder: this.options.holder,
+      partition,
+      lease: partitionLeaseId(partition),
+    });
   }
 
   /** How often a round runs: three heartbeats and renewals within a lease's lifetime. */

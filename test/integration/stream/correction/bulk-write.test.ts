@@ -45,7 +45,7 @@ async function writeInTransaction(writes: Write[], fence = FENCE): Promise<strin
       await bulkWriteFenced(
         client,
         db,
-        { fence, onFenceUnmatched: () => new LeaseLostError("taken over", {}), writes },
+        { fences: [{ write: fence, takenOver: () => new LeaseLostError("taken over", {}) }], writes },
         session,
       );
       await session.commitTransaction();
