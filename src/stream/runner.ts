@@ -26,7 +26,7 @@ import { wireCorrections } from "./wiring.js";
 import { sweep } from "./sweep/sweep.js";
 import { SweepCheckpoints, type SweepStart } from "./sweep/sweep-checkpoints.js";
 import { performRequestedSweeps } from "./sweep/requested-sweeps.js";
-import { EVERY_KEY, type KeyOwnership } from "./key-ownership.js";
+import { keysOfPartitions, type KeyOwnership } from "./key-ownership.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./events/targets.js";
 import { StatePruning } from "./position/state-pruning.js";
 import { rulesFingerprint, streamName, TokenStore } from "./position/token-store.js";
@@ -259,8 +259,10 @@ export class Runner {
 
   /** Which documents this replica corrects: the one place its sweeps ask (key-ownership.ts). */
   private keysOwned(): KeyOwnership {
-    return EVERY_KEY;
+    return keysOfPartitions(this.ownedPartitions(), this.options.config.partitions);
   }
+
+  private readonly ownsTarget = (target: CorrectionTarget): boolean => this.keysOwned().owns(target);
 
   /** Performs the sweeps operators request (requested-sweeps.ts) until this lead ends. */
   private performRequestedSweeps(leadEnded: AbortSignal): Promise<void> {
@@ -272,7 +274,8 @@ export class Runner {
       holder: this.keeper.lease.holder,
       ownership: () => this.keysOwned(),
       correct: (target) => this.correct(target),
-      retryParked: (shouldStop) => retryParkedTargets(this.correction, { dueOnly: false, shouldStop }),
+      retryParked: (shouldStop) =>
+        retryParkedTargets(this.correction, { dueOnly: false, shouldStop, owns: this.ownsTarget }),
       mayContinue: () => this.mayContinue() && !leadEnded.aborted,
       signal: AbortSignal.any([this.stopSignal.signal, leadEnded]),
       logger,
@@ -291,6 +294,7 @@ export class Runner {
     if (this.parkedRetrying) return;
     this.parkedRetrying = retryParkedTargets(this.correction, {
       dueOnly: true,
+      owns: this.ownsTarget,
       shouldStop: () => !this.mayContinue(),
     }).catch((thrown: unknown) => {
       reportError(this.options, thrown, "retrying parked documents failed; will try again");
@@ -356,8 +360,9 @@ export class Runner {
       logger: this.options.logger,
       metrics: this.options.metrics,
       correct: (target) => this.correct(target),
-      owns: (target) => this.keysOwned().owns(target),
-      retryParked: () => retryParkedTargets(this.correction, { dueOnly: false, shouldStop }),
+      owns: this.ownsTarget,
+      retryParked: () =>
+        retryParkedTargets(this.correction, { dueOnly: false, shouldStop, owns: this.ownsTarget }),
       shouldStop,
       checkpoints: { store: checkpoints, start },
       pageSize: this.options.sweepPageSize,
