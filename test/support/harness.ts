@@ -9,6 +9,10 @@ import { createMetrics, type Metrics } from "../../src/ops/metrics.js";
 import type { CorrectionContext } from "../../src/stream/correction/correction.js";
 import { leaseClientOptions, WriterLease } from "../../src/stream/lease/lease.js";
 import { SessionPool } from "../../src/stream/lease/session-pool.js";
+import {
+  PartitionLeases,
+  type PartitionLeasesOptions,
+} from "../../src/stream/partitions/partition-leases.js";
 import { OwnWrites } from "../../src/stream/events/own-writes.js";
 import { Runner } from "../../src/stream/runner.js";
 import { waitUntil } from "../../src/cli/wait-until.js";
@@ -296,6 +300,27 @@ export function fencedLease(client: MongoClient, db: Db, holder: string, leaseSe
     sessionIds: () => sessions.ids,
   });
   return { lease, sessions };
+}
+
+/** A replica's partition leases (16 partitions, 30 s) over a pool of sessions of its own, as fencedLease's. */
+export function fencedPartitions(
+  client: MongoClient,
+  db: Db,
+  holder: string,
+  extra: Partial<PartitionLeasesOptions> = {},
+): { leases: PartitionLeases; sessions: SessionPool } {
+  const sessions = new SessionPool(client, 2);
+  const leases = new PartitionLeases({
+    db,
+    stateCollection: "pattern_sidecar_state",
+    holder,
+    leaseSeconds: 30,
+    partitions: 16,
+    sessionIds: () => sessions.ids,
+    logger: createLogger({ level: "silent" }),
+    ...extra,
+  });
+  return { leases, sessions };
 }
 
 /** What a leader corrects with, for calling correctTarget directly: logs silenced, 3 attempts. */

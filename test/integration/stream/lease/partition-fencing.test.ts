@@ -5,15 +5,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Db } from "mongodb";
 import { LeaseLostError } from "../../../../src/errors.js";
-import { createLogger } from "../../../../src/ops/logger.js";
 import type { CorrectionTarget } from "../../../../src/patterns/driver.js";
 import type { OutlierRule } from "../../../../src/patterns/outlier/rule.js";
 import { correctTarget, planAndWrite } from "../../../../src/stream/correction/correction.js";
 import { runTransaction } from "../../../../src/stream/correction/transaction.js";
-import { SessionPool } from "../../../../src/stream/lease/session-pool.js";
-import { PartitionLeases, partitionLeaseId } from "../../../../src/stream/partitions/partition-leases.js";
+import { partitionLeaseId } from "../../../../src/stream/partitions/partition-leases.js";
 import { partitionOfTarget } from "../../../../src/stream/partitions/target-partition.js";
-import { correctionContext, insertBook, testConfig } from "../../../support/harness.js";
+import { correctionContext, fencedPartitions, insertBook, testConfig } from "../../../support/harness.js";
 import { useTestDatabase, type TestMongo } from "../../../support/mongo.js";
 
 const STATE = "pattern_sidecar_state";
@@ -26,24 +24,6 @@ const fixture = useTestDatabase("partition_fencing", {
   },
 });
 
-function partitionLeases(
-  mongo: TestMongo,
-  db: Db,
-  holder: string,
-): { leases: PartitionLeases; sessions: SessionPool } {
-  const sessions = new SessionPool(mongo.client, 2);
-  const leases = new PartitionLeases({
-    db,
-    stateCollection: STATE,
-    holder,
-    leaseSeconds: 30,
-    partitions: PARTITIONS,
-    sessionIds: () => sessions.ids,
-    logger: createLogger({ level: "silent" }),
-  });
-  return { leases, sessions };
-}
-
 /** Replica a holds every partition but one book's, which b took while a was paused. */
 async function takenWhilePaused(db: Db, mongo: TestMongo) {
   await Promise.all([STATE, "sales", "extra_sales"].map((name) => db.collection(name).deleteMany({})));
@@ -52,7 +32,7 @@ async function takenWhilePaused(db: Db, mongo: TestMongo) {
   const [lost, kept] = [book(1), book(2)];
   const lostPartition = partitionOfTarget(lost, PARTITIONS);
   assert.notEqual(partitionOfTarget(kept, PARTITIONS), lostPartition, "two books of two partitions");
-  const a = partitionLeases(mongo, db, "a");
+  const a = fencedPartitions(mongo.client, db, "a");
   await a.leases.round();
   await db
     .collection(STATE)
@@ -60,7 +40,7 @@ async function takenWhilePaused(db: Db, mongo: TestMongo) {
       { _id: { $in: ["member.a", partitionLeaseId(lostPartition)] as never[] } },
       { $set: { expiresAt: new Date(0) } },
     );
-  const b = partitionLeases(mongo, db, "b");
+  const b = fencedPartitions(mongo.client, db, "b");
   await b.leases.round();
   assert.deepEqual(b.leases.owned(), [lostPartition], "b took only the expired partition");
   await insertBook(db, 1, 70);

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Db } from "mongodb";
-import { createLogger } from "../../../../src/ops/logger.js";
-import { SessionPool } from "../../../../src/stream/lease/session-pool.js";
-import { PartitionLeases } from "../../../../src/stream/partitions/partition-leases.js";
+import type { SessionPool } from "../../../../src/stream/lease/session-pool.js";
+import type { PartitionLeases } from "../../../../src/stream/partitions/partition-leases.js";
+import { fencedPartitions } from "../../../support/harness.js";
 import { useTestDatabase, type TestMongo } from "../../../support/mongo.js";
 
 const STATE = "pattern_sidecar_state";
@@ -25,19 +25,9 @@ interface Replica {
 }
 
 function replica(mongo: TestMongo, db: Db, holder: string): Replica {
-  const sessions = new SessionPool(mongo.client, 1);
   const released: number[][] = [];
-  const leases = new PartitionLeases({
-    db,
-    stateCollection: STATE,
-    holder,
-    leaseSeconds: 30,
-    partitions: PARTITIONS,
-    sessionIds: () => sessions.ids,
-    logger: createLogger({ level: "silent" }),
-    beforeRelease: async (partitions) => void released.push(partitions),
-  });
-  return { leases, sessions, released };
+  const beforeRelease = async (partitions: number[]) => void released.push(partitions);
+  return { ...fencedPartitions(mongo.client, db, holder, { beforeRelease }), released };
 }
 
 /** Rounds of every replica, one after another, as many times as a change takes to settle. */
