@@ -11,14 +11,7 @@ import type { Document } from "mongodb";
 // subset/copy-ledger.ts), never an application's document.
 export type Write =
   | { op: "insertOne"; collection: string; document: Document }
-  | {
-      op: "updateOne";
-      collection: string;
-      filter: Document;
-      /** Update operators, or a pipeline (a part's cut: array-trim.ts). */
-      update: Document | Document[];
-      upsert?: true;
-    }
+  | { op: "updateOne"; collection: string; filter: Document; update: Document; upsert?: true }
   | { op: "deleteOne"; collection: string; filter: Document };
 
 /** Kind of correction, a closed set (it is a metric label). */
