@@ -63,3 +63,13 @@ void test("$arrayToObject refuses a pair that is not two elements long, with mon
     (error: unknown) => Number((error as { code?: unknown }).code) === 40397,
   );
 });
+
+void test("`_id: 0` beside computed fields leaves _id out, in find and in $project", async () => {
+  const found = await projected({ a: 2 }, { _id: 0, next: { $add: ["$a", 1] } });
+  assert.deepEqual(Object.keys(found), ["next"]);
+  const [aggregated] = await fixture.db
+    .collection("typed")
+    .aggregate([{ $project: { _id: 0, next: { $add: ["$a", 1] } } }])
+    .toArray();
+  assert.deepEqual(Object.keys(aggregated ?? {}), ["next"]);
+});
