@@ -10,6 +10,7 @@ import { mixedBacklog } from "./mixed-backlog.js";
 import { mixedLive } from "./mixed-live.js";
 import { partitionStreams } from "./partition-streams.js";
 import { planners } from "./planners.js";
+import { roundTrips } from "./round-trips.js";
 import { scale } from "./scale.js";
 import { serverLookups } from "./server-lookups.js";
 
@@ -20,6 +21,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   backlog,
   mixedBacklog,
   mixedLive,
+  roundTrips,
   partitionStreams,
   scale,
   largeDocuments,
