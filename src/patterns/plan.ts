@@ -32,10 +32,18 @@ export interface Absent {
   filter: Document;
 }
 
+/**
+ * Set on the plan of an `unsettled` correction (CorrectionTarget.unsettled) that left nothing
+ * for the correction after the wait: that one is then not made (event-consumer.ts).
+ */
+interface Settling {
+  leavesNothing?: true;
+}
+
 export type Plan =
   /** The document already has the pattern's shape. */
-  | { outcome: "none" }
-  | {
+  | ({ outcome: "none" } & Settling)
+  | ({
       outcome: "writes";
       kind: CorrectionKind;
       writes: Write[];
@@ -43,6 +51,6 @@ export type Plan =
       absent?: Absent[];
       /** Part of a correction (PlanContext.maxWrites): a state within the rule's invariants, not yet its shape. */
       partial?: true;
-    }
+    } & Settling)
   /** The document cannot be planned for (wrong types, missing dates): log, count, leave it. */
   | { outcome: "skip"; reason: string; kind?: SkipKind };

@@ -139,8 +139,10 @@ export function planSubset(
   const unchanged = sameBsonValue(newest, embedded.value);
   // Copies wait for the source to settle; the rest needs them only where it would trim one.
   const copying = unsettled ? [] : copies.value;
+  // With nothing to copy, the correction after the wait would plan this again, from the same state.
+  const settling = unsettled && copies.value.length === 0 ? ({ leavesNothing: true } as const) : {};
   if (unsettled && !keepsAll(rule, newest, copies.value)) return { outcome: "none" };
-  if (unchanged && copying.length === 0 && !removal?.copyBack) return { outcome: "none" };
+  if (unchanged && copying.length === 0 && !removal?.copyBack) return { outcome: "none", ...settling };
   const writes: Write[] = [
     ...copying.flatMap((entry) => copyToFullSet(rule, state.source._id, entry, ledger)),
     ...(removal?.undo ?? []),
@@ -149,7 +151,7 @@ export function planSubset(
   const deleted =
     removal !== undefined && (removal.copyBack !== undefined || kept.length < embedded.value.length);
   const kind = deleted ? "deleted" : kindOf(rule, copying.length, embedded.value.length);
-  return { outcome: "writes", kind, writes, elementsMoved: copying.length };
+  return { outcome: "writes", kind, writes, elementsMoved: copying.length, ...settling };
 }
 
 /** Whether every one of `entries` is among `newest` (by idField). */

@@ -169,7 +169,9 @@ class EventConsumer {
     this.newestWriteAt.set(key, Math.max(writtenAt, this.newestWriteAt.get(key) ?? writtenAt));
     const settled = () => this.settle(key, settleMs, writtenAt);
     if (this.isSettled(key, settleMs, writtenAt)) return this.queueCorrection(target, key, settled);
-    const corrected = this.correctAroundSettling(target, key, settled);
+    const corrected = this.correctAroundSettling(target, key, settled, () =>
+      this.forgetWhenSettled(key, settleMs, writtenAt),
+    );
     this.settling.add(corrected);
     const forget = () => this.settling.delete(corrected);
     corrected.then(forget, forget);
@@ -196,17 +198,36 @@ class EventConsumer {
    * driver is told: `unsettled`), the rest once the writes settled. The wait is outside the
    * key's queue, so that a later write's own early correction is not held behind it. An early
    * correction that joins a waiting full one is served by it, which waits in its turn
-   * (queueCorrection) for the writes it was joined for to settle.
+   * (queueCorrection) for the writes it was joined for to settle. When the early one left
+   * nothing for later (Plan.leavesNothing), the event is done: the key's later writes have
+   * corrections of their own.
    */
   private async correctAroundSettling(
     target: CorrectionTarget,
     key: string,
     settled: () => Promise<void>,
+    skipWait: () => void,
   ): Promise<Plan> {
     const early = await this.queueCorrection({ ...target, unsettled: true }, key, noWait);
+    if (early.outcome !== "skip" && early.leavesNothing) {
+      skipWait();
+      return early;
+    }
     await settled();
     const plan = await this.queueCorrection(target, key, settled);
     return plan.outcome === "none" ? early : plan;
+  }
+
+  /**
+   * What settle() does to the key's newest write once it is settled, without waiting for it:
+   * later events of the key still wait for this write, as the entry stays until then.
+   */
+  private forgetWhenSettled(key: string, settleMs: number, writtenAt: number): void {
+    const remaining = this.settleRemainingMs(key, settleMs, writtenAt);
+    const forget = () => {
+      if ((this.newestWriteAt.get(key) ?? writtenAt) + settleMs <= Date.now()) this.newestWriteAt.delete(key);
+    };
+    setTimeout(forget, Math.max(remaining, 0)).unref();
   }
 
   /** Whether settle() would return at once. */
