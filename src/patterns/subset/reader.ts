@@ -85,29 +85,28 @@ async function readSourcesWithNewest(
 const pairKey = (sourceId: unknown, entryId: unknown) => `${bsonKey(sourceId)}|${bsonKey(entryId)}`;
 
 /**
- * A query's index ranges are its sources times its entries, wanted or not: the pairs of at
- * most HOLDER_SOURCES_PER_QUERY sources per query keep that product small.
+ * Each source with the entries wanted of it, a branch of one `$or`: a query's index ranges are
+ * then the pairs wanted, where one `$in` of sources with one `$in` of entries walked every
+ * source with every entry.
  */
-const HOLDER_SOURCES_PER_QUERY = 8;
-
-function sourceGroups(pairs: readonly [unknown, unknown][]): [unknown, unknown][][] {
-  const bySource = new Map<string, [unknown, unknown][]>();
-  for (const pair of pairs) {
-    const key = bsonKey(pair[0]);
+function entriesBySource(rule: SubsetRule, pairs: readonly [unknown, unknown][]): Document[] {
+  const bySource = new Map<string, { source: unknown; entries: unknown[] }>();
+  for (const [source, entry] of pairs) {
+    const key = bsonKey(source);
     const group = bySource.get(key);
-    if (group) group.push(pair);
-    else bySource.set(key, [pair]);
+    if (group) group.entries.push(entry);
+    else bySource.set(key, { source, entries: [entry] });
   }
-  const sources = [...bySource.values()];
-  const groups: [unknown, unknown][][] = [];
-  for (let i = 0; i < sources.length; i += HOLDER_SOURCES_PER_QUERY)
-    groups.push(sources.slice(i, i + HOLDER_SOURCES_PER_QUERY).flat());
-  return groups;
+  return [...bySource.values()].map(({ source, entries }) => ({
+    [rule.referenceField]: { $in: [source] },
+    [rule.idField]: { $in: entries },
+  }));
 }
 
 /**
  * The full-set documents holding given entries of given sources (the embedded ones, a deleted
- * one), in one query that the unique `{ reference, id }` index answers, by pair.
+ * one), in one query whose `$or` branches the unique `{ reference, id }` index answers, each
+ * its own index scan (mongodb.com/docs/manual/reference/operator/query/or, "$or Clauses and Indexes").
  */
 async function readHolders(
   db: Db,
@@ -116,23 +115,14 @@ async function readHolders(
   session?: ClientSession,
 ): Promise<Map<string, Document>> {
   if (pairs.length === 0) return new Map();
-  const held: Document[] = [];
-  for (const group of sourceGroups(pairs))
-    held.push(
-      ...(await db
-        .collection(rule.fullSetCollection)
-        .find(
-          {
-            [rule.referenceField]: { $in: [...new Set(group.map(([source]) => source))] },
-            [rule.idField]: { $in: group.map(([, entry]) => entry) },
-          },
-          { session, ...RAW },
-        )
-        .map(verbatim)
-        .toArray()),
-    );
+  const branches = entriesBySource(rule, pairs);
+  const held = await db
+    .collection(rule.fullSetCollection)
+    .find(branches.length === 1 ? branches[0]! : { $or: branches }, { session, ...RAW })
+    .map(verbatim)
+    .toArray();
   const wanted = new Set(pairs.map(([source, entry]) => pairKey(source, entry)));
-  // `$in` takes each source with each entry, and a null reference a missing one: kept by pair.
+  // A null reference's `$in` also takes a missing one: kept by pair.
   return new Map(
     held
       .filter((doc) => rule.referenceField in doc)

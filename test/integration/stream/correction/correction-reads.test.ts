@@ -154,7 +154,7 @@ void test("reading a product's full set examines as much with 12 reviews as with
   for (const read of large) assert.ok(read.docsExamined <= subsetRule.threshold, JSON.stringify(read));
 });
 
-void test("reading 20 products at once finds the older review each embeds, and only its own", async () => {
+void test("reading 20 products at once finds the older review each embeds, and only its own, in one query", async () => {
   const ids = Array.from({ length: 20 }, (_, i) => 101 + i);
   for (const id of ids) {
     await productWithReviews(id, 12);
@@ -163,12 +163,24 @@ void test("reading 20 products at once finds the older review each embeds, and o
       .collection<{ _id: number }>("products")
       .updateOne({ _id: id }, { $push: { reviews: { $each: [{ review_id: 0 }, { review_id: 99 }] } } });
   }
-  const states = await readSubsetStates(
-    db(),
-    subsetRule,
-    ids.map((sourceId) => ({ sourceId })),
-    { stateCollection: "state" },
+  const read = () =>
+    readSubsetStates(
+      db(),
+      subsetRule,
+      ids.map((sourceId) => ({ sourceId })),
+      { stateCollection: "state" },
+    );
+  const states = await read();
+  const reads = await explainReads(monitored, db(), read);
+  assertIndexed(reads);
+  // The products with their newest, then the older entries they embed: one `$or` branch each.
+  assert.deepEqual(
+    reads.map((r) => r.command),
+    ["aggregate", "find"],
   );
+  // Each product's two entries looked for, and review 0 found: no source's entries are
+  // looked for under another.
+  assert.ok(reads[1]!.keysExamined <= 2 * ids.length, JSON.stringify(reads[1]));
   for (const [i, state] of states.entries()) {
     const held = state!.fullSet.map((doc) => [numberValue(doc.product_id), numberValue(doc.review_id)]);
     assert.equal(held.length, subsetRule.threshold + 1, `product ${ids[i]}`);
