@@ -37,7 +37,10 @@ async function planSources(
 ): Promise<Plan[]> {
   // One after another: they share the transaction's session.
   const requests: (SubsetRequest | undefined)[] = [];
-  for (const target of targets) requests.push(await requestOf(db, target, context));
+  for (const target of targets) {
+    const request = await requestOf(db, target, context);
+    requests.push(request && target.unsettled ? { ...request, unsettled: true } : request);
+  }
   const states = await readSubsetStates(
     db,
     rule,

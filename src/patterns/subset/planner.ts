@@ -38,6 +38,11 @@ export interface SubsetState {
   fullSet: Document[];
   /** A delete of a full-set document being propagated; its holder, if any, is in fullSet. */
   deleted?: DeletedEntry;
+  /**
+   * Set when fullSet holds only the newest (an unsettled correction's read): an embedded
+   * entry outside them counts as not copied yet, and so stays embedded.
+   */
+  unreadEntries?: true;
 }
 
 export interface DeletedEntry {
@@ -132,6 +137,8 @@ export function planSubset(
   );
   if (!fullSet.ok) return { outcome: "skip", reason: fullSet.reason };
   const copies = entriesToCopy(rule, kept, fullSet.value);
+  // Its full-set copy, unread, may be what tells the two apart: the correction after the wait reads it.
+  if (!copies.ok && state.unreadEntries) return { outcome: "none" };
   if (!copies.ok) return { outcome: "skip", reason: copies.reason };
   const newest = [...fullSet.value.values(), ...copies.value]
     .sort(newestFirst(rule))

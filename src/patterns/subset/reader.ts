@@ -2,7 +2,8 @@
 // entries of what each embeds now, plus the `threshold` newest entries; for a delete being
 // propagated, also the full-set document holding the deleted entry now, whether the copy
 // ledger names it, and one more of the newest (to take the deleted entry's place). A batch
-// of corrections reads all of theirs in the commands one would need.
+// of corrections reads all of theirs in the commands one would need; an unsettled one (which
+// copies nothing) reads only the products and their newest, in one command.
 import type { ClientSession, Db, Document } from "mongodb";
 import { bsonKey, RAW, verbatim } from "../bson/bson-value.js";
 import { readJoinedSources } from "../reads/joined-sources.js";
@@ -33,6 +34,12 @@ export interface SubsetRequest {
   sourceId: unknown;
   /** The idField value of the full-set document whose delete is being propagated. */
   entryId?: unknown;
+  /**
+   * For a correction before the source's writes settle (CorrectionTarget.unsettled), which
+   * copies nothing: its embedded entries outside the newest are not looked for in the full
+   * set (SubsetState.unreadEntries).
+   */
+  unsettled?: boolean;
 }
 
 // Where the $lookup puts a source's newest full-set documents; taken off before planning.
@@ -181,10 +188,11 @@ export async function readSubsetStates(
       (read?.newest ?? []).map((doc) => [pairKey(read!.source._id, doc[rule.idField]), doc] as const),
     ),
   );
-  const pairs = requests.flatMap(({ entryId }, i): [unknown, unknown][] => {
+  const pairs = requests.flatMap(({ entryId, unsettled }, i): [unknown, unknown][] => {
     const read = sources[i];
     if (!read) return [];
-    const ids = [...embeddedIds(rule, read.source), ...(entryId === undefined ? [] : [entryId])];
+    const embedded = unsettled ? [] : embeddedIds(rule, read.source);
+    const ids = [...embedded, ...(entryId === undefined ? [] : [entryId])];
     return ids.flatMap((id) => (holders.has(pairKey(read.source._id, id)) ? [] : [[read.source._id, id]]));
   });
   for (const [key, doc] of await readHolders(db, rule, pairs, session)) holders.set(key, doc);
@@ -200,7 +208,7 @@ export async function readSubsetStates(
     deletedHolders.filter((id) => id !== undefined),
     session,
   );
-  return requests.map(({ entryId }, i) => {
+  return requests.map(({ entryId, unsettled }, i) => {
     const read = sources[i];
     if (!read) return null;
     const embedded = embeddedIds(rule, read.source).flatMap((id) => {
@@ -208,6 +216,7 @@ export async function readSubsetStates(
       return doc ? [doc] : [];
     });
     const state: SubsetState = { source: read.source, fullSet: uniqueById([...embedded, ...read.newest]) };
+    if (unsettled) state.unreadEntries = true;
     if (entryId === undefined) return state;
     const holder = holderOf(i);
     if (holder) state.fullSet = uniqueById([...state.fullSet, holder]);

@@ -106,6 +106,12 @@ void test("the same review_id embedded twice with different contents is skipped"
   assert.match(plan.outcome === "skip" ? plan.reason : "", /review_id .* twice with different contents/);
 });
 
+void test("unsettled, from the newest alone, a review embedded twice with different contents waits for the full read", () => {
+  const source = { _id: "p1", reviews: [review(1), { ...review(1), review_text: "other" }] };
+  const plan = planSubset(rule, { source, fullSet: [], unreadEntries: true }, undefined, true);
+  assert.deepEqual(plan, { outcome: "none" });
+});
+
 void test("an embedded review without published_date is skipped with a reason naming the field", () => {
   const { published_date: _omitted, ...undated } = review(2);
   const plan = planSubset(rule, { source: { _id: "p1", reviews: [review(1), undated] }, fullSet: [] });
