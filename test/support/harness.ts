@@ -1,7 +1,7 @@
 // Starts sidecar runners against the test deployment (test/support/mongo.ts), with logs
 // captured as parsed JSON lines and metrics readable as numbers.
 import { randomBytes } from "node:crypto";
-import type { Db, Document, MongoClient } from "mongodb";
+import type { CommandStartedEvent, Db, Document, MongoClient } from "mongodb";
 import { pino } from "pino";
 import { configSchema, type Config } from "../../src/config/schema.js";
 import { createLogger } from "../../src/ops/logger.js";
@@ -71,6 +71,37 @@ export async function startSidecar(
   return runSidecar(handles, config, options, async () => {
     await Promise.all([client.close(), leaseClient.close()]);
   });
+}
+
+/** Product `productId` with `reviews` (oldest first) in the full set, embedding the newest `embedded`, newest first. */
+export async function insertReviewedProduct(
+  db: Db,
+  productId: number,
+  reviews: readonly Document[],
+  embedded = 10,
+): Promise<void> {
+  await db.collection("reviews").insertMany(reviews.map((doc) => ({ ...doc, product_id: productId })));
+  const newest = [...reviews].reverse().slice(0, embedded);
+  await db
+    .collection<Product>("products")
+    .insertOne({ _id: productId, name: `product ${productId}`, reviews: newest });
+}
+
+/** A subset correction's read of products: the products with their newest reviews joined ($lookup). */
+export function isProductStateRead(event: CommandStartedEvent): boolean {
+  const pipeline = (event.command.pipeline ?? []) as Document[];
+  return event.command.aggregate === "products" && pipeline.some((stage) => "$lookup" in stage);
+}
+
+/** A runner on one client whose every command is told to `onCommand` (command monitoring), streaming and caught up. */
+export async function startSidecarTellingCommands(
+  mongo: TestMongo,
+  config: Config,
+  onCommand: (event: CommandStartedEvent) => void,
+): Promise<TestSidecar> {
+  const client = await mongo.newClient({ monitorCommands: true });
+  client.on("commandStarted", onCommand);
+  return runSidecar({ client, db: client.db(config.database) }, config, {}, () => client.close());
 }
 
 /**
