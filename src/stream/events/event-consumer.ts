@@ -223,11 +223,13 @@ class EventConsumer {
    * later events of the key still wait for this write, as the entry stays until then.
    */
   private forgetWhenSettled(key: string, settleMs: number, writtenAt: number): void {
-    const remaining = this.settleRemainingMs(key, settleMs, writtenAt);
     const forget = () => {
-      if ((this.newestWriteAt.get(key) ?? writtenAt) + settleMs <= Date.now()) this.newestWriteAt.delete(key);
+      const remaining = this.settleRemainingMs(key, settleMs, writtenAt);
+      if (remaining > 0) setTimeout(forget, remaining).unref();
+      else if ((this.newestWriteAt.get(key) ?? writtenAt) + settleMs <= Date.now())
+        this.newestWriteAt.delete(key);
     };
-    setTimeout(forget, Math.max(remaining, 0)).unref();
+    forget();
   }
 
   /** Whether settle() would return at once. */
