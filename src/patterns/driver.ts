@@ -294,6 +294,13 @@ export interface Planning<R extends PatternRule = PatternRule> {
    */
   planMany?(db: Db, rule: R, targets: readonly CorrectionTarget<R>[], context: PlanContext): Promise<Plan[]>;
   /**
+   * Whether a correction of `target` that its event did not show due reads first, outside a
+   * transaction, to see whether anything is to write. No where the transaction's own read
+   * decides as well and something is most often due: the preview would read the same again.
+   * Absent means yes.
+   */
+  needsPreview?(rule: R, target: CorrectionTarget<R>): boolean;
+  /**
    * Plans from what the event showed of the target (`shown`) alone, without reading, where
    * that is enough; undefined otherwise. Such a plan is a guess: its writes' guards and its
    * `absent` documents must fail, in the transaction, wherever the documents are not as it

@@ -78,8 +78,9 @@ export async function correctInSlot(context: CorrectionContext, target: Correcti
   try {
     // Outside a transaction the reads may see two moments; that only decides whether to open
     // one, in which everything is read again from one snapshot. A target its event showed
-    // broken is most likely still broken: the preview would only add two reads.
-    if (!target.due) {
+    // broken is most likely still broken, and one its driver says needs none is most often
+    // due: the preview would only add its reads.
+    if (!target.due && driverOf(target.rule).planning.needsPreview?.(target.rule, target) !== false) {
       const planContext = { stateCollection: context.stateCollection, budget: hold?.plan() };
       const preview = await driverOf(target.rule).planning.plan(context.db, target, planContext);
       if (preview.outcome === "none") return preview;
