@@ -111,6 +111,8 @@ export interface ProjectedChangeEvent {
   /** When the primary applied the write, by its clock (MongoDB 6.0+). */
   wallTime?: Date;
   fullDocument?: Document;
+  /** Of the fields drivers ask the presence of (presenceFields), those `fullDocument` has; absent without one. */
+  fieldsPresent?: string[];
   /** A delete's or update's pre-image, projected down to the fields drivers ask for; absent or null without one. */
   fullDocumentBeforeChange?: Document | null;
   /** Present on the events of a multi-document transaction: its session and number. */
@@ -136,6 +138,8 @@ export interface WatchedWrite {
   id: unknown;
   /** The projected post-image: only the fields the driver's projectedFields named. */
   fullDocument?: Document;
+  /** Of the fields the driver's presenceFields named, those the post-image has (with fullDocument only). */
+  fieldsPresent?: readonly string[];
   /** The projected pre-image (only the fields preImageFields named), when the server had one. */
   fullDocumentBeforeChange?: Document;
   /** An update's entries set by array position, by "<field>.<index>" (positionFields). */
@@ -230,6 +234,12 @@ export interface StreamFilter<R extends PatternRule = PatternRule> {
   needsUpdateLookup(rule: R): boolean;
   /** Fields of `fullDocument` the driver's targetsOf needs after the events are projected down. */
   projectedFields(rule: R): string[];
+  /**
+   * Top-level fields of `fullDocument` whose presence alone targetsOf needs, not their value
+   * (an array of entries, say, which may be large): the projected event names those present
+   * (fieldsPresent).
+   */
+  presenceFields?(rule: R): string[];
   /**
    * Array fields whose entries an update set by position ("<field>.<index>" in updatedFields,
    * as a `$push` reports them) targetsOf needs: kept in the projected event (positionsSet).

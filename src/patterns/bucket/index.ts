@@ -1,7 +1,7 @@
 // The bucket pattern's driver: a bucket past `threshold` is split into new buckets named in
 // time order, and a bucket whose count disagrees with its entries is repaired.
 import type { Db, Document } from "mongodb";
-import type { PatternDriver, PlanContext, ReadContext } from "../driver.js";
+import type { PatternDriver, PlanContext, ReadContext, WatchedWrite } from "../driver.js";
 import type { Plan } from "../plan.js";
 import { writesMatching } from "../events/event-filters.js";
 import { setPastThreshold } from "../events/positions-set.js";
@@ -34,6 +34,14 @@ async function planBuckets(
   return planBucketSplits(rule, buckets, takenIds, reads.maxWrites);
 }
 
+/**
+ * A written document without the array (a loose trade, say) is no bucket to split or repair
+ * (bucketNeedsCorrection): one whose event shows it so needs no correction as a bucket.
+ */
+function showsNoEntries(rule: BucketRule, write: WatchedWrite): boolean {
+  return write.fieldsPresent !== undefined && !write.fieldsPresent.includes(rule.arrayField);
+}
+
 export const bucketDriver: PatternDriver<BucketRule> = {
   pattern: "bucket",
   ruleSchema: bucketRuleSchema,
@@ -56,10 +64,16 @@ export const bucketDriver: PatternDriver<BucketRule> = {
     targetsOf: (rule, write) =>
       write.collection === rule.collection
         ? [
-            { rule, role: BUCKET, collection: write.collection, id: write.id },
+            ...(showsNoEntries(rule, write)
+              ? []
+              : [{ rule, role: BUCKET, collection: write.collection, id: write.id }]),
             ...looseEntryTargets(rule, write),
           ]
         : [],
+
+    // Whether a document has entries decides whether it may be a broken bucket; their values
+    // would only make the event larger.
+    presenceFields: (rule) => [rule.arrayField],
 
     positionFields: (rule) => [rule.arrayField],
 

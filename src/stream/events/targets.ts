@@ -60,6 +60,7 @@ export function targetsForEvent(
     collection,
     id,
     fullDocument: event.fullDocument,
+    fieldsPresent: event.fieldsPresent,
     fullDocumentBeforeChange: event.fullDocumentBeforeChange ?? undefined,
     positionsSet:
       event.positionsSet && new Map(event.positionsSet.map(verbatim).map(({ k, v }) => [k as string, v])),

@@ -71,6 +71,19 @@ function positionsSet(rules: readonly PatternRule[]): Document {
 }
 
 /**
+ * The names of the post-image's fields whose presence drivers ask for (presenceFields), those
+ * it has, without their values; absent for an event without a post-image.
+ */
+function fieldsPresent(rules: readonly PatternRule[]): Document {
+  const fields = [...new Set(rules.flatMap((rule) => driverOf(rule).stream.presenceFields?.(rule) ?? []))];
+  if (fields.length === 0) return {};
+  const missing = (field: string) => ({ $eq: [{ $type: `$fullDocument.${field}` }, "missing"] });
+  const present = fields.map((field) => ({ $cond: [missing(field), [], [field]] }));
+  const hasPostImage = { $eq: [{ $type: "$fullDocument" }, "object"] };
+  return { fieldsPresent: { $cond: [hasPostImage, { $concatArrays: present }, "$$REMOVE"] } };
+}
+
+/**
  * An update's updatedFields and removedFields cut down to the fields drivers ask for
  * (updatedFields): what they need of an update whose post-image the stream does not look up.
  * The set ones as `{ k, v }` entries, as positionsSet has them.
@@ -142,6 +155,7 @@ export function buildWatchPipeline(
         lsid: 1,
         txnNumber: 1,
         ...projectedFields(rules),
+        ...fieldsPresent(rules),
         ...updatedFieldsShown(rules),
         ...(mode === "full" ? positionsSet(rules) : {}),
       },
