@@ -18,6 +18,11 @@ import { insertMixedDocuments, verifyMixedCorrected, writeTrigger, type TriggerK
 import { heading, printTable } from "./report.js";
 
 const KINDS: readonly TriggerKind[] = ["sale", "trade", "review", "review-delete", "loose-trade"];
+/** Each kind alone, then mixed-backlog's mix, where one batch may carry several rules' corrections. */
+const WORKLOADS: readonly { label: string; cycle: readonly TriggerKind[] }[] = [
+  ...KINDS.map((kind) => ({ label: kind, cycle: [kind] })),
+  { label: "mix (2 sales : 2 trades : 1 review)", cycle: ["sale", "trade", "sale", "trade", "review"] },
+];
 const LIVE_TRIGGERS = 8;
 const BACKLOG_TRIGGERS = 256;
 /** No command but the stream's for this long: every correction (a copy after `settleMs`, 1 s) is made. */
@@ -97,11 +102,28 @@ async function startCounted(mongo: TestMongo, db: Db, counts: CommandCounts): Pr
   });
 }
 
-/** Commands per trigger of `kind`: live, each trigger corrected before the next, and as a backlog. */
-async function countKind(mongo: TestMongo, kind: TriggerKind): Promise<[string, string]> {
+/** The `n`th trigger of a cycle of kinds: its kind, and its number among that kind's. */
+function nthTrigger(cycle: readonly TriggerKind[], n: number): [TriggerKind, number] {
+  const kind = cycle[n % cycle.length]!;
+  const before = cycle.slice(0, n % cycle.length).filter((other) => other === kind).length;
+  const perCycle = cycle.filter((other) => other === kind).length;
+  return [kind, Math.floor(n / cycle.length) * perCycle + before];
+}
+
+function triggerCounts(cycle: readonly TriggerKind[], total: number): Map<TriggerKind, number> {
+  const triggers = new Map<TriggerKind, number>();
+  for (let n = 0; n < total; n++) {
+    const [kind] = nthTrigger(cycle, n);
+    triggers.set(kind, (triggers.get(kind) ?? 0) + 1);
+  }
+  return triggers;
+}
+
+/** Commands per trigger of a cycle of kinds: live, each trigger corrected before the next, and as a backlog. */
+async function countCycle(mongo: TestMongo, cycle: readonly TriggerKind[]): Promise<[string, string]> {
   const db = mongo.client.db(uniqueDatabaseName("bench_round_trips"));
   const counts = new CommandCounts();
-  const triggers = new Map([[kind, LIVE_TRIGGERS + BACKLOG_TRIGGERS]]);
+  const triggers = triggerCounts(cycle, LIVE_TRIGGERS + BACKLOG_TRIGGERS);
   let sidecar: TestSidecar | undefined;
   try {
     await insertMixedDocuments(db, triggers);
@@ -111,8 +133,8 @@ async function countKind(mongo: TestMongo, kind: TriggerKind): Promise<[string, 
     await waitForCaughtUp(sidecar.runner, 30_000);
     await counts.whenQuiet();
     counts.reset();
-    for (let id = 0; id < LIVE_TRIGGERS; id++) {
-      await writeTrigger(db, kind, id);
+    for (let n = 0; n < LIVE_TRIGGERS; n++) {
+      await writeTrigger(db, ...nthTrigger(cycle, n));
       counts.lastAt = Date.now();
       await counts.whenQuiet();
     }
@@ -120,7 +142,9 @@ async function countKind(mongo: TestMongo, kind: TriggerKind): Promise<[string, 
     await sidecar.stop();
     sidecar = undefined;
     await Promise.all(
-      Array.from({ length: BACKLOG_TRIGGERS }, (_, i) => writeTrigger(db, kind, LIVE_TRIGGERS + i)),
+      Array.from({ length: BACKLOG_TRIGGERS }, (_, i) =>
+        writeTrigger(db, ...nthTrigger(cycle, LIVE_TRIGGERS + i)),
+      ),
     );
     counts.reset();
     sidecar = await startCounted(mongo, db, counts);
@@ -142,9 +166,11 @@ async function run(): Promise<string[]> {
   const mongo = await startTestMongo();
   try {
     const table: string[][] = [];
-    for (const kind of KINDS) {
-      const [live, backlog] = await countKind(mongo, kind);
-      table.push([`${kind}: live`, live], [`${kind}: backlog`, backlog]);
+    // ROUND_TRIPS_ONLY=<text> counts only the workloads whose label contains it.
+    const only = process.env.ROUND_TRIPS_ONLY;
+    for (const { label, cycle } of WORKLOADS.filter((workload) => !only || workload.label.includes(only))) {
+      const [live, backlog] = await countCycle(mongo, cycle);
+      table.push([`${label}: live`, live], [`${label}: backlog`, backlog]);
     }
     printTable(["trigger", "commands per trigger (by name)"], table);
     return table.map(([name, value]) => `${name}: ${value}`);
