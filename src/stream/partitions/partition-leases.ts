@@ -7,7 +7,7 @@ import { LeaseLostError, TakeoverBlockedError } from "../../errors.js";
 import type { Logger } from "../../ops/logger.js";
 import type { CorrectionTarget } from "../../patterns/driver.js";
 import type { Fence, Fencing } from "../lease/fencing.js";
-import { WriterLease } from "../lease/lease.js";
+import { LEASE_ID, WriterLease } from "../lease/lease.js";
 import { assignPartitions, partitionsOwnedBy, type Owners } from "./assignment.js";
 import { Membership } from "./membership.js";
 import { partitionOfTarget } from "./target-partition.js";
@@ -101,12 +101,27 @@ export class PartitionLeases implements Fencing {
   async round(): Promise<void> {
     const { partitions, holder } = this.options;
     await this.membership.beat();
+    if (await this.yieldsToWriterWithoutMembership()) return;
     const [members, owners] = await Promise.all([this.membership.live(), this.currentOwners()]);
     const mine = partitionsOwnedBy(assignPartitions(partitions, [...members, holder], owners), holder);
     const givenAway = [...this.leases.keys()].filter((partition) => !mine.includes(partition));
     await this.release(givenAway);
     for (const partition of mine) await this.takeOrRenew(partition);
     this.noteOwnedChange();
+  }
+
+  /**
+   * A replica of a version before partitions holds the writer lease and corrects every key:
+   * this one holds no partition until that lease is gone (docs/operations.md, "Rolling upgrade").
+   */
+  private async yieldsToWriterWithoutMembership(): Promise<boolean> {
+    const writer = await this.membership.writerWithoutMembership(LEASE_ID);
+    if (writer === undefined) return false;
+    if (this.leases.size > 0)
+      this.options.logger.warn({ writer }, "writer lease held by a replica without membership");
+    await this.release([...this.leases.keys()]);
+    this.noteOwnedChange();
+    return true;
   }
 
   /** Who holds each partition's lease, unexpired by the server's clock. */
