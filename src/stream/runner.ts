@@ -22,7 +22,9 @@ import { NARROW_STRETCH_EVENTS, PoisonEvents, type StreamMode } from "./events/p
 import { pause } from "./retry.js";
 import type { SessionPool } from "./lease/session-pool.js";
 import { StreamLag } from "./events/stream-lag.js";
-import { wireCorrections } from "./wiring.js";
+import { wireCorrections, type CurrentFencing } from "./wiring.js";
+import type { PartitionLeases } from "./partitions/partition-leases.js";
+import { PartitionPositions } from "./position/partition-positions.js";
 import { sweep } from "./sweep/sweep.js";
 import { SweepCheckpoints, type SweepStart } from "./sweep/sweep-checkpoints.js";
 import { performRequestedSweeps } from "./sweep/requested-sweeps.js";
@@ -97,6 +99,15 @@ export class Runner {
   /** The enabled rules, as the deployment lets them be enforced (collections.ts may reduce one). */
   private rules: PatternRule[];
   private readonly keeper: LeaseKeeper;
+  private readonly partitionLeases: PartitionLeases;
+  private readonly fencing: CurrentFencing;
+  private readonly partitionPositions: PartitionPositions;
+  /** How this replica corrects now: every key under the writer lease, its partitions', or none. */
+  private mode: "lead" | "partitions" | "none" = "none";
+  /** The partitions the current partitioned stream reads (its filter and its positions). */
+  private streamedPartitions: number[] = [];
+  /** The current partitioned stream, awaited before its partitions are handed over. */
+  private partitionStream: Promise<void> | undefined;
   private readonly tokens: TokenStore;
   private readonly correction: ParkedRetryContext;
   private readonly sessions: SessionPool;
@@ -123,7 +134,13 @@ export class Runner {
       logger,
       holderId: options.holderId,
       parkedRetryMs: this.parkedRetryMs,
+      partitionHooks: {
+        beforeRelease: () => this.endPartitionStream(),
+        onOwnedChange: () => this.ownedChanged(),
+      },
     });
+    this.partitionLeases = corrections.partitionLeases;
+    this.fencing = corrections.fencing;
     this.sessions = corrections.sessions;
     this.keeper = corrections.keeper;
     this.correction = corrections.context;
@@ -131,6 +148,11 @@ export class Runner {
       db,
       config.stateCollection,
       streamName(db.databaseName),
+      rulesFingerprint(this.rules),
+    );
+    this.partitionPositions = new PartitionPositions(
+      db,
+      config.stateCollection,
       rulesFingerprint(this.rules),
     );
     this.statePruning = new StatePruning(db, this.rules, config.stateCollection, logger, metrics);
@@ -148,16 +170,23 @@ export class Runner {
     });
   }
 
-  /** The leader owns every partition (docs/semantics.md, "Partitions"); a standby none. */
+  /**
+   * The writer lease's holder owns every partition (docs/semantics.md, "Partitions"); a replica
+   * streaming by partition those it streams; a standby none.
+   */
   private ownedPartitions(): number[] {
-    return this.leading
-      ? Array.from({ length: this.options.config.partitions }, (_, partition) => partition)
-      : [];
+    if (this.mode === "partitions") return this.streamedPartitions;
+    return this.leading ? this.allPartitions() : [];
+  }
+
+  private allPartitions(): number[] {
+    return Array.from({ length: this.options.config.partitions }, (_, partition) => partition);
   }
 
   /** None while this replica leads or last found the lease held; all when it found no leader. */
   private unownedPartitions(): number | undefined {
     if (this.state === "starting" || this.state === "stopped") return undefined;
+    if (this.mode === "partitions") return 0;
     return this.leading || this.keeper.lease.heldElsewhere ? 0 : this.options.config.partitions;
   }
 
@@ -187,6 +216,8 @@ export class Runner {
       this.stopping = true;
       this.stopSignal.abort();
       await this.loop;
+      // Reverse order: corrections committed and positions stored, then partitions handed over.
+      await this.partitionLeases.stop();
       await this.keeper.release();
       await this.sessions.close();
       this.setState("stopped");
@@ -206,15 +237,80 @@ export class Runner {
     while (!this.stopping) {
       try {
         prepared ||= await this.prepareCollections();
-        if (!(await this.keeper.tryAcquire())) {
-          this.setState("standby");
-          await pause(this.keeper.renewIntervalMs, this.stopSignal.signal);
+        this.partitionLeases.start();
+        if ((await this.needsWriterLease()) && (await this.keeper.tryAcquire())) {
+          await this.inMode("lead", () => this.leadWhileHeld());
+          // Led alone or swept, and others now share the partitions: the writer lease goes.
+          if (!this.stopping && !(await this.needsWriterLease())) await this.keeper.release();
           continue;
         }
-        await this.leadWhileHeld();
+        const owned = this.partitionLeases.owned();
+        if (owned.length > 0 && !this.keeper.lease.held && !(await this.writerLeaseHeld())) {
+          await this.inMode("partitions", () => this.streamPartitions(owned));
+          continue;
+        }
+        this.setState("standby");
+        await pause(this.keeper.renewIntervalMs, this.stopSignal.signal);
       } catch (thrown) {
         await this.recoverFrom(thrown);
       }
+    }
+  }
+
+  private async inMode(mode: "lead" | "partitions", work: () => Promise<void>): Promise<void> {
+    this.mode = mode;
+    this.fencing.mode = mode === "lead" ? "writer" : "partitions";
+    try {
+      await work();
+    } finally {
+      this.mode = "none";
+    }
+  }
+
+  /**
+   * Work not partitioned takes the writer lease, as before partitions: a first start or lost
+   * history's sweep (one set of checkpoints), and a replica alone (docs/operations.md,
+   * "Partitions and rebalancing").
+   */
+  private async needsWriterLease(): Promise<boolean> {
+    if (this.historyLost || !this.partitionLeases.othersLive) return true;
+    const checkpoints = new SweepCheckpoints(this.options.db, this.options.config.stateCollection);
+    return (await this.tokens.load()) === null || (await checkpoints.pending());
+  }
+
+  /** Whether a replica holds the writer lease now (an old version's, or one sweeping). */
+  private async writerLeaseHeld(): Promise<boolean> {
+    return (await this.partitionLeases.writerLeaseHolder()) !== undefined;
+  }
+
+  /** A partition handed over: its stream ends after its in-flight corrections commit. */
+  private async endPartitionStream(): Promise<void> {
+    this.streamStop.abort();
+    await this.partitionStream?.catch(() => undefined);
+  }
+
+  /** Owned partitions changed: the stream restarts with the new filter; a lone leader shares. */
+  private ownedChanged(): void {
+    if (this.mode === "partitions" || (this.mode === "lead" && this.shouldShareLead()))
+      this.streamStop.abort();
+  }
+
+  /** The owned partitions' stream, from the oldest of their stored positions. */
+  private async streamPartitions(owned: number[]): Promise<void> {
+    const shared = await this.tokens.load();
+    const from = await this.partitionPositions.oldest(owned, shared?.resumeToken);
+    if (!from) return;
+    this.streamedPartitions = owned;
+    this.streamStop = new AbortController();
+    this.setState("resuming");
+    const parkedRetries = setInterval(() => void this.retryDueParkedTargets(), this.parkedRetryMs);
+    this.partitionStream = this.stream({ startAfter: from });
+    try {
+      await this.partitionStream;
+    } finally {
+      clearInterval(parkedRetries);
+      await this.parkedRetrying;
+      this.partitionStream = undefined;
     }
   }
 
@@ -241,15 +337,21 @@ export class Runner {
   private async leadWhileHeld(): Promise<void> {
     this.keeper.startRenewing();
     const parkedRetries = setInterval(() => void this.retryDueParkedTargets(), this.parkedRetryMs);
+    const sharing = setInterval(
+      () => this.shouldShareLead() && this.streamStop.abort(),
+      this.keeper.renewIntervalMs,
+    );
     const leadEnded = new AbortController();
     const requestedSweeps = this.performRequestedSweeps(leadEnded.signal);
     try {
       const start = await this.startingPoint();
       if (!this.mayContinue()) return;
       this.streamStop = new AbortController();
+      if (this.shouldShareLead()) return;
       await (start.sweep ? this.streamWhileSweeping(start.stream, start.sweep) : this.stream(start.stream));
     } finally {
       clearInterval(parkedRetries);
+      clearInterval(sharing);
       leadEnded.abort();
       await requestedSweeps;
       await this.parkedRetrying;
@@ -304,7 +406,15 @@ export class Runner {
   }
 
   private mayContinue(): boolean {
-    return !this.stopping && this.leading;
+    if (this.stopping) return false;
+    if (this.mode === "partitions")
+      return this.partitionLeases.owned().join() === this.streamedPartitions.join();
+    return this.leading;
+  }
+
+  /** Others joined while this replica led alone, with nothing unpartitioned left: it shares. */
+  private shouldShareLead(): boolean {
+    return this.partitionLeases.othersLive && !this.sweeping && !this.historyLost;
   }
 
   /**
@@ -406,8 +516,10 @@ export class Runner {
 
   private async streamFrom(start: ChangeStreamOptions, mode: StreamMode): Promise<void> {
     const { db, config, metrics, logger } = this.options;
+    const partitioned = this.mode === "partitions";
+    const owned = { count: config.partitions, owned: this.streamedPartitions };
     const stream = db.watch<Document, ProjectedChangeEvent>(
-      buildWatchPipeline(this.rules, mode, this.sessions.ids),
+      buildWatchPipeline(this.rules, mode, this.sessions.ids, partitioned ? owned : undefined),
       {
         ...start,
         ...watchOptions(this.rules),
@@ -423,7 +535,9 @@ export class Runner {
         // Corrections wait for one of `concurrency` slots; many more targets in flight
         // is what lets ready ones share a transaction (correction-batch.ts).
         inFlight: config.concurrency * SHARED_TRANSACTION_MAX,
-        tokens: this.tokens,
+        tokens: partitioned
+          ? { persistResumeToken: (token) => this.partitionPositions.persist(owned.owned, token) }
+          : this.tokens,
         metrics,
         logger,
         correct: (target) => this.correct(target),

@@ -51,12 +51,18 @@ export class Membership {
    * one does, no replica may correct by partition (docs/operations.md, "Rolling upgrade").
    */
   async writerWithoutMembership(leaseId: string): Promise<string | undefined> {
+    const writer = await this.writer(leaseId);
+    if (writer === undefined) return undefined;
+    return (await this.live()).includes(writer) ? undefined : writer;
+  }
+
+  /** The holder of the unexpired lease `leaseId`, by the server's clock. */
+  async writer(leaseId: string): Promise<string | undefined> {
     const lease = await this.members.findOne(
       { _id: leaseId, $expr: { $gt: ["$expiresAt", "$$NOW"] } },
       { projection: { holder: 1 } },
     );
-    if (!lease) return undefined;
-    return (await this.live()).includes(lease.holder) ? undefined : lease.holder;
+    return lease?.holder;
   }
 
   /** Leaves at once (a graceful stop), so that the others stop counting this replica. */

@@ -43,6 +43,7 @@ export class PartitionLeases implements Fencing {
   private readonly leaseDocs: Collection<{ _id: string; holder: string; expiresAt: Date }>;
   private readonly leases = new Map<number, WriterLease>();
   private lastOwned: number[] = [];
+  private othersSeen = false;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
@@ -77,6 +78,16 @@ export class PartitionLeases implements Fencing {
     });
   }
 
+  /** Who holds the writer lease now, unexpired: while anyone does, no replica corrects by partition. */
+  writerLeaseHolder(): Promise<string | undefined> {
+    return this.membership.writer(LEASE_ID);
+  }
+
+  /** Whether the last round found other live replicas: with none, this one works alone. */
+  get othersLive(): boolean {
+    return this.othersSeen;
+  }
+
   /** How often a round runs: three heartbeats and renewals within a lease's lifetime. */
   get intervalMs(): number {
     return (this.options.leaseSeconds * 1000) / 3;
@@ -103,6 +114,7 @@ export class PartitionLeases implements Fencing {
     await this.membership.beat();
     if (await this.yieldsToWriterWithoutMembership()) return;
     const [members, owners] = await Promise.all([this.membership.live(), this.currentOwners()]);
+    this.othersSeen = members.some((member) => member !== holder);
     const mine = partitionsOwnedBy(assignPartitions(partitions, [...members, holder], owners), holder);
     const givenAway = [...this.leases.keys()].filter((partition) => !mine.includes(partition));
     await this.release(givenAway);
