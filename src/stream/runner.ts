@@ -28,6 +28,7 @@ import { PartitionPositions } from "./position/partition-positions.js";
 import { sweep } from "./sweep/sweep.js";
 import { SweepCheckpoints, type SweepStart } from "./sweep/sweep-checkpoints.js";
 import { performRequestedSweeps } from "./sweep/requested-sweeps.js";
+import { SweepRequests } from "./sweep/sweep-requests.js";
 import { keysOfPartitions, type KeyOwnership } from "./key-ownership.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./events/targets.js";
 import { StatePruning } from "./position/state-pruning.js";
@@ -269,13 +270,15 @@ export class Runner {
 
   /**
    * Work not partitioned takes the writer lease, as before partitions: a first start or lost
-   * history's sweep (one set of checkpoints), and a replica alone (docs/operations.md,
-   * "Partitions and rebalancing").
+   * history's sweep (one set of checkpoints), a requested sweep, and a replica alone
+   * (docs/operations.md, "Partitions and rebalancing").
    */
   private async needsWriterLease(): Promise<boolean> {
     if (this.historyLost || !this.partitionLeases.othersLive) return true;
-    const checkpoints = new SweepCheckpoints(this.options.db, this.options.config.stateCollection);
-    return (await this.tokens.load()) === null || (await checkpoints.pending());
+    const { db, config } = this.options;
+    const checkpoints = new SweepCheckpoints(db, config.stateCollection);
+    if ((await this.tokens.load()) === null || (await checkpoints.pending())) return true;
+    return (await new SweepRequests(db, config.stateCollection).countOpen()) > 0;
   }
 
   /** Whether a replica holds the writer lease now (an old version's, or one sweeping). */
@@ -291,8 +294,8 @@ export class Runner {
 
   /** Owned partitions changed: the stream restarts with the new filter; a lone leader shares. */
   private ownedChanged(): void {
-    if (this.mode === "partitions" || (this.mode === "lead" && this.shouldShareLead()))
-      this.streamStop.abort();
+    if (this.mode === "partitions") this.streamStop.abort();
+    else if (this.mode === "lead") void this.shareLeadIfDue();
   }
 
   /** The owned partitions' stream, from the oldest of their stored positions. */
@@ -304,14 +307,22 @@ export class Runner {
     this.streamStop = new AbortController();
     this.setState("resuming");
     const parkedRetries = setInterval(() => void this.retryDueParkedTargets(), this.parkedRetryMs);
+    const unpartitioned = setInterval(() => void this.yieldIfUnpartitionedDue(), this.keeper.renewIntervalMs);
     this.partitionStream = this.stream({ startAfter: from });
     try {
       await this.partitionStream;
     } finally {
       clearInterval(parkedRetries);
+      clearInterval(unpartitioned);
       await this.parkedRetrying;
       this.partitionStream = undefined;
     }
+  }
+
+  /** A sweep is due or this replica is alone: the stream ends, the loop takes the writer lease. */
+  private async yieldIfUnpartitionedDue(): Promise<void> {
+    const due = await this.needsWriterLease().catch(() => false);
+    if (due && this.mode === "partitions") this.streamStop.abort();
   }
 
   private async prepareCollections(): Promise<true> {
@@ -337,17 +348,14 @@ export class Runner {
   private async leadWhileHeld(): Promise<void> {
     this.keeper.startRenewing();
     const parkedRetries = setInterval(() => void this.retryDueParkedTargets(), this.parkedRetryMs);
-    const sharing = setInterval(
-      () => this.shouldShareLead() && this.streamStop.abort(),
-      this.keeper.renewIntervalMs,
-    );
+    const sharing = setInterval(() => void this.shareLeadIfDue(), this.keeper.renewIntervalMs);
     const leadEnded = new AbortController();
     const requestedSweeps = this.performRequestedSweeps(leadEnded.signal);
     try {
       const start = await this.startingPoint();
       if (!this.mayContinue()) return;
       this.streamStop = new AbortController();
-      if (this.shouldShareLead()) return;
+      if (!start.sweep && (await this.shouldShareLead())) return;
       await (start.sweep ? this.streamWhileSweeping(start.stream, start.sweep) : this.stream(start.stream));
     } finally {
       clearInterval(parkedRetries);
@@ -412,9 +420,14 @@ export class Runner {
     return this.leading;
   }
 
-  /** Others joined while this replica led alone, with nothing unpartitioned left: it shares. */
-  private shouldShareLead(): boolean {
-    return this.partitionLeases.othersLive && !this.sweeping && !this.historyLost;
+  /** Others are live and nothing unpartitioned is left: the lead ends and the writer lease goes. */
+  private async shouldShareLead(): Promise<boolean> {
+    return !this.sweeping && !(await this.needsWriterLease());
+  }
+
+  private async shareLeadIfDue(): Promise<void> {
+    const share = await this.shouldShareLead().catch(() => false);
+    if (share && this.mode === "lead") this.streamStop.abort();
   }
 
   /**
