@@ -161,7 +161,7 @@ export class Runner {
     initialiseRuleMetrics(metrics, this.rules);
     // Only the leader owns the stream's position; a standby's own numbers would be stale.
     const streamLagSeconds = () =>
-      this.state === "streaming" && this.leading ? this.lag.seconds() : undefined;
+      this.state === "streaming" && this.mode !== "none" ? this.lag.seconds() : undefined;
     metrics.readStreamPositionFrom({
       streamLagSeconds,
       resumeTokenAgeSeconds: () => (this.leading ? this.tokens.secondsSinceLastPersist : undefined),
