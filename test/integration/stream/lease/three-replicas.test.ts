@@ -2,37 +2,16 @@
 // the others take its partitions after leaseSeconds. docs/operations.md, "Partitions and
 // rebalancing".
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { test } from "node:test";
 import type { Document } from "mongodb";
 import { waitUntil } from "../../../../src/cli/wait-until.js";
-import { useTestDatabase } from "../../../support/mongo.js";
+import { useCliReplicas } from "../../../support/cli-replicas.js";
 import { allPurchasers, insertBook, isBookCorrected, review, users } from "../../../support/harness.js";
 
 const PARTITIONS = 6;
-const children: ChildProcess[] = [];
-const fixture = useTestDatabase("three_replicas", {
-  tearDown: async () => {
-    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-  },
-});
-
-async function startReplica(): Promise<ChildProcess> {
-  const dir = await mkdtemp(join(tmpdir(), "three-replicas-"));
-  const configFile = join(dir, "config.yaml");
-  const config = `database: ${fixture.db.databaseName}\nleaseSeconds: 2\npartitions: ${PARTITIONS}\nlogLevel: warn\n`;
-  await writeFile(configFile, config);
-  const child = spawn(
-    process.execPath,
-    ["--conditions=source", "--import", "tsx", "src/main.ts", "run", "--config", configFile],
-    { env: { ...process.env, MONGODB_URI: fixture.mongo.uri, SIDECAR_HTTP_PORT: "0" }, stdio: "ignore" },
-  );
-  children.push(child);
-  return child;
-}
+const { fixture, start } = useCliReplicas("three_replicas");
+const startReplica = () => start(`partitions: ${PARTITIONS}\n`);
 
 const state = () =>
   fixture.db.collection<{ _id: string; holder: string; expiresAt: Date }>("pattern_sidecar_state");
