@@ -22,6 +22,8 @@ export interface ReplicaOptions {
 export interface Readiness {
   state?: string;
   caughtUp?: boolean;
+  /** The partitions it owns (all of them while it leads). */
+  partitions?: number[];
 }
 
 /** A port free now, so a replica keeps one across restarts. */

@@ -40,6 +40,8 @@ export interface SoakResult extends ChaosTally, WriterTally {
   replicas: number;
   corrections: number;
   takeovers: number;
+  /** Partition leases' terms begun: each partition's first, then one per takeover. */
+  partitionTerms: number;
   violations: string[];
   logDir: string;
 }
@@ -163,6 +165,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       ...chaos,
       corrections: await correctionsLogged(replicas),
       takeovers: Math.max(0, audit.terms - 1),
+      partitionTerms: audit.partitionTerms,
       violations: [...writes.failures, ...problems, ...audit.violations()],
       logDir,
     };
