@@ -18,6 +18,8 @@ import { subsetWorkload } from "./subset.js";
 import { runWriter, type Workload, type WriterTally } from "./workload.js";
 
 const STATE_COLLECTION = "pattern_sidecar_state";
+/** The replicas' `partitions` (the config's default). */
+const PARTITIONS = 16;
 
 export interface SoakOptions {
   uri: string;
@@ -79,12 +81,21 @@ async function runWriters(
   return tally;
 }
 
-/** One replica streaming and caught up, the others standing by. */
+/**
+ * Every replica streaming and caught up or standing by, and the streaming ones owning every
+ * partition once: one leading (it owns them all), or each its share.
+ */
 async function idle(replicas: Replica[]): Promise<boolean> {
   const states = await Promise.all(replicas.map((replica) => replica.readiness()));
   const streaming = states.filter((state) => state?.state === "streaming" && state.caughtUp === true);
   const standby = states.filter((state) => state?.state === "standby");
-  return streaming.length === 1 && standby.length === replicas.length - 1;
+  const owned = streaming.flatMap((state) => state!.partitions ?? []);
+  return (
+    streaming.length > 0 &&
+    streaming.length + standby.length === replicas.length &&
+    owned.length === PARTITIONS &&
+    new Set(owned).size === PARTITIONS
+  );
 }
 
 // A first start sweeps, and sweeps leave loose trades to `migrate`; once a position is
