@@ -164,11 +164,17 @@ export class Runner {
       this.state === "streaming" && this.mode !== "none" ? this.lag.seconds() : undefined;
     metrics.readStreamPositionFrom({
       streamLagSeconds,
-      resumeTokenAgeSeconds: () => (this.leading ? this.tokens.secondsSinceLastPersist : undefined),
+      resumeTokenAgeSeconds: () => this.resumeTokenAgeSeconds(),
       unownedPartitions: () => this.unownedPartitions(),
       partitionLagSeconds: () =>
         new Map(this.ownedPartitions().map((partition) => [partition, streamLagSeconds()])),
     });
+  }
+
+  /** The age of the position this replica stores: its partitions', or the shared one while it leads. */
+  private resumeTokenAgeSeconds(): number | undefined {
+    if (this.mode === "partitions") return this.partitionPositions.secondsSinceLastPersist;
+    return this.leading ? this.tokens.secondsSinceLastPersist : undefined;
   }
 
   /**
@@ -301,7 +307,7 @@ export class Runner {
   /** The owned partitions' stream, from the oldest of their stored positions. */
   private async streamPartitions(owned: number[]): Promise<void> {
     const shared = await this.tokens.load();
-    const from = await this.partitionPositions.oldest(owned, shared?.resumeToken);
+    const from = await this.partitionPositions.oldest(owned, shared);
     if (!from) return;
     this.streamedPartitions = owned;
     this.streamStop = new AbortController();
@@ -549,7 +555,10 @@ export class Runner {
         // is what lets ready ones share a transaction (correction-batch.ts).
         inFlight: config.concurrency * SHARED_TRANSACTION_MAX,
         tokens: partitioned
-          ? { persistResumeToken: (token) => this.partitionPositions.persist(owned.owned, token) }
+          ? {
+              persistResumeToken: (token, seconds) =>
+                this.partitionPositions.persist(owned.owned, token, seconds),
+            }
           : this.tokens,
         metrics,
         logger,
@@ -561,7 +570,9 @@ export class Runner {
         onCaughtUp: (caughtUp) => this.lag.setCaughtUp(caughtUp),
         onEventProcessed: (clusterTimeSeconds) => this.lag.eventProcessed(clusterTimeSeconds),
         onEventRead: (clusterTime) => this.poison.eventRead(clusterTime),
-        onPositionPersisted: (clusterTimeSeconds) => this.statePruning.positionPersisted(clusterTimeSeconds),
+        onPositionPersisted: partitioned
+          ? () => this.advanceSharedPosition()
+          : (clusterTimeSeconds) => this.statePruning.positionPersisted(clusterTimeSeconds),
         onNamespaceEvent: (event) => this.namespaceChanged(event),
         ...(mode === "narrow" ? { stretch: { maxEvents: NARROW_STRETCH_EVENTS } } : {}),
       });
@@ -570,6 +581,24 @@ export class Runner {
       // The driver already ignores a failed killCursors here, and the server times an
       // abandoned cursor out by itself; nothing the stream did is undone by this failing.
       await stream.close().catch((err: unknown) => logger.debug({ err }, "closing the change stream failed"));
+    }
+  }
+
+  /**
+   * The shared position moves up to the oldest position every partition passed, and state
+   * records are pruned behind it, never behind one replica's own stream (docs/operations.md,
+   * "Positions").
+   */
+  private async advanceSharedPosition(): Promise<void> {
+    try {
+      const shared = await this.tokens.load();
+      const passed = await this.partitionPositions.passedByAll(this.options.config.partitions, shared);
+      if (!passed || !(await this.tokens.advanceTo(passed.resumeToken, passed.clusterTimeSeconds))) return;
+      if (passed.clusterTimeSeconds !== undefined)
+        await this.statePruning.positionPersisted(passed.clusterTimeSeconds);
+    } catch (err) {
+      // The partitions' own positions are stored; the next one stored tries again.
+      reportError(this.options, err, "could not advance the shared position; will retry");
     }
   }
 

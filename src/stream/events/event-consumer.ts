@@ -276,7 +276,7 @@ class EventConsumer {
     const processed = this.processedSincePersist;
     this.processedSincePersist = false;
     try {
-      await this.options.tokens.persistResumeToken(position.token);
+      await this.options.tokens.persistResumeToken(position.token, position.seconds);
       this.lastPersistedToken = printed;
     } catch (err) {
       // Retried at the pace the position was due at, not the idle one.

@@ -1,21 +1,36 @@
-// Each owned partition's stored position, `position.partition.<n>`: a replica taking a
-// partition resumes from it. docs/semantics.md, "Partitions".
+// Each partition's stored position, `position.partition.<n>`: a replica taking a partition
+// resumes from it; and the shared position (`changestream:<db>`), which moves up to the
+// oldest of them all. docs/semantics.md, "Partitions"; docs/operations.md, "Positions".
 import type { Collection, Db, Document } from "mongodb";
+import type { StoredPosition } from "./token-store.js";
 
 interface StoredPartitionPosition {
   _id: string;
   resumeToken: Document;
   rulesFingerprint: string;
+  /** The cluster time (seconds) of the last event the token covers; absent when unknown. */
+  clusterTimeSeconds?: number;
   updatedAt: Date;
+}
+
+/** A position every partition has passed: the token and its event's cluster time. */
+export interface PassedByAll {
+  resumeToken: Document;
+  clusterTimeSeconds?: number;
 }
 
 const positionId = (partition: number): string => `position.partition.${partition}`;
 
 // mongod's string _data sorts as the events do (SERVER-34313, DOCS-11616); the embedded server's too.
-const olderOf = (a: Document, b: Document): Document => (String(a._data) <= String(b._data) ? a : b);
+export const isOlder = (a: Document, b: Document): boolean => String(a._data) < String(b._data);
+const olderOf = <T extends { resumeToken: Document }>(a: T, b: T): T =>
+  isOlder(b.resumeToken, a.resumeToken) ? b : a;
+const newerOf = <T extends { resumeToken: Document }>(a: T, b: T): T =>
+  isOlder(a.resumeToken, b.resumeToken) ? b : a;
 
 export class PartitionPositions {
   private readonly positions: Collection<StoredPartitionPosition>;
+  private writtenAt: number | undefined;
 
   constructor(
     db: Db,
@@ -26,31 +41,62 @@ export class PartitionPositions {
   }
 
   /** Stores `resumeToken` (covering only committed work) as each owned partition's position. */
-  async persist(owned: readonly number[], resumeToken: Document): Promise<void> {
+  async persist(owned: readonly number[], resumeToken: Document, clusterTimeSeconds?: number): Promise<void> {
     if (owned.length === 0) return;
-    const update = { $set: { resumeToken, rulesFingerprint: this.fingerprint, updatedAt: new Date() } };
+    const updatedAt = new Date();
+    const update = {
+      $set: { resumeToken, rulesFingerprint: this.fingerprint, updatedAt, clusterTimeSeconds },
+    };
     await this.positions.bulkWrite(
       owned.map((partition) => ({
         updateOne: { filter: { _id: positionId(partition) }, update, upsert: true },
       })),
       { ordered: false },
     );
+    this.writtenAt = updatedAt.getTime();
+  }
+
+  /** Seconds since this process last stored its partitions' positions; undefined before. */
+  get secondsSinceLastPersist(): number | undefined {
+    return this.writtenAt === undefined ? undefined : (Date.now() - this.writtenAt) / 1000;
   }
 
   /**
-   * Where a stream of `owned` starts: the oldest of their stored positions, `fallback` (the
-   * writer lease's stream position) for one never stored; undefined when one has neither.
-   * Redoing a correction already done is harmless (docs/semantics.md).
+   * Where a stream of `owned` starts: the oldest of their positions, each the newer of its
+   * stored token and the shared position (which every partition has passed); the shared one
+   * for a partition never stored; undefined when one has neither. Redoing a correction
+   * already done is harmless (docs/semantics.md).
    */
-  async oldest(owned: readonly number[], fallback: Document | undefined): Promise<Document | undefined> {
-    const stored = await this.positions.find({ _id: { $in: owned.map(positionId) } }).toArray();
+  async oldest(owned: readonly number[], shared: StoredPosition | null): Promise<Document | undefined> {
+    const positions = await this.effective(owned, shared);
+    return positions?.reduce(olderOf).resumeToken;
+  }
+
+  /**
+   * The position every one of `partitions` partitions has passed (the oldest of them all, as
+   * `oldest` reckons each); undefined while one has none.
+   */
+  passedByAll(partitions: number, shared: StoredPosition | null): Promise<PassedByAll | undefined> {
+    const all = Array.from({ length: partitions }, (_, partition) => partition);
+    return this.effective(all, shared).then((positions) => positions?.reduce(olderOf));
+  }
+
+  private async effective(
+    partitions: readonly number[],
+    shared: StoredPosition | null,
+  ): Promise<PassedByAll[] | undefined> {
+    const stored = await this.positions.find({ _id: { $in: partitions.map(positionId) } }).toArray();
     const byId = new Map(
-      stored
-        .filter((doc) => doc.rulesFingerprint === this.fingerprint)
-        .map((doc) => [doc._id, doc.resumeToken]),
+      stored.filter((doc) => doc.rulesFingerprint === this.fingerprint).map((doc) => [doc._id, doc]),
     );
-    const tokens = owned.map((partition) => byId.get(positionId(partition)) ?? fallback);
-    if (tokens.some((token) => token === undefined)) return undefined;
-    return (tokens as Document[]).reduce(olderOf);
+    const positions = partitions.map((partition) => {
+      const own = byId.get(positionId(partition));
+      return own && shared ? newerOf<PassedByAll>(own, shared) : (own ?? shared ?? undefined);
+    });
+    if (positions.some((position) => position === undefined)) return undefined;
+    return (positions as PassedByAll[]).map(({ resumeToken, clusterTimeSeconds }) => ({
+      resumeToken,
+      clusterTimeSeconds,
+    }));
   }
 }
