@@ -42,6 +42,9 @@ import { buildWatchPipeline, watchOptions } from "./events/watch-pipeline.js";
  */
 const IDLE_PERSIST_INTERVAL_MS = 60_000;
 
+/** A target of a partition another replica streams: nothing for this one to do. */
+const NOT_OWNED: Promise<Plan> = Promise.resolve({ outcome: "none" });
+
 /** What the runner gets past without a pause, each with its line: the next turn of the loop handles it. */
 const ROUTINE_RECOVERIES: Partial<Record<ErrorKind, string>> = {
   history_lost: "change stream history lost; sweeping before streaming again",
@@ -182,7 +185,11 @@ export class Runner {
    * streaming by partition those it streams; a standby none.
    */
   private ownedPartitions(): number[] {
-    if (this.mode === "partitions") return this.streamedPartitions;
+    // Those it streams and still holds: a replica resumed after a pause no longer claims what it lost.
+    if (this.mode === "partitions") {
+      const held = this.partitionLeases.owned();
+      return this.streamedPartitions.filter((partition) => held.includes(partition));
+    }
     return this.leading ? this.allPartitions() : [];
   }
 
@@ -562,7 +569,8 @@ export class Runner {
           : this.tokens,
         metrics,
         logger,
-        correct: (target) => this.correct(target),
+        // An event names the targets of every partition its keys fall in; each owner corrects its own.
+        correct: (target) => (!partitioned || this.ownsTarget(target) ? this.correct(target) : NOT_OWNED),
         isOwnWrite: (event) => this.correction.ownWrites.isOwn(event),
         shouldContinue: () => this.mayContinue() && !this.streamStop.signal.aborted,
         persistIntervalMs: this.options.persistIntervalMs ?? 1000,
