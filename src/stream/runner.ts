@@ -248,10 +248,11 @@ export class Runner {
 
   private async runUntilStopped(): Promise<void> {
     let prepared = false;
+    let joined = false;
     while (!this.stopping) {
       try {
         prepared ||= await this.prepareCollections();
-        this.partitionLeases.start();
+        joined ||= await this.joinMembership();
         if ((await this.needsWriterLease()) && (await this.keeper.tryAcquire())) {
           await this.inMode("lead", () => this.leadWhileHeld());
           // Led alone or swept, and others now share the partitions: the writer lease goes.
@@ -269,6 +270,13 @@ export class Runner {
         await this.recoverFrom(thrown);
       }
     }
+  }
+
+  /** Starts the membership's rounds and waits for the first: whether others are live is its to say. */
+  private async joinMembership(): Promise<true> {
+    this.partitionLeases.start();
+    await this.partitionLeases.roundOnce();
+    return true;
   }
 
   private async inMode(mode: "lead" | "partitions", work: () => Promise<void>): Promise<void> {
@@ -332,10 +340,14 @@ export class Runner {
     }
   }
 
-  /** A sweep is due or this replica is alone: the stream ends, the loop takes the writer lease. */
+  /**
+   * A sweep is due or this replica is alone: the stream ends, the loop takes the writer lease;
+   * or another replica took it: the stream ends, and this one waits until it is released.
+   */
   private async yieldIfUnpartitionedDue(): Promise<void> {
     const due = await this.needsWriterLease().catch(() => false);
-    if (due && this.mode === "partitions") this.streamStop.abort();
+    const taken = !due && (await this.writerLeaseHeld().catch(() => false));
+    if ((due || taken) && this.mode === "partitions") this.streamStop.abort();
   }
 
   private async prepareCollections(): Promise<true> {
