@@ -182,6 +182,8 @@ export class LeaseAudit {
   private readonly stream: ChangeStream;
   private readonly reading: Promise<void>;
   private markerSeen = false;
+  /** Checkpoint markers written and not yet read, by `_id`. */
+  private readonly checkpoints = new Map<string, () => void>();
 
   /** Starts watching from now: from the cluster time of a write made before it returns. */
   static async start(client: MongoClient, db: Db, stateCollection: string): Promise<LeaseAudit> {
@@ -220,12 +222,23 @@ export class LeaseAudit {
   private async read(): Promise<void> {
     for await (const event of this.stream as AsyncIterable<Document>) {
       if ((event.ns as { coll?: string }).coll === MARKER_COLLECTION) {
-        this.markerSeen = event.documentKey._id === "end";
+        const id = event.documentKey._id as string;
+        this.markerSeen = id === "end";
         if (this.markerSeen) return;
+        this.checkpoints.get(id)?.();
         continue;
       }
       this.ledger.record(event);
     }
+  }
+
+  /** Reads the stream up to now (a marker written after everything else), leaving it open: the violations so far. */
+  async violationsUpToNow(): Promise<string[]> {
+    const id = `checkpoint.${this.checkpoints.size}`;
+    const read = new Promise<void>((resolve) => this.checkpoints.set(id, resolve));
+    await this.db.collection<{ _id: string }>(MARKER_COLLECTION).insertOne({ _id: id });
+    await read;
+    return this.ledger.violations();
   }
 
   /** Reads the stream up to now (a marker written after everything else), then closes it. */
