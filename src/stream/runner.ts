@@ -197,11 +197,12 @@ export class Runner {
     return Array.from({ length: this.options.config.partitions }, (_, partition) => partition);
   }
 
-  /** None while this replica leads or last found the lease held; all when it found no leader. */
+  /** None while this replica leads or others are live or lead; all when it found no one else. */
   private unownedPartitions(): number | undefined {
     if (this.state === "starting" || this.state === "stopped") return undefined;
     if (this.mode === "partitions") return 0;
-    return this.leading || this.keeper.lease.heldElsewhere ? 0 : this.options.config.partitions;
+    const othersOwn = this.keeper.lease.heldElsewhere || this.partitionLeases.othersLive;
+    return this.leading || othersOwn ? 0 : this.options.config.partitions;
   }
 
   private get leading(): boolean {
