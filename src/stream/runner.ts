@@ -42,9 +42,6 @@ import { buildWatchPipeline, watchOptions } from "./events/watch-pipeline.js";
  */
 const IDLE_PERSIST_INTERVAL_MS = 60_000;
 
-/** A target of a partition another replica streams: nothing for this one to do. */
-const NOT_OWNED: Promise<Plan> = Promise.resolve({ outcome: "none" });
-
 /** What the runner gets past without a pause, each with its line: the next turn of the loop handles it. */
 const ROUTINE_RECOVERIES: Partial<Record<ErrorKind, string>> = {
   history_lost: "change stream history lost; sweeping before streaming again",
@@ -582,8 +579,9 @@ export class Runner {
           : this.tokens,
         metrics,
         logger,
+        correct: (target) => this.correct(target),
         // An event names the targets of every partition its keys fall in; each owner corrects its own.
-        correct: (target) => (!partitioned || this.ownsTarget(target) ? this.correct(target) : NOT_OWNED),
+        ...(partitioned ? { owns: keysOfPartitions(owned.owned, config.partitions).owns } : {}),
         isOwnWrite: (event) => this.correction.ownWrites.isOwn(event),
         shouldContinue: () => this.mayContinue() && !this.streamStop.signal.aborted,
         persistIntervalMs: this.options.persistIntervalMs ?? 1000,
