@@ -10,6 +10,7 @@ import { mixedBacklog } from "./mixed-backlog.js";
 import { mixedLive } from "./mixed-live.js";
 import { partitionStreams } from "./partition-streams.js";
 import { planners } from "./planners.js";
+import { replicas } from "./replicas.js";
 import { scale } from "./scale.js";
 import { serverLookups } from "./server-lookups.js";
 
@@ -21,6 +22,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   mixedBacklog,
   mixedLive,
   partitionStreams,
+  replicas,
   scale,
   largeDocuments,
 ];
