@@ -95,6 +95,7 @@ export async function startSidecarProcess(
     async stop() {
       process.off("exit", killOnExit);
       await replica.stop();
+      // KEEP_SIDECAR_LOGS=1 leaves its log (and config) in /tmp/bench-sidecar-*, for a look after the run.
       if (!process.env.KEEP_SIDECAR_LOGS) await rm(dir, { recursive: true, force: true });
     },
   };
