@@ -9,10 +9,8 @@ interface StoredPartitionPosition {
   updatedAt: Date;
 }
 
-const positionId = (partition: number): string => `position.partition.${partition}`;
-
-// mongod's string _data sorts as the events do (SERVER-34313, DOCS-11616); the embedded server's too.
-const olderOf = (a: Document, b: Document): Document => (String(a._data) <= String(b._data) ? a : b);
+const POSITION_PREFIX = "position.partition.";
+const positionId = (partition: number): string => `${POSITION_PREFIX}${partition}`;
 
 export class PartitionPositions {
   private readonly positions: Collection<StoredPartitionPosition>;
@@ -37,20 +35,15 @@ export class PartitionPositions {
     );
   }
 
-  /**
-   * Where a stream of `owned` starts: the oldest of their stored positions, `fallback` (the
-   * writer lease's stream position) for one never stored; undefined when one has neither.
-   * Redoing a correction already done is harmless (docs/semantics.md).
-   */
-  async oldest(owned: readonly number[], fallback: Document | undefined): Promise<Document | undefined> {
-    const stored = await this.positions.find({ _id: { $in: owned.map(positionId) } }).toArray();
-    const byId = new Map(
-      stored
-        .filter((doc) => doc.rulesFingerprint === this.fingerprint)
-        .map((doc) => [doc._id, doc.resumeToken]),
-    );
-    const tokens = owned.map((partition) => byId.get(positionId(partition)) ?? fallback);
-    if (tokens.some((token) => token === undefined)) return undefined;
-    return (tokens as Document[]).reduce(olderOf);
+  /** The stored position of each of `partitions` that has one, stored for these rules. */
+  async stored(partitions: readonly number[]): Promise<Map<number, Document>> {
+    const stored = await this.positions.find({ _id: { $in: partitions.map(positionId) } }).toArray();
+    const current = stored.filter((doc) => doc.rulesFingerprint === this.fingerprint);
+    return new Map(current.map((doc) => [Number(doc._id.slice(POSITION_PREFIX.length)), doc.resumeToken]));
+  }
+
+  /** Forgets the positions of `partitions`: their history is lost, a sweep starts them again. */
+  async forget(partitions: readonly number[]): Promise<void> {
+    await this.positions.deleteMany({ _id: { $in: partitions.map(positionId) } });
   }
 }

@@ -48,7 +48,7 @@ export class SweepCheckpoints {
   }
 
   /** Marks a sweep the runner began and has not finished, checkpoint or not. */
-  private get pendingId(): string {
+  get pendingId(): string {
     return `${this.prefix}pending`;
   }
 
@@ -77,12 +77,17 @@ export class SweepCheckpoints {
   /** The runner begins (or continues) a sweep: `start()`, marked pending until `finish()`. */
   async begin(db: Db): Promise<SweepStart> {
     const start = await this.start(db);
+    await this.markPending(start);
+    return start;
+  }
+
+  /** Marks this sweep pending from `start`, unless it already is (it keeps its first start). */
+  async markPending(start: SweepStart): Promise<void> {
     await this.checkpoints.updateOne(
       { _id: this.pendingId },
       { $setOnInsert: { startedAt: start.startedAt, clusterTime: start.clusterTime } },
       { upsert: true },
     );
-    return start;
   }
 
   /** Every rule's sweep completed. */
