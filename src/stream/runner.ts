@@ -237,14 +237,10 @@ export class Runner {
 
   private async runUntilStopped(): Promise<void> {
     let prepared = false;
-    let joined = false;
     while (!this.stopping) {
       try {
         prepared ||= await this.prepareCollections();
         this.partitionLeases.start();
-        // Seen by the others first: a replica starting beside them does not lead, nor sweep every key.
-        if (!joined) await this.partitionLeases.roundOnce();
-        joined = true;
         if ((await this.needsWriterLease()) && (await this.keeper.tryAcquire())) {
           await this.inMode("lead", () => this.leadWhileHeld());
           // Led alone or swept, and others now share the partitions: the writer lease goes.
