@@ -1,17 +1,17 @@
-// A first-start or history-lost sweep, kept per partition so that the replicas share it: each
-// partition's sweep has its own pending mark and checkpoints (`sweep:partition.<n>:…`,
-// sweep-checkpoints.ts), swept by its owner and continued by the next. docs/semantics.md,
-// "Sweeps by partition".
+// A sweep kept per partition so that the replicas share it (a first-start or history-lost one,
+// or a requested one under its request's prefix): each partition has its own pending mark and
+// checkpoints (`sweep:partition.<n>:…`, sweep-checkpoints.ts), swept by its owner and continued
+// by the next. docs/semantics.md, "Sweeps by partition".
 import { BSON, type Collection, type Db } from "mongodb";
 import type { PatternRule } from "../../patterns/driver.js";
 import { currentClusterTime } from "../position/cluster-time.js";
 import { timeOrder } from "../position/token-time.js";
 import { rulesFingerprint } from "../position/token-store.js";
-import { SweepCheckpoints, type SweepCheckpoint, type SweepStart } from "./sweep-checkpoints.js";
+import { DONE_SOURCE, SweepCheckpoints, type SweepCheckpoint, type SweepStart } from "./sweep-checkpoints.js";
 import type { CheckpointStore } from "./sweep.js";
 
-const PARTITION_ID = /^sweep:partition\.(\d+):(.*)$/;
-const prefixOf = (partition: number): string => `sweep:partition.${partition}:`;
+/** The runner's own sweeps; a requested sweep's have its request's prefix (sweep-requests.ts). */
+const RUNNER_PREFIX = "sweep:";
 /** The `sweep` command's checkpoints (and an earlier version's runner's): one sweep of every key. */
 const UNPARTITIONED = "^sweep:(?!partition\\.)";
 
@@ -33,20 +33,31 @@ export interface PartitionGroup {
   start: SweepStart;
   /** Whether they continue from checkpoints. */
   resumed: boolean;
+  /** The rules their sweeps completed. */
+  doneRules: string[];
 }
 
 export class PartitionSweeps {
   private readonly state: Collection<SweepCheckpoint>;
+  /** Takes a partition and the rest of a checkpoint's `_id` apart. */
+  private readonly partitionId: RegExp;
 
+  /** `prefix` tells one sweep's checkpoints from another's, as SweepCheckpoints' does. */
   constructor(
     private readonly db: Db,
     private readonly stateCollection: string,
+    private readonly prefix = RUNNER_PREFIX,
   ) {
     this.state = db.collection<SweepCheckpoint>(stateCollection);
+    this.partitionId = new RegExp(`^${prefix}partition\\.(\\d+):(.*)$`);
+  }
+
+  private prefixOf(partition: number): string {
+    return `${this.prefix}partition.${partition}:`;
   }
 
   private checkpointsOf(partition: number): SweepCheckpoints {
-    return new SweepCheckpoints(this.db, this.stateCollection, prefixOf(partition));
+    return new SweepCheckpoints(this.db, this.stateCollection, this.prefixOf(partition));
   }
 
   /** The pending sweeps among `partitions`, each with the start it keeps. */
@@ -55,10 +66,16 @@ export class PartitionSweeps {
     const marks = await this.state.find({ _id: { $in: ids } }).toArray();
     return new Map(
       marks.map((mark) => [
-        Number(PARTITION_ID.exec(mark._id)![1]),
+        Number(this.partitionId.exec(mark._id)![1]),
         { clusterTime: mark.clusterTime, startedAt: mark.startedAt },
       ]),
     );
+  }
+
+  /** Whether any partition's sweep is pending. */
+  async anyPending(): Promise<boolean> {
+    const marks = { $regex: `^${this.prefix}partition\\.\\d+:pending$` };
+    return (await this.state.countDocuments({ _id: marks }, { limit: 1 })) > 0;
   }
 
   /** Begins the sweeps of `partitions` from `start`; one already pending keeps its own. */
@@ -75,9 +92,9 @@ export class PartitionSweeps {
     }
   }
 
-  /** Their sweeps completed (each rule's checkpoints went as it completed). */
+  /** Their sweeps completed: their marks go. */
   async finish(partitions: readonly number[]): Promise<void> {
-    for (const partition of partitions) await this.checkpointsOf(partition).finish();
+    for (const partition of partitions) await this.checkpointsOf(partition).clearAll();
   }
 
   /** Whether a sweep of every key was left halfway (by `sweep`, or by an earlier version). */
@@ -99,21 +116,30 @@ export class PartitionSweeps {
     await this.state.deleteMany({ _id: { $regex: UNPARTITIONED } });
   }
 
-  /** The pending sweeps among `partitions`, grouped by the checkpoints they stand at. */
-  async groups(partitions: readonly number[], rules: readonly PatternRule[]): Promise<PartitionGroup[]> {
-    const pending = await this.pending(partitions);
+  /** The `pending` sweeps (partition to start), grouped by the checkpoints they stand at. */
+  async groups(
+    pending: ReadonlyMap<number, SweepStart>,
+    rules: readonly PatternRule[],
+  ): Promise<PartitionGroup[]> {
     const reached = await this.checkpointsReached(pending, rules);
     const byState = new Map<string, number[]>();
     for (const partition of [...pending.keys()].sort((a, b) => a - b)) {
       const state = (reached.get(partition) ?? []).sort().join("\n");
       byState.set(state, [...(byState.get(state) ?? []), partition]);
     }
-    return [...byState].map(([state, members]) => ({
-      partitions: members,
-      store: new GroupCheckpoints(members.map((partition) => this.checkpointsOf(partition))),
-      start: members.map((partition) => pending.get(partition)!).reduce(olderStart),
-      resumed: state !== "",
-    }));
+    return [...byState].map(([state, members]) => {
+      const start = members.map((partition) => pending.get(partition)!).reduce(olderStart);
+      const stores = members.map((partition) => this.checkpointsOf(partition));
+      return {
+        partitions: members,
+        store: new GroupCheckpoints(stores, start),
+        start,
+        resumed: state !== "",
+        doneRules: rules
+          .filter((rule) => state.split("\n").some((line) => line.startsWith(doneMark(rule))))
+          .map((rule) => rule.name),
+      };
+    });
   }
 
   /** Per pending partition, the checkpoints a sweep would continue from (as `load` reads them). */
@@ -123,11 +149,11 @@ export class PartitionSweeps {
   ): Promise<Map<number, string[]>> {
     if (pending.size === 0) return new Map();
     const fingerprints = new Map(rules.map((rule) => [rule.name, rulesFingerprint([rule])]));
-    const ids = [...pending.keys()].map(prefixOf).join("|");
+    const ids = [...pending.keys()].map((partition) => this.prefixOf(partition)).join("|");
     const stored = await this.state.find({ _id: { $regex: `^(${ids})` } }).toArray();
     const reached = new Map<number, string[]>();
     for (const checkpoint of stored) {
-      const [, partition, name] = PARTITION_ID.exec(checkpoint._id)!;
+      const [, partition, name] = this.partitionId.exec(checkpoint._id)!;
       if (name === "pending" || fingerprints.get(checkpoint.rule) !== checkpoint.ruleFingerprint) continue;
       const after = BSON.EJSON.stringify({ after: checkpoint.after }, { relaxed: false });
       reached.set(Number(partition), [...(reached.get(Number(partition)) ?? []), `${name}=${after}`]);
@@ -136,9 +162,18 @@ export class PartitionSweeps {
   }
 }
 
-/** The checkpoints of partitions swept together: read from the first, written to each. */
+/** How a rule's "done" mark reads in a partition's state (checkpointsReached). */
+const doneMark = (rule: PatternRule): string => `${rule.name}:${DONE_SOURCE}=`;
+
+/**
+ * The checkpoints of partitions swept together: read from the first, written to each; a rule
+ * completed leaves a mark, so that a sweep continued later skips it.
+ */
 class GroupCheckpoints implements CheckpointStore {
-  constructor(private readonly stores: readonly SweepCheckpoints[]) {}
+  constructor(
+    private readonly stores: readonly SweepCheckpoints[],
+    private readonly start: SweepStart,
+  ) {}
 
   load(rule: PatternRule, source: string): Promise<unknown> {
     return this.stores[0]!.load(rule, source);
@@ -150,5 +185,6 @@ class GroupCheckpoints implements CheckpointStore {
 
   async clear(rule: PatternRule): Promise<void> {
     await Promise.all(this.stores.map((store) => store.clear(rule)));
+    await Promise.all(this.stores.map((store) => store.markRuleDone(rule, this.start)));
   }
 }

@@ -31,6 +31,8 @@ export interface SweepStart {
 
 /** The runner's and `sweep`'s checkpoints; a requested sweep's have their own (sweep-requests.ts). */
 const SWEEP_CHECKPOINT_PREFIX = "sweep:";
+/** The source name of a rule's "done" mark (markRuleDone): no driver names a source so. */
+export const DONE_SOURCE = "done";
 
 export class SweepCheckpoints {
   private readonly checkpoints: Collection<SweepCheckpoint>;
@@ -112,6 +114,11 @@ export class SweepCheckpoints {
       },
       { upsert: true },
     );
+  }
+
+  /** Notes that the rule's sweep completed, for a sweep that goes on with others (partition-sweeps.ts). */
+  async markRuleDone(rule: PatternRule, start: SweepStart): Promise<void> {
+    await this.save(rule, DONE_SOURCE, null, start);
   }
 
   /** The rule's sweep completed: the next one starts from the first documents. */
