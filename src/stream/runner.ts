@@ -272,14 +272,20 @@ export class Runner {
 
   /**
    * Work not partitioned takes the writer lease, as before partitions: the writer lease's
-   * stream lost its history, a sweep of every key left halfway, a requested sweep, and a
-   * replica alone (docs/operations.md, "Partitions and rebalancing").
+   * stream lost its history, a first start no sweep has begun or stored a position for yet,
+   * a sweep of every key left halfway, a requested sweep, and a replica alone
+   * (docs/operations.md, "Partitions and rebalancing").
    */
   private async needsWriterLease(): Promise<boolean> {
     if (this.historyLost || !this.partitionLeases.othersLive) return true;
     const { db, config } = this.options;
     if (await this.partitionSweeps.unpartitionedPending()) return true;
-    return (await new SweepRequests(db, config.stateCollection).countOpen()) > 0;
+    if ((await new SweepRequests(db, config.stateCollection).countOpen()) > 0) return true;
+    return (
+      (await this.tokens.load()) === null &&
+      !(await this.partitionSweeps.anyPending()) &&
+      !(await this.partitionPositions.anyStored())
+    );
   }
 
   /** Whether a replica holds the writer lease now (an old version's, or one sweeping). */

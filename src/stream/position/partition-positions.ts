@@ -42,6 +42,15 @@ export class PartitionPositions {
     return new Map(current.map((doc) => [Number(doc._id.slice(POSITION_PREFIX.length)), doc.resumeToken]));
   }
 
+  /** Whether any partition's position is stored, for these rules. */
+  async anyStored(): Promise<boolean> {
+    const filter = {
+      _id: { $regex: `^${POSITION_PREFIX.replaceAll(".", "\\.")}` },
+      rulesFingerprint: this.fingerprint,
+    };
+    return (await this.positions.countDocuments(filter, { limit: 1 })) > 0;
+  }
+
   /** Forgets the positions of `partitions`: their history is lost, a sweep starts them again. */
   async forget(partitions: readonly number[]): Promise<void> {
     await this.positions.deleteMany({ _id: { $in: partitions.map(positionId) } });
