@@ -160,7 +160,7 @@ export function createMetrics() {
     }),
     sweepRequestsOpen: new Gauge({
       name: `${PREFIX}sweep_requests_open`,
-      help: "Requested sweeps waiting or being performed, as the writer lease's holder last looked; 0 elsewhere.",
+      help: "Requested sweeps waiting or being performed, as this replica last looked; 0 while it holds no partition.",
       registers: [registry],
     }),
     runnerState: new Gauge({

@@ -29,7 +29,6 @@ import { noteSweepStart, PartitionSweeps } from "./sweep/partition-sweeps.js";
 import { partitionedStart } from "./sweep/partition-start.js";
 import { sweepPartitions } from "./sweep/shared-sweep.js";
 import { performRequestedSweeps } from "./sweep/requested-sweeps.js";
-import { SweepRequests } from "./sweep/sweep-requests.js";
 import { keysOfPartitions, type KeyOwnership } from "./key-ownership.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./events/targets.js";
 import { StatePruning } from "./position/state-pruning.js";
@@ -273,14 +272,12 @@ export class Runner {
   /**
    * Work not partitioned takes the writer lease, as before partitions: the writer lease's
    * stream lost its history, a first start no sweep has begun or stored a position for yet,
-   * a sweep of every key left halfway, a requested sweep, and a replica alone
-   * (docs/operations.md, "Partitions and rebalancing").
+   * a sweep of every key left halfway, and a replica alone (docs/operations.md, "Partitions
+   * and rebalancing").
    */
   private async needsWriterLease(): Promise<boolean> {
     if (this.historyLost || !this.partitionLeases.othersLive) return true;
-    const { db, config } = this.options;
     if (await this.partitionSweeps.unpartitionedPending()) return true;
-    if ((await new SweepRequests(db, config.stateCollection).countOpen()) > 0) return true;
     return (
       (await this.tokens.load()) === null &&
       !(await this.partitionSweeps.anyPending()) &&
@@ -315,6 +312,12 @@ export class Runner {
     this.partitionStream = start.sweep
       ? this.streamWhileSweeping(start.stream, start.sweep)
       : this.stream(start.stream);
+    const streamEnded = new AbortController();
+    const requestedSweeps = this.performRequestedSweeps(streamEnded.signal);
+    this.partitionStream = this.partitionStream.finally(async () => {
+      streamEnded.abort();
+      await requestedSweeps;
+    });
     try {
       await this.partitionStream;
     } catch (thrown) {
@@ -386,20 +389,21 @@ export class Runner {
 
   private readonly ownsTarget = (target: CorrectionTarget): boolean => this.keysOwned().owns(target);
 
-  /** Performs the sweeps operators request (requested-sweeps.ts) until this lead ends. */
-  private performRequestedSweeps(leadEnded: AbortSignal): Promise<void> {
+  /** Performs this replica's share of the sweeps operators request (requested-sweeps.ts) until `ended`. */
+  private performRequestedSweeps(ended: AbortSignal): Promise<void> {
     const { db, config, logger, metrics } = this.options;
     return performRequestedSweeps({
       db,
       stateCollection: config.stateCollection,
       rules: () => this.rules,
       holder: this.keeper.lease.holder,
-      ownership: () => this.keysOwned(),
+      ownedPartitions: () => this.ownedPartitions(),
+      partitionCount: config.partitions,
       correct: (target) => this.correct(target),
       retryParked: (shouldStop) =>
         retryParkedTargets(this.correction, { dueOnly: false, shouldStop, owns: this.ownsTarget }),
-      mayContinue: () => this.mayContinue() && !leadEnded.aborted,
-      signal: AbortSignal.any([this.stopSignal.signal, leadEnded]),
+      mayContinue: () => this.mayContinue() && !ended.aborted,
+      signal: AbortSignal.any([this.stopSignal.signal, ended]),
       logger,
       metrics,
       pollMs: this.options.sweepRequestPollMs,
