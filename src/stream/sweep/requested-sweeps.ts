@@ -105,6 +105,7 @@ async function performRequest(
       logger,
       metrics,
       partitionCount: options.partitionCount,
+      kind: "requested",
       correct: options.correct,
       retryParked: () => options.retryParked(shouldStop),
       shouldStop,

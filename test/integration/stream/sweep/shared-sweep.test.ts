@@ -47,6 +47,9 @@ const startReplica = (mongo: TestMongo, db: Db, holderId: string) =>
     sweepPageSize: 5,
   });
 
+const partitionsLeft = (replica: TestSidecar) =>
+  metricTotal(replica.metrics.sweepPartitionsPending, { sweep: "shared" });
+
 /** Every partition a replica's leases held at some time, from its "partitions owned" lines. */
 function partitionsEverHeld(replica: TestSidecar): Set<number> {
   const lines = replica.logs.filter((line) => line.msg === "partitions owned");
@@ -103,7 +106,14 @@ void test("three replicas share a first-start sweep, each over the partitions it
         description: "the first replica sweeping",
       });
       replicas.push(await startReplica(mongo, db, "b"), await startReplica(mongo, db, "c"));
+      const [b] = replicas.slice(1);
+      await waitUntil(async () => (await partitionsLeft(b!)) > 0, {
+        intervalMs: 10,
+        description: "b's gauge counting the partitions it sweeps",
+      });
+      assert.ok((await partitionsLeft(b!)) < PARTITIONS, "b sweeps only some partitions");
       await waitForBooks(db, books, 60);
+      for (const replica of replicas) assert.equal(await partitionsLeft(replica), 0);
       await assertSweptItsOwn(replicas[1]!, "b");
       await assertSweptItsOwn(replicas[2]!, "c");
       await assertEveryBookOnce(db, books, 60);
