@@ -88,12 +88,6 @@ export class SweepRequests {
     return this.requests.findOne({ _id: id });
   }
 
-  /** Requests waiting or being performed: a handful, read by `find` rather than an aggregate. */
-  async countOpen(): Promise<number> {
-    const open = this.requests.find({ kind: KIND, state: { $in: OPEN_STATES } }, { projection: { _id: 1 } });
-    return (await open.toArray()).length;
-  }
-
   /** The requests waiting or being performed, oldest first. */
   open(): Promise<SweepRequest[]> {
     return this.requests
