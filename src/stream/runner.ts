@@ -25,10 +25,10 @@ import { StreamLag } from "./events/stream-lag.js";
 import { wireCorrections, type CurrentFencing } from "./wiring.js";
 import type { PartitionLeases } from "./partitions/partition-leases.js";
 import { PartitionPositions } from "./position/partition-positions.js";
-import { sweep } from "./sweep/sweep.js";
-import { SweepCheckpoints, type SweepStart } from "./sweep/sweep-checkpoints.js";
+import { noteSweepStart, PartitionSweeps } from "./sweep/partition-sweeps.js";
+import { partitionedStart } from "./sweep/partition-start.js";
+import { sweepPartitions } from "./sweep/shared-sweep.js";
 import { performRequestedSweeps } from "./sweep/requested-sweeps.js";
-import { SweepRequests } from "./sweep/sweep-requests.js";
 import { keysOfPartitions, type KeyOwnership } from "./key-ownership.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./events/targets.js";
 import { StatePruning } from "./position/state-pruning.js";
@@ -72,10 +72,9 @@ export interface RunnerOptions {
   sweepRequestPollMs?: number;
 }
 
-/** A sweep due when the stream starts, and the time noted before it began. */
+/** The partitions whose sweep is due beside the stream (partition-sweeps.ts). */
 interface DueSweep {
-  checkpoints: SweepCheckpoints;
-  start: SweepStart;
+  partitions: number[];
 }
 
 interface StartingPoint {
@@ -103,6 +102,7 @@ export class Runner {
   private readonly partitionLeases: PartitionLeases;
   private readonly fencing: CurrentFencing;
   private readonly partitionPositions: PartitionPositions;
+  private readonly partitionSweeps: PartitionSweeps;
   /** How this replica corrects now: every key under the writer lease, its partitions', or none. */
   private mode: "lead" | "partitions" | "none" = "none";
   /** The partitions the current partitioned stream reads (its filter and its positions). */
@@ -156,6 +156,7 @@ export class Runner {
       config.stateCollection,
       rulesFingerprint(this.rules),
     );
+    this.partitionSweeps = new PartitionSweeps(db, config.stateCollection);
     this.statePruning = new StatePruning(db, this.rules, config.stateCollection, logger, metrics);
     setRunnerState(metrics, "starting");
     initialiseRuleMetrics(metrics, this.rules);
@@ -288,16 +289,19 @@ export class Runner {
   }
 
   /**
-   * Work not partitioned takes the writer lease, as before partitions: a first start or lost
-   * history's sweep (one set of checkpoints), a requested sweep, and a replica alone
-   * (docs/operations.md, "Partitions and rebalancing").
+   * Work not partitioned takes the writer lease, as before partitions: the writer lease's
+   * stream lost its history, a first start no sweep has begun or stored a position for yet,
+   * a sweep of every key left halfway, and a replica alone (docs/operations.md, "Partitions
+   * and rebalancing").
    */
   private async needsWriterLease(): Promise<boolean> {
     if (this.historyLost || !this.partitionLeases.othersLive) return true;
-    const { db, config } = this.options;
-    const checkpoints = new SweepCheckpoints(db, config.stateCollection);
-    if ((await this.tokens.load()) === null || (await checkpoints.pending())) return true;
-    return (await new SweepRequests(db, config.stateCollection).countOpen()) > 0;
+    if (await this.partitionSweeps.unpartitionedPending()) return true;
+    return (
+      (await this.tokens.load()) === null &&
+      !(await this.partitionSweeps.anyPending()) &&
+      !(await this.partitionPositions.anyStored())
+    );
   }
 
   /** Whether a replica holds the writer lease now (an old version's, or one sweeping). */
@@ -317,19 +321,30 @@ export class Runner {
     else if (this.mode === "lead") void this.shareLeadIfDue();
   }
 
-  /** The owned partitions' stream, from the oldest of their stored positions. */
+  /** The owned partitions' stream (partition-start.ts), their pending sweeps beside it. */
   private async streamPartitions(owned: number[]): Promise<void> {
-    const shared = await this.tokens.load();
-    const from = await this.partitionPositions.oldest(owned, shared);
-    if (!from) return;
+    const start = await this.startOfPartitions(owned, (await this.tokens.load())?.resumeToken);
     this.streamedPartitions = owned;
     this.streamStop = new AbortController();
-    this.setState("resuming");
     const parkedRetries = setInterval(() => void this.retryDueParkedTargets(), this.parkedRetryMs);
     const unpartitioned = setInterval(() => void this.yieldIfUnpartitionedDue(), this.keeper.renewIntervalMs);
-    this.partitionStream = this.stream({ startAfter: from });
+    this.partitionStream = start.sweep
+      ? this.streamWhileSweeping(start.stream, start.sweep)
+      : this.stream(start.stream);
+    const streamEnded = new AbortController();
+    const requestedSweeps = this.performRequestedSweeps(streamEnded.signal);
+    this.partitionStream = this.partitionStream.finally(async () => {
+      streamEnded.abort();
+      await requestedSweeps;
+    });
     try {
       await this.partitionStream;
+    } catch (thrown) {
+      if (classify(thrown) !== "history_lost") throw thrown;
+      reportError(this.options, thrown, "change stream history lost; sweeping these partitions again", {
+        level: "warn",
+      });
+      await this.restartSweeps(owned);
     } finally {
       clearInterval(parkedRetries);
       clearInterval(unpartitioned);
@@ -397,20 +412,21 @@ export class Runner {
 
   private readonly ownsTarget = (target: CorrectionTarget): boolean => this.keysOwned().owns(target);
 
-  /** Performs the sweeps operators request (requested-sweeps.ts) until this lead ends. */
-  private performRequestedSweeps(leadEnded: AbortSignal): Promise<void> {
+  /** Performs this replica's share of the sweeps operators request (requested-sweeps.ts) until `ended`. */
+  private performRequestedSweeps(ended: AbortSignal): Promise<void> {
     const { db, config, logger, metrics } = this.options;
     return performRequestedSweeps({
       db,
       stateCollection: config.stateCollection,
       rules: () => this.rules,
       holder: this.keeper.lease.holder,
-      ownership: () => this.keysOwned(),
+      ownedPartitions: () => this.ownedPartitions(),
+      partitionCount: config.partitions,
       correct: (target) => this.correct(target),
       retryParked: (shouldStop) =>
         retryParkedTargets(this.correction, { dueOnly: false, shouldStop, owns: this.ownsTarget }),
-      mayContinue: () => this.mayContinue() && !leadEnded.aborted,
-      signal: AbortSignal.any([this.stopSignal.signal, leadEnded]),
+      mayContinue: () => this.mayContinue() && !ended.aborted,
+      signal: AbortSignal.any([this.stopSignal.signal, ended]),
       logger,
       metrics,
       pollMs: this.options.sweepRequestPollMs,
@@ -443,9 +459,12 @@ export class Runner {
     return this.leading;
   }
 
-  /** Others are live and nothing unpartitioned is left: the lead ends and the writer lease goes. */
+  /**
+   * Others are live and nothing unpartitioned is left: the lead ends and the writer lease goes,
+   * a sweep under way too (each partition's continues with its owner).
+   */
   private async shouldShareLead(): Promise<boolean> {
-    return !this.sweeping && !(await this.needsWriterLease());
+    return !(await this.needsWriterLease());
   }
 
   private async shareLeadIfDue(): Promise<void> {
@@ -454,25 +473,45 @@ export class Runner {
   }
 
   /**
-   * Where the stream starts, after the stored token or at the time noted before a sweep, and
-   * the sweep that runs beside it when one is due: on a first start, after lost history, and
-   * to finish one that was interrupted.
+   * Where the writer lease's stream starts, over every partition (partition-start.ts), and the
+   * partitions' sweeps due beside it: on a first start, after lost history, and those left
+   * halfway (docs/semantics.md, "Sweeps by partition").
    */
   private async startingPoint(): Promise<StartingPoint> {
-    const checkpoints = new SweepCheckpoints(this.options.db, this.options.config.stateCollection);
+    const all = this.allPartitions();
+    const lost = this.historyLost;
     // A stream from an interrupted sweep's start may be what just failed: start afresh.
-    if (this.historyLost) await checkpoints.clearAll();
-    const stored = this.historyLost ? null : await this.tokens.load();
-    // startAfter, unlike resumeAfter, also resumes past an invalidate event.
-    const resumed = stored && { startAfter: stored.resumeToken };
-    if (resumed && !(await checkpoints.pending())) {
-      this.setState("resuming");
-      return { stream: resumed };
-    }
-    this.setState("sweeping");
-    // Continuing an interrupted sweep, a stream not yet stored opens at the time noted before it.
-    const start = await checkpoints.begin(this.options.db);
-    return { stream: resumed || { startAtOperationTime: start.clusterTime }, sweep: { checkpoints, start } };
+    if (lost) await this.restartSweeps(all);
+    this.historyLost = false;
+    await this.partitionSweeps.adoptUnpartitioned(all);
+    return this.startOfPartitions(all, lost ? undefined : (await this.tokens.load())?.resumeToken);
+  }
+
+  /** Where a stream of `partitions` starts, with their pending sweeps; the runner's state says which. */
+  private async startOfPartitions(
+    partitions: number[],
+    shared: Document | undefined,
+  ): Promise<StartingPoint> {
+    const { db } = this.options;
+    const start = await partitionedStart(
+      db,
+      this.partitionSweeps,
+      this.partitionPositions,
+      partitions,
+      shared,
+    );
+    this.setState(start.sweeping.length > 0 ? "sweeping" : "resuming");
+    return {
+      stream: start.stream,
+      sweep: start.sweeping.length > 0 ? { partitions: start.sweeping } : undefined,
+    };
+  }
+
+  /** Their history is lost: their positions go and their sweeps start again, from now. */
+  private async restartSweeps(partitions: number[]): Promise<void> {
+    const start = await noteSweepStart(this.options.db);
+    await this.partitionPositions.forget(partitions);
+    await this.partitionSweeps.restart(partitions, start);
   }
 
   /**
@@ -497,25 +536,23 @@ export class Runner {
     await streaming;
   }
 
-  private async sweepBeside({ checkpoints, start }: DueSweep, stopped: AbortSignal): Promise<void> {
+  private async sweepBeside({ partitions }: DueSweep, stopped: AbortSignal): Promise<void> {
     const shouldStop = () => stopped.aborted || !this.mayContinue();
-    const reports = await sweep({
+    await sweepPartitions({
+      sweeps: this.partitionSweeps,
+      partitions,
+      partitionCount: this.options.config.partitions,
       db: this.options.db,
       rules: this.rules,
       stateCollection: this.options.config.stateCollection,
       logger: this.options.logger,
       metrics: this.options.metrics,
       correct: (target) => this.correct(target),
-      owns: this.ownsTarget,
       retryParked: () =>
         retryParkedTargets(this.correction, { dueOnly: false, shouldStop, owns: this.ownsTarget }),
       shouldStop,
-      checkpoints: { store: checkpoints, start },
       pageSize: this.options.sweepPageSize,
     });
-    if (shouldStop() || !reports.every((report) => report.completed)) return;
-    await checkpoints.finish();
-    this.historyLost = false;
   }
 
   private async stream(start: ChangeStreamOptions): Promise<void> {

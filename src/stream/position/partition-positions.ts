@@ -19,7 +19,8 @@ export interface PassedByAll {
   clusterTimeSeconds?: number;
 }
 
-const positionId = (partition: number): string => `position.partition.${partition}`;
+const POSITION_PREFIX = "position.partition.";
+const positionId = (partition: number): string => `${POSITION_PREFIX}${partition}`;
 
 // mongod's string _data sorts as the events do (SERVER-34313, DOCS-11616); the embedded server's too.
 export const isOlder = (a: Document, b: Document): boolean => String(a._data) < String(b._data);
@@ -62,19 +63,9 @@ export class PartitionPositions {
   }
 
   /**
-   * Where a stream of `owned` starts: the oldest of their positions, each the newer of its
-   * stored token and the shared position (which every partition has passed); the shared one
-   * for a partition never stored; undefined when one has neither. Redoing a correction
-   * already done is harmless (docs/semantics.md).
-   */
-  async oldest(owned: readonly number[], shared: StoredPosition | null): Promise<Document | undefined> {
-    const positions = await this.effective(owned, shared);
-    return positions?.reduce(olderOf).resumeToken;
-  }
-
-  /**
-   * The position every one of `partitions` partitions has passed (the oldest of them all, as
-   * `oldest` reckons each); undefined while one has none.
+   * The position every one of `partitions` partitions has passed: the oldest of them all, each
+   * the newer of its stored token and the shared position (which every partition has passed),
+   * the shared one for a partition never stored; undefined while one has neither.
    */
   passedByAll(partitions: number, shared: StoredPosition | null): Promise<PassedByAll | undefined> {
     const all = Array.from({ length: partitions }, (_, partition) => partition);
@@ -98,5 +89,27 @@ export class PartitionPositions {
       resumeToken,
       clusterTimeSeconds,
     }));
+  }
+
+  /** The stored position of each of `partitions` that has one, stored for these rules. */
+  async stored(partitions: readonly number[]): Promise<Map<number, Document>> {
+    const stored = await this.positions.find({ _id: { $in: partitions.map(positionId) } }).toArray();
+    const current = stored.filter((doc) => doc.rulesFingerprint === this.fingerprint);
+    return new Map(current.map((doc) => [Number(doc._id.slice(POSITION_PREFIX.length)), doc.resumeToken]));
+  }
+
+  /** Whether any partition's position is stored, for these rules. */
+  async anyStored(): Promise<boolean> {
+    // find, not countDocuments: an aggregate here would meet fail points set for the stream's.
+    const filter = {
+      _id: { $regex: `^${POSITION_PREFIX.replaceAll(".", "\\.")}` },
+      rulesFingerprint: this.fingerprint,
+    };
+    return (await this.positions.findOne(filter, { projection: { _id: 1 } })) !== null;
+  }
+
+  /** Forgets the positions of `partitions`: their history is lost, a sweep starts them again. */
+  async forget(partitions: readonly number[]): Promise<void> {
+    await this.positions.deleteMany({ _id: { $in: partitions.map(positionId) } });
   }
 }
