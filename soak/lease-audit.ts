@@ -41,6 +41,15 @@ interface LeaseStanding {
   released: boolean;
 }
 
+/** Whether a change event is a write of a lease document (an aggregation expression). */
+const LEASE_EVENT: Document = {
+  $cond: [
+    { $eq: [{ $type: "$documentKey._id" }, "string"] },
+    { $regexMatch: { input: "$documentKey._id", regex: LEASE_DOCUMENT.source } },
+    false,
+  ],
+};
+
 const sessionKey = (id: Binary): string => Buffer.from(id.buffer).toString("hex");
 /** Which transaction an event belongs to; undefined outside one. */
 const transactionKey = (event: Document): string | undefined =>
@@ -211,6 +220,19 @@ export class LeaseAudit {
               { txnNumber: { $exists: true } },
               { "ns.coll": MARKER_COLLECTION },
             ],
+          },
+        },
+        // Only a lease's own images: a correction's post-image of a ~14 MiB batch would put its
+        // event past the 16 MiB limit, and the audit needs no more than its lsid and keys.
+        {
+          $project: {
+            lsid: 1,
+            txnNumber: 1,
+            ns: 1,
+            documentKey: 1,
+            operationType: 1,
+            fullDocument: { $cond: [LEASE_EVENT, "$fullDocument", "$$REMOVE"] },
+            updateDescription: { $cond: [LEASE_EVENT, "$updateDescription", "$$REMOVE"] },
           },
         },
       ],
