@@ -10,6 +10,7 @@ import { mixedBacklog } from "./mixed-backlog.js";
 import { mixedLive } from "./mixed-live.js";
 import { partitionStreams } from "./partition-streams.js";
 import { planners } from "./planners.js";
+import { replicas } from "./replicas.js";
 import { roundTrips } from "./round-trips.js";
 import { scale } from "./scale.js";
 import { serverLookups } from "./server-lookups.js";
@@ -23,6 +24,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   mixedLive,
   roundTrips,
   partitionStreams,
+  replicas,
   scale,
   largeDocuments,
 ];

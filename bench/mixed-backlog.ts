@@ -5,7 +5,7 @@
 import type { Db } from "mongodb";
 import { waitUntil } from "../src/cli/wait-until.js";
 import { currentClusterTime } from "../src/stream/position/cluster-time.js";
-import { metricTotal, startSidecar, testConfig } from "../test/support/harness.js";
+import { metricTotal, startSidecar, testConfig, waitForCaughtUp } from "../test/support/harness.js";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
 import type { Benchmark } from "./benchmark.js";
 import { rawDrain } from "./backlog-probes.js";
@@ -25,14 +25,17 @@ import { count, heading, ms, printTable } from "./report.js";
 
 const EVENTS = 20_000;
 const TRIGGER_EVERY = 5;
-const DRAIN_TIMEOUT_MS = 120_000;
-const SIDECAR_SETTINGS = { leaseSeconds: 3, concurrency: 8 };
+export const DRAIN_TIMEOUT_MS = 120_000;
+export const SIDECAR_SETTINGS = { leaseSeconds: 3, concurrency: 8 };
 /** The goal of issue 35 for every workload: the sidecar drains at least this share of the bare stream's rate. */
 const GOAL_RATIO = 0.3;
 
+/** The mixed workload's triggers, taking turns among the backlog's every fifth write. */
+export const MIXED_CYCLE: readonly TriggerKind[] = ["sale", "trade", "sale", "trade", "review"];
+
 /** A workload: which triggers take turns among the backlog's every fifth write. */
 const WORKLOADS: readonly { label: string; cycle: readonly TriggerKind[] }[] = [
-  { label: "mixed (2 sales : 2 trades : 1 products)", cycle: ["sale", "trade", "sale", "trade", "review"] },
+  { label: "mixed (2 sales : 2 trades : 1 products)", cycle: MIXED_CYCLE },
   { label: "sales only (outlier moves)", cycle: ["sale"] },
   { label: "trades only (bucket splits)", cycle: ["trade"] },
   { label: "products only (subset trims + copies)", cycle: ["review"] },
@@ -54,6 +57,31 @@ interface Drain {
   cpuPerTrigger: { sidecar: number; server: number | undefined };
 }
 
+/**
+ * The backlog of `cycle`'s triggers in `db`, written while no sidecar runs after one stored its
+ * position (and made the collections and indexes), and a bare `db.watch()`'s drain of it.
+ */
+export async function prepareMixedBacklog(
+  mongo: TestMongo,
+  db: Db,
+  cycle: readonly TriggerKind[],
+  events = EVENTS,
+) {
+  const triggers = triggerCounts(events, TRIGGER_EVERY, cycle);
+  await insertMixedDocuments(db, triggers);
+  // Its first start sweeps the documents: a larger backlog's take longer than the harness waits.
+  const first = await startSidecar(mongo, config(db), { waitForStreaming: false, productionLogs: true });
+  await waitForCaughtUp(first.runner, DRAIN_TIMEOUT_MS);
+  await first.stop();
+  const from = await currentClusterTime(db);
+  await writeMixedBacklog(db, events, TRIGGER_EVERY, cycle);
+  collectGarbage();
+  const raw = await rawDrain(db, from, SENTINEL_BOOK);
+  collectGarbage();
+  const triggerTotal = [...triggers.values()].reduce((sum, n) => sum + n, 0);
+  return { triggers, triggerTotal, raw };
+}
+
 async function drainWorkload(
   mongo: TestMongo,
   server: ServerProcess | undefined,
@@ -61,16 +89,7 @@ async function drainWorkload(
 ): Promise<Drain> {
   const db = mongo.client.db(uniqueDatabaseName("bench_mixed"));
   try {
-    const triggers = triggerCounts(EVENTS, TRIGGER_EVERY, cycle);
-    await insertMixedDocuments(db, triggers);
-    // A sidecar makes the collections and indexes and stores a position before the backlog.
-    await (await startSidecar(mongo, config(db))).stop();
-    const from = await currentClusterTime(db);
-    await writeMixedBacklog(db, EVENTS, TRIGGER_EVERY, cycle);
-    collectGarbage();
-    const raw = await rawDrain(db, from, SENTINEL_BOOK);
-    collectGarbage();
-    const triggerTotal = [...triggers.values()].reduce((sum, n) => sum + n, 0);
+    const { triggers, triggerTotal, raw } = await prepareMixedBacklog(mongo, db, cycle);
     // One correction for each trigger, and the sentinel's.
     const drained = await sidecarDrain(mongo, db, server, triggerTotal + 1);
     await verifyMixedCorrected(db, triggers);

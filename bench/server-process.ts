@@ -61,7 +61,10 @@ function gcPause(line: string): GcPause | undefined {
   return pause;
 }
 
-export async function startServerProcess(): Promise<ServerProcess> {
+/** `changeHistory`: the change events the server keeps (its oplog's size; the command line's default otherwise). */
+export async function startServerProcess({
+  changeHistory,
+}: { changeHistory?: number } = {}): Promise<ServerProcess> {
   // As 8.0, like the tests' server: a correction's writes then go in one bulkWrite.
   const args = [
     "--trace-gc",
@@ -84,6 +87,7 @@ export async function startServerProcess(): Promise<ServerProcess> {
     "0",
     "--server-version",
     "8.0",
+    ...(changeHistory === undefined ? [] : ["--change-history", String(changeHistory)]),
   ];
   const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "inherit"],

@@ -16,10 +16,20 @@ export interface SidecarProcess {
   running(): boolean;
   /** How many full (mark-compact) collections its V8 has run, from its /metrics. */
   fullCollections(): Promise<number>;
+  /** Its /metrics, as Prometheus scrapes it. */
+  metrics(): Promise<string>;
+  /** Waits until its HTTP endpoints answer: it has booted (loaded its modules, read its config). */
+  waitForEndpoints(timeoutMs: number): Promise<void>;
   /** Waits until its /readyz says it streams and has caught up. */
   waitForCaughtUp(timeoutMs: number): Promise<void>;
   /** Stops it as Kubernetes does (SIGTERM): it stores its position and releases the lease. */
   stop(): Promise<void>;
+}
+
+/** The sum of a metric's samples over all its label sets in a /metrics text (0 without any). */
+export function metricSum(text: string, name: string): number {
+  const sample = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "gm");
+  return [...text.matchAll(sample)].reduce((total, match) => total + Number(match[1]), 0);
 }
 
 /** `nodeFlags` replaces the image's V8 flags (its NODE_OPTIONS stay), for a comparison. */
@@ -45,21 +55,33 @@ export async function startSidecarProcess(
   // A bench that dies must not leave its sidecar running.
   const killOnExit = () => replica.signal("SIGKILL");
   process.once("exit", killOnExit);
+  const metrics = async () => (await fetch(`http://127.0.0.1:${replica.port}/metrics`)).text();
+  const exitedMessage = () => `the sidecar's process exited (its log: ${replica.logFile})`;
   return {
     pid: replica.pid,
     running: () => replica.running,
+    metrics,
     async fullCollections() {
-      const metrics = await (await fetch(`http://127.0.0.1:${replica.port}/metrics`)).text();
-      if (!metrics.includes("# TYPE nodejs_gc_duration_seconds histogram"))
+      const text = await metrics();
+      if (!text.includes("# TYPE nodejs_gc_duration_seconds histogram"))
         throw new Error("the sidecar's /metrics reports no garbage collections");
       // prom-client writes a kind's line from its first collection on: none yet is none.
-      const count = /^nodejs_gc_duration_seconds_count\{kind="major"\} (\d+)$/m.exec(metrics)?.[1];
+      const count = /^nodejs_gc_duration_seconds_count\{kind="major"\} (\d+)$/m.exec(text)?.[1];
       return Number(count ?? 0);
+    },
+    async waitForEndpoints(timeoutMs) {
+      await waitUntil(
+        async () => {
+          if (!replica.running) throw new Error(exitedMessage());
+          return (await replica.readiness()) !== undefined;
+        },
+        { timeoutMs, intervalMs: 20, description: `the sidecar's endpoints (log: ${replica.logFile})` },
+      );
     },
     async waitForCaughtUp(timeoutMs) {
       await waitUntil(
         async () => {
-          if (!replica.running) throw new Error(`the sidecar's process exited (its log: ${replica.logFile})`);
+          if (!replica.running) throw new Error(exitedMessage());
           const readiness = await replica.readiness();
           return readiness?.state === "streaming" && readiness.caughtUp === true;
         },
@@ -73,7 +95,8 @@ export async function startSidecarProcess(
     async stop() {
       process.off("exit", killOnExit);
       await replica.stop();
-      await rm(dir, { recursive: true, force: true });
+      // KEEP_SIDECAR_LOGS=1 leaves its log (and config) in /tmp/bench-sidecar-*, for a look after the run.
+      if (!process.env.KEEP_SIDECAR_LOGS) await rm(dir, { recursive: true, force: true });
     },
   };
 }

@@ -11,7 +11,7 @@ function summary(result: SoakResult): string {
   return (
     `soak seed=${result.seed} duration=${result.seconds}s replicas=${result.replicas} writes=${result.writes} elements=${result.elements} ` +
     `corrections=${result.corrections} kills=${result.kills} sigterms=${result.terminations} stops=${result.stops} ` +
-    `takeovers=${result.takeovers} large=${largeWritesDone()} invariants: ${verdict}`
+    `takeovers=${result.takeovers} partition-terms=${result.partitionTerms} large=${largeWritesDone()} invariants: ${verdict}`
   );
 }
 

@@ -2,10 +2,13 @@
 // config file and HTTP port. Every incarnation appends its JSON log lines to one file.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { freePort, readinessAt, type Readiness } from "../test/support/cli-replicas.js";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
+
+// Where the soak's and the bench's replicas always took it from.
+export { freePort };
 
 export interface ReplicaOptions {
   name: string;
@@ -17,22 +20,6 @@ export interface ReplicaOptions {
   env?: Record<string, string>;
   /** Node's flags before the script (the image's V8 flags, say). */
   nodeFlags?: string[];
-}
-
-export interface Readiness {
-  state?: string;
-  caughtUp?: boolean;
-}
-
-/** A port free now, so a replica keeps one across restarts. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, "close");
-  return port;
 }
 
 export class Replica {
@@ -96,15 +83,8 @@ export class Replica {
     clearTimeout(timer);
   }
 
-  async readiness(): Promise<Readiness | undefined> {
-    try {
-      const response = await fetch(`http://127.0.0.1:${this.port}/readyz`, {
-        signal: AbortSignal.timeout(2_000),
-      });
-      return (await response.json()) as Readiness;
-    } catch {
-      return undefined; // not listening yet, or restarting
-    }
+  readiness(): Promise<Readiness | undefined> {
+    return readinessAt(this.port);
   }
 
   /** SIGTERM, then SIGKILL after `timeoutMs`; closes the log. Every call returns the same promise. */

@@ -13,11 +13,14 @@ import { LeaseAudit } from "./lease-audit.js";
 import { CHUNK_SIZE, outlierWorkload } from "./outlier.js";
 import { Prng } from "./prng.js";
 import { freePort, Replica } from "./replicas.js";
+import type { Readiness } from "../test/support/cli-replicas.js";
 import { correctionsLogged as correctionsIn } from "../test/support/harness.js";
 import { subsetWorkload } from "./subset.js";
-import { runWriter, type Workload, type WriterTally } from "./workload.js";
+import { runWriter, type Workload, type Writer, type WriterTally } from "./workload.js";
 
 const STATE_COLLECTION = "pattern_sidecar_state";
+/** The replicas' `partitions` (the config's default). */
+const PARTITIONS = 16;
 
 export interface SoakOptions {
   uri: string;
@@ -40,6 +43,8 @@ export interface SoakResult extends ChaosTally, WriterTally {
   replicas: number;
   corrections: number;
   takeovers: number;
+  /** Partition leases' terms begun: each partition's first, then one per takeover. */
+  partitionTerms: number;
   violations: string[];
   logDir: string;
 }
@@ -61,28 +66,46 @@ async function startReplicas(options: SoakOptions, dir: string): Promise<Replica
   return replicas;
 }
 
-async function runWriters(
-  db: Db,
-  workloads: Workload[],
+/** Something that answers for a replica's /readyz: the soak's Replica, or a test's. */
+export interface ReadinessOf {
+  readiness(): Promise<Readiness | undefined>;
+}
+
+/** Every workload's writers, each application's ledger with it: made once per run. */
+export function writersOf(db: Db, workloads: Workload[], prng: Prng): Writer[] {
+  return workloads.flatMap((workload, i) => workload.writers(db, prng.fork(i)));
+}
+
+/** Runs `writers` until `stopped` says so or one fails; run them again to write on. */
+export async function runWriters(
+  writers: Writer[],
   prng: Prng,
-  until: number,
+  stopped: () => boolean,
   maxPauseMs: number,
 ): Promise<WriterTally> {
   const tally: WriterTally = { writes: 0, elements: 0, failures: [] };
-  const writers = workloads.flatMap((workload, i) => workload.writers(db, prng.fork(i)));
-  const stopped = () => Date.now() >= until || tally.failures.length > 0;
+  const done = () => stopped() || tally.failures.length > 0;
   await Promise.all(
-    writers.map((writer, i) => runWriter(writer, prng.fork(1_000 + i), stopped, tally, maxPauseMs)),
+    writers.map((writer, i) => runWriter(writer, prng.fork(1_000 + i), done, tally, maxPauseMs)),
   );
   return tally;
 }
 
-/** One replica streaming and caught up, the others standing by. */
-async function idle(replicas: Replica[]): Promise<boolean> {
+/**
+ * Every replica streaming and caught up or standing by, and the streaming ones owning every
+ * partition once: one leading (it owns them all), or each its share.
+ */
+async function idle(replicas: readonly ReadinessOf[], partitions: number): Promise<boolean> {
   const states = await Promise.all(replicas.map((replica) => replica.readiness()));
   const streaming = states.filter((state) => state?.state === "streaming" && state.caughtUp === true);
   const standby = states.filter((state) => state?.state === "standby");
-  return streaming.length === 1 && standby.length === replicas.length - 1;
+  const owned = streaming.flatMap((state) => state!.partitions ?? []);
+  return (
+    streaming.length > 0 &&
+    streaming.length + standby.length === replicas.length &&
+    owned.length === partitions &&
+    new Set(owned).size === partitions
+  );
 }
 
 // A first start sweeps, and sweeps leave loose trades to `migrate`; once a position is
@@ -90,7 +113,7 @@ async function idle(replicas: Replica[]): Promise<boolean> {
 async function waitForFirstPosition(db: Db, replicas: Replica[]): Promise<void> {
   await waitUntil(
     async () =>
-      (await idle(replicas)) &&
+      (await idle(replicas, PARTITIONS)) &&
       (await db
         .collection<{ _id: string }>(STATE_COLLECTION)
         .findOne({ _id: `changestream:${db.databaseName}` })),
@@ -105,16 +128,19 @@ async function violations(db: Db, workloads: Workload[]): Promise<string[]> {
 // Settled: idle, and the same invariants failing (none, once caught up) for a few seconds in
 // a row, so that a violation that will never heal does not hold the run up. Past the bound,
 // whatever still fails is reported.
-async function settle(
+export async function settle(
   db: Db,
   workloads: Workload[],
-  replicas: Replica[],
+  replicas: readonly ReadinessOf[],
   timeoutMs: number,
+  partitions = PARTITIONS,
 ): Promise<string[]> {
   let previous: string | undefined;
   let stableFor = 0;
   const stable = async () => {
-    const current = (await idle(replicas)) ? (await violations(db, workloads)).join("\n") : undefined;
+    const current = (await idle(replicas, partitions))
+      ? (await violations(db, workloads)).join("\n")
+      : undefined;
     stableFor = current !== undefined && current === previous ? stableFor + 1 : 0;
     previous = current;
     return stableFor >= 3;
@@ -125,7 +151,7 @@ async function settle(
     // reported below, with what still fails
   }
   const problems = await violations(db, workloads);
-  if (!(await idle(replicas)))
+  if (!(await idle(replicas, partitions)))
     problems.push(`the replicas were not idle ${timeoutMs / 1000} s after the writers stopped`);
   return problems;
 }
@@ -148,8 +174,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     replicas = await startReplicas(options, logDir);
     await waitForFirstPosition(db, replicas);
     const until = Date.now() + options.seconds * 1_000;
+    const writing = prng.fork(1);
     const [writes, chaos] = await Promise.all([
-      runWriters(db, workloads, prng.fork(1), until, options.maxWriterPauseMs ?? 40),
+      runWriters(
+        writersOf(db, workloads, writing),
+        writing,
+        () => Date.now() >= until,
+        options.maxWriterPauseMs ?? 40,
+      ),
       runChaos(replicas, prng.fork(2), until, options.leaseSeconds ?? 2),
     ]);
     const problems = await settle(db, workloads, replicas, options.settleTimeoutMs ?? 180_000);
@@ -163,6 +195,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       ...chaos,
       corrections: await correctionsLogged(replicas),
       takeovers: Math.max(0, audit.terms - 1),
+      partitionTerms: audit.partitionTerms,
       violations: [...writes.failures, ...problems, ...audit.violations()],
       logDir,
     };

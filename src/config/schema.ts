@@ -105,7 +105,7 @@ export const configSchema = z
     leaseSeconds: intInRange(1, 3600).default(15),
     /**
      * How many partitions the corrections' keys hash into (docs/semantics.md, "Partitions").
-     * The leader owns every one of them until replicas share partitions.
+     * A replica alone, or holding the writer lease, owns every one of them.
      */
     partitions: intInRange(1, 1024).default(16),
     /**

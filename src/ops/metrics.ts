@@ -31,6 +31,9 @@ type Reading = "streamLagSeconds" | "resumeTokenAgeSeconds" | "unownedPartitions
 
 /** How a requested sweep ends (src/stream/sweep/sweep-requests.ts). */
 export const SWEEP_REQUEST_OUTCOMES = ["done", "failed"] as const;
+/** The sweeps kept per partition (src/stream/sweep/partition-sweeps.ts). */
+export const PARTITION_SWEEPS = ["shared", "requested"] as const;
+export type PartitionSweepKind = (typeof PARTITION_SWEEPS)[number];
 
 const DEFAULT_GAUGES_NAMED_LIKE_COUNTERS = [
   "nodejs_active_handles_total",
@@ -160,7 +163,15 @@ export function createMetrics() {
     }),
     sweepRequestsOpen: new Gauge({
       name: `${PREFIX}sweep_requests_open`,
-      help: "Requested sweeps waiting or being performed, as the writer lease's holder last looked; 0 elsewhere.",
+      help: "Requested sweeps waiting or being performed, as this replica last looked; 0 while it holds no partition.",
+      registers: [registry],
+    }),
+    sweepPartitionsPending: new Gauge({
+      name: `${PREFIX}sweep_partitions_pending`,
+      help:
+        "Partitions this replica is sweeping whose sweep has not finished, by sweep: shared (a first start " +
+        "or lost history) or requested; 0 when it sweeps none.",
+      labelNames: ["sweep"],
       registers: [registry],
     }),
     runnerState: new Gauge({
@@ -219,6 +230,7 @@ export function createMetrics() {
   // Alerts on a counter's increase need its series before the first increment.
   for (const kind of ERROR_KINDS) metrics.errors.inc({ kind }, 0);
   for (const outcome of SWEEP_REQUEST_OUTCOMES) metrics.sweepRequests.inc({ outcome }, 0);
+  for (const sweep of PARTITION_SWEEPS) metrics.sweepPartitionsPending.set({ sweep }, 0);
   return metrics;
 }
 

@@ -22,9 +22,12 @@ import { NARROW_STRETCH_EVENTS, PoisonEvents, type StreamMode } from "./events/p
 import { pause } from "./retry.js";
 import type { SessionPool } from "./lease/session-pool.js";
 import { StreamLag } from "./events/stream-lag.js";
-import { wireCorrections } from "./wiring.js";
-import { sweep } from "./sweep/sweep.js";
-import { SweepCheckpoints, type SweepStart } from "./sweep/sweep-checkpoints.js";
+import { wireCorrections, type CurrentFencing } from "./wiring.js";
+import type { PartitionLeases } from "./partitions/partition-leases.js";
+import { PartitionPositions } from "./position/partition-positions.js";
+import { noteSweepStart, PartitionSweeps } from "./sweep/partition-sweeps.js";
+import { partitionedStart } from "./sweep/partition-start.js";
+import { sweepPartitions } from "./sweep/shared-sweep.js";
 import { performRequestedSweeps } from "./sweep/requested-sweeps.js";
 import { keysOfPartitions, type KeyOwnership } from "./key-ownership.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./events/targets.js";
@@ -69,10 +72,9 @@ export interface RunnerOptions {
   sweepRequestPollMs?: number;
 }
 
-/** A sweep due when the stream starts, and the time noted before it began. */
+/** The partitions whose sweep is due beside the stream (partition-sweeps.ts). */
 interface DueSweep {
-  checkpoints: SweepCheckpoints;
-  start: SweepStart;
+  partitions: number[];
 }
 
 interface StartingPoint {
@@ -97,6 +99,16 @@ export class Runner {
   /** The enabled rules, as the deployment lets them be enforced (collections.ts may reduce one). */
   private rules: PatternRule[];
   private readonly keeper: LeaseKeeper;
+  private readonly partitionLeases: PartitionLeases;
+  private readonly fencing: CurrentFencing;
+  private readonly partitionPositions: PartitionPositions;
+  private readonly partitionSweeps: PartitionSweeps;
+  /** How this replica corrects now: every key under the writer lease, its partitions', or none. */
+  private mode: "lead" | "partitions" | "none" = "none";
+  /** The partitions the current partitioned stream reads (its filter and its positions). */
+  private streamedPartitions: number[] = [];
+  /** The current partitioned stream, awaited before its partitions are handed over. */
+  private partitionStream: Promise<void> | undefined;
   private readonly tokens: TokenStore;
   private readonly correction: ParkedRetryContext;
   private readonly sessions: SessionPool;
@@ -123,7 +135,13 @@ export class Runner {
       logger,
       holderId: options.holderId,
       parkedRetryMs: this.parkedRetryMs,
+      partitionHooks: {
+        beforeRelease: () => this.endPartitionStream(),
+        onOwnedChange: () => this.ownedChanged(),
+      },
     });
+    this.partitionLeases = corrections.partitionLeases;
+    this.fencing = corrections.fencing;
     this.sessions = corrections.sessions;
     this.keeper = corrections.keeper;
     this.correction = corrections.context;
@@ -133,32 +151,56 @@ export class Runner {
       streamName(db.databaseName),
       rulesFingerprint(this.rules),
     );
+    this.partitionPositions = new PartitionPositions(
+      db,
+      config.stateCollection,
+      rulesFingerprint(this.rules),
+    );
+    this.partitionSweeps = new PartitionSweeps(db, config.stateCollection);
     this.statePruning = new StatePruning(db, this.rules, config.stateCollection, logger, metrics);
     setRunnerState(metrics, "starting");
     initialiseRuleMetrics(metrics, this.rules);
     // Only the leader owns the stream's position; a standby's own numbers would be stale.
     const streamLagSeconds = () =>
-      this.state === "streaming" && this.leading ? this.lag.seconds() : undefined;
+      this.state === "streaming" && this.mode !== "none" ? this.lag.seconds() : undefined;
     metrics.readStreamPositionFrom({
       streamLagSeconds,
-      resumeTokenAgeSeconds: () => (this.leading ? this.tokens.secondsSinceLastPersist : undefined),
+      resumeTokenAgeSeconds: () => this.resumeTokenAgeSeconds(),
       unownedPartitions: () => this.unownedPartitions(),
       partitionLagSeconds: () =>
         new Map(this.ownedPartitions().map((partition) => [partition, streamLagSeconds()])),
     });
   }
 
-  /** The leader owns every partition (docs/semantics.md, "Partitions"); a standby none. */
-  private ownedPartitions(): number[] {
-    return this.leading
-      ? Array.from({ length: this.options.config.partitions }, (_, partition) => partition)
-      : [];
+  /** The age of the position this replica stores: its partitions', or the shared one while it leads. */
+  private resumeTokenAgeSeconds(): number | undefined {
+    if (this.mode === "partitions") return this.partitionPositions.secondsSinceLastPersist;
+    return this.leading ? this.tokens.secondsSinceLastPersist : undefined;
   }
 
-  /** None while this replica leads or last found the lease held; all when it found no leader. */
+  /**
+   * The writer lease's holder owns every partition (docs/semantics.md, "Partitions"); a replica
+   * streaming by partition those it streams; a standby none.
+   */
+  private ownedPartitions(): number[] {
+    // Those it streams and still holds: a replica resumed after a pause no longer claims what it lost.
+    if (this.mode === "partitions") {
+      const held = this.partitionLeases.owned();
+      return this.streamedPartitions.filter((partition) => held.includes(partition));
+    }
+    return this.leading ? this.allPartitions() : [];
+  }
+
+  private allPartitions(): number[] {
+    return Array.from({ length: this.options.config.partitions }, (_, partition) => partition);
+  }
+
+  /** None while this replica leads or others are live or lead; all when it found no one else. */
   private unownedPartitions(): number | undefined {
     if (this.state === "starting" || this.state === "stopped") return undefined;
-    return this.leading || this.keeper.lease.heldElsewhere ? 0 : this.options.config.partitions;
+    if (this.mode === "partitions") return 0;
+    const othersOwn = this.keeper.lease.heldElsewhere || this.partitionLeases.othersLive;
+    return this.leading || othersOwn ? 0 : this.options.config.partitions;
   }
 
   private get leading(): boolean {
@@ -187,6 +229,8 @@ export class Runner {
       this.stopping = true;
       this.stopSignal.abort();
       await this.loop;
+      // Reverse order: corrections committed and positions stored, then partitions handed over.
+      await this.partitionLeases.stop();
       await this.keeper.release();
       await this.sessions.close();
       this.setState("stopped");
@@ -203,19 +247,120 @@ export class Runner {
 
   private async runUntilStopped(): Promise<void> {
     let prepared = false;
+    let joined = false;
     while (!this.stopping) {
       try {
         prepared ||= await this.prepareCollections();
-        if (!(await this.keeper.tryAcquire())) {
-          this.setState("standby");
-          await pause(this.keeper.renewIntervalMs, this.stopSignal.signal);
+        joined ||= await this.joinMembership();
+        if ((await this.needsWriterLease()) && (await this.keeper.tryAcquire())) {
+          await this.inMode("lead", () => this.leadWhileHeld());
+          // Led alone or swept, and others now share the partitions: the writer lease goes.
+          if (!this.stopping && !(await this.needsWriterLease())) await this.keeper.release();
           continue;
         }
-        await this.leadWhileHeld();
+        const owned = this.partitionLeases.owned();
+        if (owned.length > 0 && !this.keeper.lease.held && !(await this.writerLeaseHeld())) {
+          await this.inMode("partitions", () => this.streamPartitions(owned));
+          continue;
+        }
+        this.setState("standby");
+        await pause(this.keeper.renewIntervalMs, this.stopSignal.signal);
       } catch (thrown) {
         await this.recoverFrom(thrown);
       }
     }
+  }
+
+  /** Starts the membership's rounds and waits for the first: whether others are live is its to say. */
+  private async joinMembership(): Promise<true> {
+    this.partitionLeases.start();
+    await this.partitionLeases.roundOnce();
+    return true;
+  }
+
+  private async inMode(mode: "lead" | "partitions", work: () => Promise<void>): Promise<void> {
+    this.mode = mode;
+    this.fencing.mode = mode === "lead" ? "writer" : "partitions";
+    try {
+      await work();
+    } finally {
+      this.mode = "none";
+    }
+  }
+
+  /**
+   * Work not partitioned takes the writer lease, as before partitions: the writer lease's
+   * stream lost its history, a first start no sweep has begun or stored a position for yet,
+   * a sweep of every key left halfway, and a replica alone (docs/operations.md, "Partitions
+   * and rebalancing").
+   */
+  private async needsWriterLease(): Promise<boolean> {
+    if (this.historyLost || !this.partitionLeases.othersLive) return true;
+    if (await this.partitionSweeps.unpartitionedPending()) return true;
+    return (
+      (await this.tokens.load()) === null &&
+      !(await this.partitionSweeps.anyPending()) &&
+      !(await this.partitionPositions.anyStored())
+    );
+  }
+
+  /** Whether a replica holds the writer lease now (an old version's, or one sweeping). */
+  private async writerLeaseHeld(): Promise<boolean> {
+    return (await this.partitionLeases.writerLeaseHolder()) !== undefined;
+  }
+
+  /** A partition handed over: its stream ends after its in-flight corrections commit. */
+  private async endPartitionStream(): Promise<void> {
+    this.streamStop.abort();
+    await this.partitionStream?.catch(() => undefined);
+  }
+
+  /** Owned partitions changed: the stream restarts with the new filter; a lone leader shares. */
+  private ownedChanged(): void {
+    if (this.mode === "partitions") this.streamStop.abort();
+    else if (this.mode === "lead") void this.shareLeadIfDue();
+  }
+
+  /** The owned partitions' stream (partition-start.ts), their pending sweeps beside it. */
+  private async streamPartitions(owned: number[]): Promise<void> {
+    const start = await this.startOfPartitions(owned, (await this.tokens.load())?.resumeToken);
+    this.streamedPartitions = owned;
+    this.streamStop = new AbortController();
+    const parkedRetries = setInterval(() => void this.retryDueParkedTargets(), this.parkedRetryMs);
+    const unpartitioned = setInterval(() => void this.yieldIfUnpartitionedDue(), this.keeper.renewIntervalMs);
+    this.partitionStream = start.sweep
+      ? this.streamWhileSweeping(start.stream, start.sweep)
+      : this.stream(start.stream);
+    const streamEnded = new AbortController();
+    const requestedSweeps = this.performRequestedSweeps(streamEnded.signal);
+    this.partitionStream = this.partitionStream.finally(async () => {
+      streamEnded.abort();
+      await requestedSweeps;
+    });
+    try {
+      await this.partitionStream;
+    } catch (thrown) {
+      if (classify(thrown) !== "history_lost") throw thrown;
+      reportError(this.options, thrown, "change stream history lost; sweeping these partitions again", {
+        level: "warn",
+      });
+      await this.restartSweeps(owned);
+    } finally {
+      clearInterval(parkedRetries);
+      clearInterval(unpartitioned);
+      await this.parkedRetrying;
+      this.partitionStream = undefined;
+    }
+  }
+
+  /**
+   * A sweep is due or this replica is alone: the stream ends, the loop takes the writer lease;
+   * or another replica took it: the stream ends, and this one waits until it is released.
+   */
+  private async yieldIfUnpartitionedDue(): Promise<void> {
+    const due = await this.needsWriterLease().catch(() => false);
+    const taken = !due && (await this.writerLeaseHeld().catch(() => false));
+    if ((due || taken) && this.mode === "partitions") this.streamStop.abort();
   }
 
   private async prepareCollections(): Promise<true> {
@@ -241,15 +386,18 @@ export class Runner {
   private async leadWhileHeld(): Promise<void> {
     this.keeper.startRenewing();
     const parkedRetries = setInterval(() => void this.retryDueParkedTargets(), this.parkedRetryMs);
+    const sharing = setInterval(() => void this.shareLeadIfDue(), this.keeper.renewIntervalMs);
     const leadEnded = new AbortController();
     const requestedSweeps = this.performRequestedSweeps(leadEnded.signal);
     try {
       const start = await this.startingPoint();
       if (!this.mayContinue()) return;
       this.streamStop = new AbortController();
+      if (!start.sweep && (await this.shouldShareLead())) return;
       await (start.sweep ? this.streamWhileSweeping(start.stream, start.sweep) : this.stream(start.stream));
     } finally {
       clearInterval(parkedRetries);
+      clearInterval(sharing);
       leadEnded.abort();
       await requestedSweeps;
       await this.parkedRetrying;
@@ -264,20 +412,21 @@ export class Runner {
 
   private readonly ownsTarget = (target: CorrectionTarget): boolean => this.keysOwned().owns(target);
 
-  /** Performs the sweeps operators request (requested-sweeps.ts) until this lead ends. */
-  private performRequestedSweeps(leadEnded: AbortSignal): Promise<void> {
+  /** Performs this replica's share of the sweeps operators request (requested-sweeps.ts) until `ended`. */
+  private performRequestedSweeps(ended: AbortSignal): Promise<void> {
     const { db, config, logger, metrics } = this.options;
     return performRequestedSweeps({
       db,
       stateCollection: config.stateCollection,
       rules: () => this.rules,
       holder: this.keeper.lease.holder,
-      ownership: () => this.keysOwned(),
+      ownedPartitions: () => this.ownedPartitions(),
+      partitionCount: config.partitions,
       correct: (target) => this.correct(target),
       retryParked: (shouldStop) =>
         retryParkedTargets(this.correction, { dueOnly: false, shouldStop, owns: this.ownsTarget }),
-      mayContinue: () => this.mayContinue() && !leadEnded.aborted,
-      signal: AbortSignal.any([this.stopSignal.signal, leadEnded]),
+      mayContinue: () => this.mayContinue() && !ended.aborted,
+      signal: AbortSignal.any([this.stopSignal.signal, ended]),
       logger,
       metrics,
       pollMs: this.options.sweepRequestPollMs,
@@ -304,29 +453,65 @@ export class Runner {
   }
 
   private mayContinue(): boolean {
-    return !this.stopping && this.leading;
+    if (this.stopping) return false;
+    if (this.mode === "partitions")
+      return this.partitionLeases.owned().join() === this.streamedPartitions.join();
+    return this.leading;
   }
 
   /**
-   * Where the stream starts, after the stored token or at the time noted before a sweep, and
-   * the sweep that runs beside it when one is due: on a first start, after lost history, and
-   * to finish one that was interrupted.
+   * Others are live and nothing unpartitioned is left: the lead ends and the writer lease goes,
+   * a sweep under way too (each partition's continues with its owner).
+   */
+  private async shouldShareLead(): Promise<boolean> {
+    return !(await this.needsWriterLease());
+  }
+
+  private async shareLeadIfDue(): Promise<void> {
+    const share = await this.shouldShareLead().catch(() => false);
+    if (share && this.mode === "lead") this.streamStop.abort();
+  }
+
+  /**
+   * Where the writer lease's stream starts, over every partition (partition-start.ts), and the
+   * partitions' sweeps due beside it: on a first start, after lost history, and those left
+   * halfway (docs/semantics.md, "Sweeps by partition").
    */
   private async startingPoint(): Promise<StartingPoint> {
-    const checkpoints = new SweepCheckpoints(this.options.db, this.options.config.stateCollection);
+    const all = this.allPartitions();
+    const lost = this.historyLost;
     // A stream from an interrupted sweep's start may be what just failed: start afresh.
-    if (this.historyLost) await checkpoints.clearAll();
-    const stored = this.historyLost ? null : await this.tokens.load();
-    // startAfter, unlike resumeAfter, also resumes past an invalidate event.
-    const resumed = stored && { startAfter: stored.resumeToken };
-    if (resumed && !(await checkpoints.pending())) {
-      this.setState("resuming");
-      return { stream: resumed };
-    }
-    this.setState("sweeping");
-    // Continuing an interrupted sweep, a stream not yet stored opens at the time noted before it.
-    const start = await checkpoints.begin(this.options.db);
-    return { stream: resumed || { startAtOperationTime: start.clusterTime }, sweep: { checkpoints, start } };
+    if (lost) await this.restartSweeps(all);
+    this.historyLost = false;
+    await this.partitionSweeps.adoptUnpartitioned(all);
+    return this.startOfPartitions(all, lost ? undefined : (await this.tokens.load())?.resumeToken);
+  }
+
+  /** Where a stream of `partitions` starts, with their pending sweeps; the runner's state says which. */
+  private async startOfPartitions(
+    partitions: number[],
+    shared: Document | undefined,
+  ): Promise<StartingPoint> {
+    const { db } = this.options;
+    const start = await partitionedStart(
+      db,
+      this.partitionSweeps,
+      this.partitionPositions,
+      partitions,
+      shared,
+    );
+    this.setState(start.sweeping.length > 0 ? "sweeping" : "resuming");
+    return {
+      stream: start.stream,
+      sweep: start.sweeping.length > 0 ? { partitions: start.sweeping } : undefined,
+    };
+  }
+
+  /** Their history is lost: their positions go and their sweeps start again, from now. */
+  private async restartSweeps(partitions: number[]): Promise<void> {
+    const start = await noteSweepStart(this.options.db);
+    await this.partitionPositions.forget(partitions);
+    await this.partitionSweeps.restart(partitions, start);
   }
 
   /**
@@ -351,25 +536,23 @@ export class Runner {
     await streaming;
   }
 
-  private async sweepBeside({ checkpoints, start }: DueSweep, stopped: AbortSignal): Promise<void> {
+  private async sweepBeside({ partitions }: DueSweep, stopped: AbortSignal): Promise<void> {
     const shouldStop = () => stopped.aborted || !this.mayContinue();
-    const reports = await sweep({
+    await sweepPartitions({
+      sweeps: this.partitionSweeps,
+      partitions,
+      partitionCount: this.options.config.partitions,
       db: this.options.db,
       rules: this.rules,
       stateCollection: this.options.config.stateCollection,
       logger: this.options.logger,
       metrics: this.options.metrics,
       correct: (target) => this.correct(target),
-      owns: this.ownsTarget,
       retryParked: () =>
         retryParkedTargets(this.correction, { dueOnly: false, shouldStop, owns: this.ownsTarget }),
       shouldStop,
-      checkpoints: { store: checkpoints, start },
       pageSize: this.options.sweepPageSize,
     });
-    if (shouldStop() || !reports.every((report) => report.completed)) return;
-    await checkpoints.finish();
-    this.historyLost = false;
   }
 
   private async stream(start: ChangeStreamOptions): Promise<void> {
@@ -406,8 +589,10 @@ export class Runner {
 
   private async streamFrom(start: ChangeStreamOptions, mode: StreamMode): Promise<void> {
     const { db, config, metrics, logger } = this.options;
+    const partitioned = this.mode === "partitions";
+    const owned = { count: config.partitions, owned: this.streamedPartitions };
     const stream = db.watch<Document, ProjectedChangeEvent>(
-      buildWatchPipeline(this.rules, mode, this.sessions.ids),
+      buildWatchPipeline(this.rules, mode, this.sessions.ids, partitioned ? owned : undefined),
       {
         ...start,
         ...watchOptions(this.rules),
@@ -423,10 +608,17 @@ export class Runner {
         // Corrections wait for one of `concurrency` slots; many more targets in flight
         // is what lets ready ones share a transaction (correction-batch.ts).
         inFlight: config.concurrency * SHARED_TRANSACTION_MAX,
-        tokens: this.tokens,
+        tokens: partitioned
+          ? {
+              persistResumeToken: (token, seconds) =>
+                this.partitionPositions.persist(owned.owned, token, seconds),
+            }
+          : this.tokens,
         metrics,
         logger,
         correct: (target) => this.correct(target),
+        // An event names the targets of every partition its keys fall in; each owner corrects its own.
+        ...(partitioned ? { owns: keysOfPartitions(owned.owned, config.partitions).owns } : {}),
         isOwnWrite: (event) => this.correction.ownWrites.isOwn(event),
         shouldContinue: () => this.mayContinue() && !this.streamStop.signal.aborted,
         persistIntervalMs: this.options.persistIntervalMs ?? 1000,
@@ -434,7 +626,9 @@ export class Runner {
         onCaughtUp: (caughtUp) => this.lag.setCaughtUp(caughtUp),
         onEventProcessed: (clusterTimeSeconds) => this.lag.eventProcessed(clusterTimeSeconds),
         onEventRead: (clusterTime) => this.poison.eventRead(clusterTime),
-        onPositionPersisted: (clusterTimeSeconds) => this.statePruning.positionPersisted(clusterTimeSeconds),
+        onPositionPersisted: partitioned
+          ? () => this.advanceSharedPosition()
+          : (clusterTimeSeconds) => this.statePruning.positionPersisted(clusterTimeSeconds),
         onNamespaceEvent: (event) => this.namespaceChanged(event),
         ...(mode === "narrow" ? { stretch: { maxEvents: NARROW_STRETCH_EVENTS } } : {}),
       });
@@ -443,6 +637,24 @@ export class Runner {
       // The driver already ignores a failed killCursors here, and the server times an
       // abandoned cursor out by itself; nothing the stream did is undone by this failing.
       await stream.close().catch((err: unknown) => logger.debug({ err }, "closing the change stream failed"));
+    }
+  }
+
+  /**
+   * The shared position moves up to the oldest position every partition passed, and state
+   * records are pruned behind it, never behind one replica's own stream (docs/operations.md,
+   * "Positions").
+   */
+  private async advanceSharedPosition(): Promise<void> {
+    try {
+      const shared = await this.tokens.load();
+      const passed = await this.partitionPositions.passedByAll(this.options.config.partitions, shared);
+      if (!passed || !(await this.tokens.advanceTo(passed.resumeToken, passed.clusterTimeSeconds))) return;
+      if (passed.clusterTimeSeconds !== undefined)
+        await this.statePruning.positionPersisted(passed.clusterTimeSeconds);
+    } catch (err) {
+      // The partitions' own positions are stored; the next one stored tries again.
+      reportError(this.options, err, "could not advance the shared position; will retry");
     }
   }
 

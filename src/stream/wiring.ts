@@ -19,6 +19,10 @@ import { SessionPool } from "./lease/session-pool.js";
 import { Slots } from "./correction/slots.js";
 import { runTransaction } from "./correction/transaction.js";
 import { MemoryBudget } from "./correction/memory-budget.js";
+import type { Fence, Fencing } from "./lease/fencing.js";
+import { PartitionLeases, type PartitionLeasesOptions } from "./partitions/partition-leases.js";
+import type { ClientSession } from "mongodb";
+import type { CorrectionTarget } from "../patterns/driver.js";
 
 export interface WiringOptions {
   client: MongoClient;
@@ -33,10 +37,32 @@ export interface WiringOptions {
   holderId?: string;
   /** The pause before a parked target's first retry (PARKED_FIRST_RETRY_MS). */
   parkedRetryMs?: number;
+  /** The runner's hooks on the partitions' hand-over (partition-leases.ts). */
+  partitionHooks?: Pick<PartitionLeasesOptions, "beforeRelease" | "onOwnedChange">;
+}
+
+/**
+ * What corrections are fenced by: the writer lease while the runner leads with it (work not
+ * partitioned, or a replica alone), else the leases of the targets' partitions.
+ */
+export class CurrentFencing implements Fencing {
+  mode: "writer" | "partitions" = "writer";
+
+  constructor(
+    private readonly writer: Fencing,
+    private readonly partitions: Fencing,
+  ) {}
+
+  fencesFor(targets: readonly CorrectionTarget[], session: ClientSession): Fence[] {
+    return (this.mode === "writer" ? this.writer : this.partitions).fencesFor(targets, session);
+  }
 }
 
 export interface Corrections {
   keeper: LeaseKeeper;
+  /** This replica's membership and partition leases. */
+  partitionLeases: PartitionLeases;
+  fencing: CurrentFencing;
   /** One session per concurrent correction, and one for the parked targets' retries. */
   sessions: SessionPool;
   /** What every correction runs with: plain, shared, retried, parked. */
@@ -62,13 +88,25 @@ export function wireCorrections(options: WiringOptions): Corrections {
     metrics,
     logger,
   });
+  const partitionLeases = new PartitionLeases({
+    db,
+    keeperDb: options.leaseDb,
+    stateCollection: config.stateCollection,
+    holder: lease.holder,
+    leaseSeconds: config.leaseSeconds,
+    partitions: config.partitions,
+    sessionIds: () => sessions.ids,
+    logger,
+    ...options.partitionHooks,
+  });
+  const fencing = new CurrentFencing(lease, partitionLeases);
   const slots = new Slots(config.concurrency);
   const correction: CorrectionContext = {
     client,
     sessions,
     db,
     stateCollection: config.stateCollection,
-    lease,
+    lease: fencing,
     metrics,
     logger,
     maxTransactionAttempts: config.maxTransactionAttempts,
@@ -87,7 +125,7 @@ export function wireCorrections(options: WiringOptions): Corrections {
     parkAfterAttempts: config.parkAfterAttempts,
     parked: new ParkedTargets(db, config.stateCollection, options.rules, parkedRetryMs),
   };
-  return { keeper, sessions, context };
+  return { keeper, partitionLeases, fencing, sessions, context };
 }
 
 export interface Migration {

@@ -1,11 +1,12 @@
 // `mongo-pattern-sidecar sweep --request [--rule NAME] [--no-wait]`: asks the running sidecars
 // for a sweep through a request document in the state collection (sweep-requests.ts), which
-// the writer lease's holder performs; follows its progress until it ends (docs/operations.md).
+// the owners of the partitions perform; follows its progress until it ends (docs/operations.md).
 import { hostname } from "node:os";
 import type { Config } from "../../config/schema.js";
 import { ConfigError } from "../../errors.js";
 import type { Logger } from "../../ops/logger.js";
 import {
+  requestedRuleTotals,
   SweepRequests,
   type RequestedRuleProgress,
   type SweepRequest,
@@ -36,7 +37,9 @@ export async function sweepRequestCommand(
     );
     if (!options.wait) return 0;
     const ended = await followRequest(requests, id, config.leaseSeconds);
-    process.stdout.write(`${formatSweepReport(ended.progress, false)}\n`);
+    process.stdout.write(`${formatSweepReport(requestedRuleTotals(ended), false)}\n`);
+    const partitions = partitionsLine(ended);
+    if (partitions) process.stdout.write(`${partitions}\n`);
     if (ended.state === "failed") {
       throw new OperationalError(`${id} failed: ${ended.error}`, EXIT_STATUS.failed, { request: id });
     }
@@ -71,22 +74,52 @@ async function followRequest(
     if (!request)
       throw new OperationalError(`${id} was deleted before it ended`, EXIT_STATUS.failed, { request: id });
     if (request.state === "done" || request.state === "failed") return request;
-    for (const rule of request.progress) printChanged(printed, rule);
-    // A leader looks every few seconds; one that does not within a lease's life is not there.
+    for (const rule of requestedRuleTotals(request)) printChanged(printed, rule.rule, ruleLine(rule));
+    printChanged(printed, "partitions", partitionsLine(request));
+    // Replicas look every few seconds; none doing so within a lease's life means none is there.
     if (request.state === "pending" && !warnedUnclaimed && Date.now() - startedAt > leaseSeconds * 2000) {
       warnedUnclaimed = true;
       process.stdout.write(
-        `no sidecar has taken ${id} up yet: it waits until one holds the writer lease (Ctrl-C leaves it waiting)\n`,
+        `no sidecar has taken ${id} up yet: it waits until one holds partitions (Ctrl-C leaves it waiting)\n`,
       );
     }
     await pause(FOLLOW_INTERVAL_MS);
   }
 }
 
-function printChanged(printed: Map<string, string>, rule: RequestedRuleProgress): void {
-  const changed = Object.values(rule.changedByKind).reduce((sum, count) => sum + count, 0);
-  const line = `${rule.rule}: examined ${rule.examined} of ${rule.candidates}, changed ${changed}`;
-  if (printed.get(rule.rule) === line) return;
-  printed.set(rule.rule, line);
+/** Prints `line` when it is not what was last printed for `topic`. */
+function printChanged(printed: Map<string, string>, topic: string, line: string | undefined): void {
+  if (line === undefined || printed.get(topic) === line) return;
+  printed.set(topic, line);
   process.stdout.write(`${line}\n`);
+}
+
+function ruleLine(rule: RequestedRuleProgress): string {
+  const changed = Object.values(rule.changedByKind).reduce((sum, count) => sum + count, 0);
+  return `${rule.rule}: examined ${rule.examined}, changed ${changed}`;
+}
+
+/** `partitions: 5 of 16 swept; sweeping 5, 6, 7 on <holder>; …`, once a replica took it up. */
+function partitionsLine(request: SweepRequest): string | undefined {
+  if (request.partitionCount === undefined) return undefined;
+  const swept = `partitions: ${request.donePartitions.length} of ${request.partitionCount} swept`;
+  const sweeping = [...latestRunOwners(request)].map(
+    ([holder, partitions]) => `${partitions.join(", ")} on ${holder}`,
+  );
+  return sweeping.length > 0 ? `${swept}; sweeping ${sweeping.join("; ")}` : swept;
+}
+
+/** Who swept each partition not yet done last (the latest run naming it), by holder. */
+function latestRunOwners(request: SweepRequest): Map<string, number[]> {
+  const runs = Object.values(request.runs ?? {}).sort(
+    (a, b) => a.startedAt.getTime() - b.startedAt.getTime(),
+  );
+  const latest = new Map<number, string>();
+  for (const run of runs) for (const partition of run.partitions) latest.set(partition, run.holder);
+  const byHolder = new Map<string, number[]>();
+  for (const [partition, holder] of [...latest].sort(([a], [b]) => a - b)) {
+    if (request.donePartitions.includes(partition)) continue;
+    byHolder.set(holder, [...(byHolder.get(holder) ?? []), partition]);
+  }
+  return byHolder;
 }

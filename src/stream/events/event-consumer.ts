@@ -36,6 +36,11 @@ export interface EventConsumerOptions {
   logger: Logger;
   /** Corrects one target, retrying as it sees fit; rejects only when the event must stay unfinished. */
   correct: (target: CorrectionTarget) => Promise<Plan>;
+  /**
+   * The targets this replica corrects (its partitions', key-ownership.ts); every one when
+   * absent. An event may also name others' targets, which their owners correct.
+   */
+  owns?: (target: CorrectionTarget) => boolean;
   /** True for the events of the sidecar's own corrections (own-writes.ts): nothing to correct. */
   isOwnWrite: (event: ProjectedChangeEvent) => boolean;
   /** False once the consumer must stop (shutdown, lost lease). */
@@ -132,9 +137,10 @@ class EventConsumer {
   }
 
   private dispatch(event: ProjectedChangeEvent): void {
-    const { metrics, rules, isOwnWrite } = this.options;
-    const targets = isOwnWrite(event) ? [] : targetsForEvent(rules, event);
-    for (const target of targets) metrics.eventsReceived.inc(targetLabels(target));
+    const { metrics, rules, isOwnWrite, owns } = this.options;
+    const received = isOwnWrite(event) ? [] : targetsForEvent(rules, event);
+    for (const target of received) metrics.eventsReceived.inc(targetLabels(target));
+    const targets = owns ? received.filter(owns) : received;
     const seconds = event.clusterTime?.getHighBitsUnsigned();
     this.newestSeconds = seconds ?? this.newestSeconds;
     const position = this.tracker.begin({ token: event._id, seconds });
@@ -299,7 +305,7 @@ class EventConsumer {
     const processed = this.processedSincePersist;
     this.processedSincePersist = false;
     try {
-      await this.options.tokens.persistResumeToken(position.token);
+      await this.options.tokens.persistResumeToken(position.token, position.seconds);
       this.lastPersistedToken = printed;
     } catch (err) {
       // Retried at the pace the position was due at, not the idle one.

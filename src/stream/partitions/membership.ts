@@ -45,6 +45,26 @@ export class Membership {
     return fresh.map((member) => member.holder);
   }
 
+  /**
+   * The holder of the unexpired writer lease (`leaseId`) when it has no live heartbeat: a
+   * replica of a version before partitions, correcting every key under that one fence. While
+   * one does, no replica may correct by partition (docs/operations.md, "Rolling upgrade").
+   */
+  async writerWithoutMembership(leaseId: string): Promise<string | undefined> {
+    const writer = await this.writer(leaseId);
+    if (writer === undefined) return undefined;
+    return (await this.live()).includes(writer) ? undefined : writer;
+  }
+
+  /** The holder of the unexpired lease `leaseId`, by the server's clock. */
+  async writer(leaseId: string): Promise<string | undefined> {
+    const lease = await this.members.findOne(
+      { _id: leaseId, $expr: { $gt: ["$expiresAt", "$$NOW"] } },
+      { projection: { holder: 1 } },
+    );
+    return lease?.holder;
+  }
+
   /** Leaves at once (a graceful stop), so that the others stop counting this replica. */
   async leave(): Promise<void> {
     await this.members.deleteOne({ _id: MEMBER_PREFIX + this.holder });

@@ -11,19 +11,8 @@ export interface OwnedPartitions {
   owned: readonly number[];
 }
 
-/** The types hashedIndexKey takes (a missing key hashes as null); any other lets the event through. */
-const HASHED_TYPES = [
-  "double",
-  "int",
-  "long",
-  "decimal",
-  "string",
-  "objectId",
-  "bool",
-  "date",
-  "null",
-  "missing",
-];
+/** The types hashedIndexKey takes; any other lets the event through. */
+const HASHED_TYPES = ["double", "int", "long", "decimal", "string", "objectId", "bool", "date", "null"];
 
 /** Whether every partition is owned: then nothing is filtered (one replica, as without partitions). */
 export function ownsAll({ count, owned }: OwnedPartitions): boolean {
@@ -58,9 +47,20 @@ function keysByCollection(rules: readonly PatternRule[]): Map<string, unknown[]>
   return new Map([...keys].map(([collection, known]) => [collection, [...known.values()]]));
 }
 
-function anyKeyOwned(keys: unknown[], { count, owned }: OwnedPartitions): Document {
-  const key = "$$partitionKey";
+function anyKeyOwned(keys: unknown[], partitions: OwnedPartitions): Document {
+  return { $or: keys.map((key) => keyOwned(key, partitions)) };
+}
+
+/**
+ * Whether `key` (an expression over the event) hashes into an owned partition. A key the event
+ * does not carry (a bucket update's customer, with no post-image) names no target: it is
+ * judged alone, as an array element it would become null and send the event to null's
+ * partition (mongod's ExpressionArray::evaluate, src/mongo/db/pipeline/expression.cpp).
+ */
+function keyOwned(key: unknown, { count, owned }: OwnedPartitions): Document {
+  const type = { $type: key };
   const partition = { $mod: [{ $add: [{ $mod: [{ $toHashedIndexKey: key }, count] }, count] }, count] };
-  const owns = { $cond: [{ $in: [{ $type: key }, HASHED_TYPES] }, { $in: [partition, [...owned]] }, true] };
-  return { $anyElementTrue: [{ $map: { input: keys, as: "partitionKey", in: owns } }] };
+  return {
+    $cond: [{ $in: [type, HASHED_TYPES] }, { $in: [partition, [...owned]] }, { $ne: [type, "missing"] }],
+  };
 }

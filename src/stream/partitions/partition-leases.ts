@@ -7,7 +7,7 @@ import { LeaseLostError, TakeoverBlockedError } from "../../errors.js";
 import type { Logger } from "../../ops/logger.js";
 import type { CorrectionTarget } from "../../patterns/driver.js";
 import type { Fence, Fencing } from "../lease/fencing.js";
-import { WriterLease } from "../lease/lease.js";
+import { LEASE_ID, WriterLease } from "../lease/lease.js";
 import { assignPartitions, partitionsOwnedBy, type Owners } from "./assignment.js";
 import { Membership } from "./membership.js";
 import { partitionOfTarget } from "./target-partition.js";
@@ -43,6 +43,7 @@ export class PartitionLeases implements Fencing {
   private readonly leaseDocs: Collection<{ _id: string; holder: string; expiresAt: Date }>;
   private readonly leases = new Map<number, WriterLease>();
   private lastOwned: number[] = [];
+  private othersSeen = false;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
@@ -77,6 +78,16 @@ export class PartitionLeases implements Fencing {
     });
   }
 
+  /** Who holds the writer lease now, unexpired: while anyone does, no replica corrects by partition. */
+  writerLeaseHolder(): Promise<string | undefined> {
+    return this.membership.writer(LEASE_ID);
+  }
+
+  /** Whether the last round found other live replicas: with none, this one works alone. */
+  get othersLive(): boolean {
+    return this.othersSeen;
+  }
+
   /** How often a round runs: three heartbeats and renewals within a lease's lifetime. */
   get intervalMs(): number {
     return (this.options.leaseSeconds * 1000) / 3;
@@ -101,12 +112,28 @@ export class PartitionLeases implements Fencing {
   async round(): Promise<void> {
     const { partitions, holder } = this.options;
     await this.membership.beat();
+    if (await this.yieldsToWriterWithoutMembership()) return;
     const [members, owners] = await Promise.all([this.membership.live(), this.currentOwners()]);
+    this.othersSeen = members.some((member) => member !== holder);
     const mine = partitionsOwnedBy(assignPartitions(partitions, [...members, holder], owners), holder);
     const givenAway = [...this.leases.keys()].filter((partition) => !mine.includes(partition));
     await this.release(givenAway);
     for (const partition of mine) await this.takeOrRenew(partition);
     this.noteOwnedChange();
+  }
+
+  /**
+   * A replica of a version before partitions holds the writer lease and corrects every key:
+   * this one holds no partition until that lease is gone (docs/operations.md, "Rolling upgrade").
+   */
+  private async yieldsToWriterWithoutMembership(): Promise<boolean> {
+    const writer = await this.membership.writerWithoutMembership(LEASE_ID);
+    if (writer === undefined) return false;
+    if (this.leases.size > 0)
+      this.options.logger.warn({ writer }, "writer lease held by a replica without membership");
+    await this.release([...this.leases.keys()]);
+    this.noteOwnedChange();
+    return true;
   }
 
   /** Who holds each partition's lease, unexpired by the server's clock. */

@@ -10,6 +10,8 @@ export interface StoredPosition {
   resumeToken: Document;
   /** Which rules the token's stream watched; other rules need a sweep, not a resume. */
   rulesFingerprint: string;
+  /** The cluster time (seconds) of the last event the token covers; absent when unknown. */
+  clusterTimeSeconds?: number;
   updatedAt: Date;
 }
 
@@ -44,14 +46,30 @@ export class TokenStore {
     return stored;
   }
 
-  async persistResumeToken(resumeToken: Document): Promise<void> {
+  async persistResumeToken(resumeToken: Document, clusterTimeSeconds?: number): Promise<void> {
     const updatedAt = new Date();
     await this.positions.updateOne(
       { _id: this.name },
-      { $set: { resumeToken, rulesFingerprint: this.fingerprint, updatedAt } },
+      { $set: { resumeToken, rulesFingerprint: this.fingerprint, updatedAt, clusterTimeSeconds } },
       { upsert: true },
     );
     this.writtenAt = updatedAt.getTime();
+  }
+
+  /**
+   * Moves the stored position (of these rules) forward to `resumeToken`, never back: replicas
+   * streaming by partition advance it each to the oldest position they all passed, and one of
+   * them may have read an older one than another wrote. Returns whether it moved.
+   */
+  async advanceTo(resumeToken: Document, clusterTimeSeconds?: number): Promise<boolean> {
+    const updatedAt = new Date();
+    // Tokens' string `_data` sorts as the events do (partition-positions.ts).
+    const { modifiedCount } = await this.positions.updateOne(
+      { _id: this.name, rulesFingerprint: this.fingerprint, "resumeToken._data": { $lt: resumeToken._data } },
+      { $set: { resumeToken, updatedAt, clusterTimeSeconds } },
+    );
+    if (modifiedCount === 1) this.writtenAt = updatedAt.getTime();
+    return modifiedCount === 1;
   }
 
   /**

@@ -1,16 +1,18 @@
-// The writer lease's holder performs the sweeps operators request (sweep-requests.ts), beside
-// its stream, one at a time, over the keys it owns (key-ownership.ts); each request keeps its
-// own checkpoints, so that a replica taking the lease over continues it (docs/operations.md).
+// The owners of the partitions perform the sweeps operators request (sweep-requests.ts), beside
+// their streams, one request at a time, each over the partitions it holds; each partition keeps
+// the request's checkpoints of its own, so that a replica taking it over continues it
+// (docs/operations.md, "Sweeping on request").
+import { randomBytes } from "node:crypto";
 import type { Db } from "mongodb";
 import type { Logger } from "../../ops/logger.js";
 import type { Metrics } from "../../ops/metrics.js";
 import { reportError } from "../../ops/report-error.js";
 import type { CorrectionTarget, PatternRule } from "../../patterns/driver.js";
 import type { Plan } from "../../patterns/plan.js";
-import type { KeyOwnership } from "../key-ownership.js";
 import { pause } from "../retry.js";
-import { sweep, type RuleSweepReport } from "./sweep.js";
-import { SweepCheckpoints } from "./sweep-checkpoints.js";
+import { noteSweepStart, PartitionSweeps, type PartitionGroup } from "./partition-sweeps.js";
+import { sweepGroups } from "./shared-sweep.js";
+import type { RuleSweepReport } from "./sweep.js";
 import {
   requestCheckpointPrefix,
   SweepRequests,
@@ -18,23 +20,24 @@ import {
   type SweepRequest,
 } from "./sweep-requests.js";
 
-/** How often the lease holder looks for a new request: an operator waits at most this long. */
+/** How often a replica looks for a new request: an operator waits at most this long. */
 export const SWEEP_REQUEST_POLL_MS = 2000;
-const EXAMPLES = 5;
 
 export interface RequestedSweepOptions {
   db: Db;
   stateCollection: string;
   /** The rules this sidecar enforces now. */
   rules: () => readonly PatternRule[];
-  /** The lease holder's id, written on the requests it performs. */
+  /** This replica's id, written on the runs it performs. */
   holder: string;
-  /** Which keys this replica corrects, asked at each request. */
-  ownership: () => KeyOwnership;
+  /** The partitions this replica holds now, asked at each request. */
+  ownedPartitions: () => number[];
+  /** config `partitions`. */
+  partitionCount: number;
   correct: (target: CorrectionTarget) => Promise<Plan>;
   /** Retries every parked target, due or not, as any sweep does first; stops when told. */
   retryParked: (shouldStop: () => boolean) => Promise<void>;
-  /** False once the lease is lost or the lead ends: the request stays open for the next holder. */
+  /** False once the partitions held change or the lead ends: the partitions' sweeps stay for the next owner. */
   mayContinue: () => boolean;
   /** Ends a wait between looks. */
   signal: AbortSignal;
@@ -44,13 +47,14 @@ export interface RequestedSweepOptions {
   pageSize?: number;
 }
 
-/** Looks for requests and performs them until the lead ends. */
+/** Looks for requests and performs this replica's share of them until told to stop. */
 export async function performRequestedSweeps(options: RequestedSweepOptions): Promise<void> {
   const requests = new SweepRequests(options.db, options.stateCollection);
   while (options.mayContinue()) {
     try {
-      options.metrics.sweepRequestsOpen.set(await requests.countOpen());
-      const request = await requests.claim(options.holder);
+      const open = await requests.open();
+      options.metrics.sweepRequestsOpen.set(open.length);
+      const request = open.find((candidate) => pendingPartitions(options, candidate).length > 0);
       if (request) {
         await performRequest(options, requests, request);
         continue;
@@ -64,57 +68,68 @@ export async function performRequestedSweeps(options: RequestedSweepOptions): Pr
   options.metrics.sweepRequestsOpen.set(0);
 }
 
+/** The partitions this replica holds that the request has not swept yet. */
+function pendingPartitions(options: RequestedSweepOptions, request: SweepRequest): number[] {
+  const done = new Set(request.donePartitions ?? []);
+  return options.ownedPartitions().filter((partition) => !done.has(partition));
+}
+
 async function performRequest(
   options: RequestedSweepOptions,
   requests: SweepRequests,
   request: SweepRequest,
 ): Promise<void> {
-  const { holder, logger, metrics } = options;
-  const fields = { request: request._id, claims: request.claims };
+  const { db, holder, logger, metrics } = options;
+  const fields = { request: request._id };
   const rules = requestedRules(request, options.rules());
   if (typeof rules === "string") {
-    await requests.finish(request._id, holder, { state: "failed", error: rules });
+    await requests.fail(request._id, rules);
     metrics.sweepRequests.inc({ outcome: "failed" });
     logger.error({ ...fields, rules: request.rules }, `requested sweep refused: ${rules}`);
     return;
   }
-  const progress = new RequestProgress(request.progress);
-  const ownership = options.ownership();
-  logger.info(
-    { ...fields, rules: rules.map((rule) => rule.name), keys: ownership.description },
-    "performing requested sweep",
-  );
-  let claimedElsewhere = false;
-  const checkpoints = new SweepCheckpoints(
-    options.db,
-    options.stateCollection,
-    requestCheckpointPrefix(request._id),
-  );
-  const remaining = rules.filter((rule) => !progress.completed(rule.name));
-  const shouldStop = () => claimedElsewhere || !options.mayContinue();
-  const reports = await sweep({
-    db: options.db,
-    rules: remaining,
-    stateCollection: options.stateCollection,
-    logger,
-    metrics,
-    correct: options.correct,
-    owns: (target) => ownership.owns(target),
-    retryParked: () => options.retryParked(shouldStop),
-    shouldStop,
-    checkpoints: { store: checkpoints, start: await checkpoints.start(options.db) },
-    pageSize: options.pageSize,
-    onProgress: async (report, candidates) => {
-      const saved = await requests.saveProgress(request._id, holder, progress.update(report, candidates));
-      claimedElsewhere ||= !saved;
+  await requests.notePartitionCount(request._id, options.partitionCount);
+  const sweeps = new PartitionSweeps(db, options.stateCollection, requestCheckpointPrefix(request._id));
+  const start = await noteSweepStart(db);
+  const partitions = pendingPartitions(options, request);
+  const groups = await sweeps.groups(new Map(partitions.map((partition) => [partition, start])), rules);
+  logger.info({ ...fields, rules: rules.map((rule) => rule.name), partitions }, "performing requested sweep");
+  let ended = false;
+  const shouldStop = () => ended || !options.mayContinue();
+  const runIds = new Map<PartitionGroup, string>();
+  await sweepGroups(
+    {
+      db,
+      rules,
+      stateCollection: options.stateCollection,
+      logger,
+      metrics,
+      partitionCount: options.partitionCount,
+      kind: "requested",
+      correct: options.correct,
+      retryParked: () => options.retryParked(shouldStop),
+      shouldStop,
+      pageSize: options.pageSize,
     },
-  });
-  // Stopped halfway: the request stays running, for whoever holds the lease next.
-  if (reports.length < remaining.length || !reports.every((report) => report.completed)) return;
-  await checkpoints.clearAll();
-  await requests.finish(request._id, holder, { state: "done" });
-  metrics.sweepRequests.inc({ outcome: "done" });
-  logger.info({ ...fields, progress: progress.rules }, "requested sweep done");
+    groups,
+    {
+      begin: async (group) => {
+        const runId = randomBytes(6).toString("hex");
+        runIds.set(group, runId);
+        ended ||= !(await requests.startRun(request, { id: runId, partitions: group.partitions, holder }));
+        const progress = new RunProgress();
+        return async (report, candidates) => {
+          ended ||= !(await requests.saveProgress(request._id, runId, progress.update(report, candidates)));
+        };
+      },
+      swept: async (group) => {
+        await sweeps.finish(group.partitions);
+        if (!(await requests.partitionsDone(request._id, runIds.get(group)!, group.partitions))) return;
+        metrics.sweepRequests.inc({ outcome: "done" });
+        logger.info(fields, "requested sweep done");
+      },
+    },
+  );
 }
 
 /** The enforced rules a request names (all of them when it names none), or why it cannot be performed. */
@@ -123,54 +138,20 @@ function requestedRules(request: SweepRequest, enforced: readonly PatternRule[])
   const unknown = request.rules.filter((name) => !enforced.some((rule) => rule.name === name));
   if (unknown.length === 0) return enforced.filter((rule) => request.rules.includes(rule.name));
   const names = enforced.map((rule) => rule.name).join(", ");
-  return `rule ${unknown.join(", ")} is not enforced by the sidecar holding the writer lease (it enforces ${names})`;
+  return `rule ${unknown.join(", ")} is not enforced by a sidecar performing it (it enforces ${names})`;
 }
 
-/**
- * A request's progress per rule: what earlier claims of it stored (up to their last
- * checkpoint, where this claim continues) plus this claim's counts.
- */
-class RequestProgress {
-  private readonly stored: Map<string, RequestedRuleProgress>;
-  private readonly byRule: Map<string, RequestedRuleProgress>;
-
-  constructor(stored: readonly RequestedRuleProgress[]) {
-    this.stored = new Map(stored.map((rule) => [rule.rule, rule]));
-    this.byRule = new Map(this.stored);
-  }
-
-  get rules(): RequestedRuleProgress[] {
-    return [...this.byRule.values()];
-  }
-
-  completed(rule: string): boolean {
-    return this.stored.get(rule)?.completed === true;
-  }
+/** One run's progress per rule, up to its last checkpoint. */
+class RunProgress {
+  private readonly byRule = new Map<string, RequestedRuleProgress>();
 
   update(report: RuleSweepReport, candidates: number): RequestedRuleProgress[] {
-    this.byRule.set(report.rule, addedTo(this.stored.get(report.rule), report, candidates));
-    return this.rules;
+    this.byRule.set(report.rule, {
+      ...report,
+      changedByKind: { ...report.changedByKind },
+      exampleKeys: [...report.exampleKeys],
+      candidates,
+    });
+    return [...this.byRule.values()];
   }
-}
-
-function addedTo(
-  before: RequestedRuleProgress | undefined,
-  report: RuleSweepReport,
-  candidates: number,
-): RequestedRuleProgress {
-  const changedByKind = { ...before?.changedByKind };
-  for (const [kind, count] of Object.entries(report.changedByKind))
-    changedByKind[kind] = (changedByKind[kind] ?? 0) + count;
-  const examinedBefore = before?.examined ?? 0;
-  return {
-    rule: report.rule,
-    collection: report.collection,
-    examined: examinedBefore + report.examined,
-    candidates: examinedBefore + candidates,
-    changedByKind,
-    elementsMoved: (before?.elementsMoved ?? 0) + report.elementsMoved,
-    skipped: (before?.skipped ?? 0) + report.skipped,
-    exampleKeys: [...(before?.exampleKeys ?? []), ...report.exampleKeys].slice(0, EXAMPLES),
-    completed: report.completed,
-  };
 }

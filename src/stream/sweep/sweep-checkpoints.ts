@@ -31,6 +31,8 @@ export interface SweepStart {
 
 /** The runner's and `sweep`'s checkpoints; a requested sweep's have their own (sweep-requests.ts). */
 const SWEEP_CHECKPOINT_PREFIX = "sweep:";
+/** The source name of a rule's "done" mark (markRuleDone): no driver names a source so. */
+export const DONE_SOURCE = "done";
 
 export class SweepCheckpoints {
   private readonly checkpoints: Collection<SweepCheckpoint>;
@@ -48,7 +50,7 @@ export class SweepCheckpoints {
   }
 
   /** Marks a sweep the runner began and has not finished, checkpoint or not. */
-  private get pendingId(): string {
+  get pendingId(): string {
     return `${this.prefix}pending`;
   }
 
@@ -77,12 +79,17 @@ export class SweepCheckpoints {
   /** The runner begins (or continues) a sweep: `start()`, marked pending until `finish()`. */
   async begin(db: Db): Promise<SweepStart> {
     const start = await this.start(db);
+    await this.markPending(start);
+    return start;
+  }
+
+  /** Marks this sweep pending from `start`, unless it already is (it keeps its first start). */
+  async markPending(start: SweepStart): Promise<void> {
     await this.checkpoints.updateOne(
       { _id: this.pendingId },
       { $setOnInsert: { startedAt: start.startedAt, clusterTime: start.clusterTime } },
       { upsert: true },
     );
-    return start;
   }
 
   /** Every rule's sweep completed. */
@@ -107,6 +114,11 @@ export class SweepCheckpoints {
       },
       { upsert: true },
     );
+  }
+
+  /** Notes that the rule's sweep completed, for a sweep that goes on with others (partition-sweeps.ts). */
+  async markRuleDone(rule: PatternRule, start: SweepStart): Promise<void> {
+    await this.save(rule, DONE_SOURCE, null, start);
   }
 
   /** The rule's sweep completed: the next one starts from the first documents. */

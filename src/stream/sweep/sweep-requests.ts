@@ -1,8 +1,8 @@
 // Sweeps an operator asks the running replicas for, as documents in the state collection
-// (like Debezium's signal collection): `sweep --request` writes one, the writer lease's holder
-// performs it (requested-sweeps.ts) and writes its progress back (docs/operations.md).
+// (like Debezium's signal collection): `sweep --request` writes one, the owners of the
+// partitions perform it (requested-sweeps.ts) and write their progress back (docs/operations.md).
 // `{_id: "sweep-request:<id>", kind, rules, state, requestedAt, requestedBy, holder, claims,
-// progress, error, startedAt, finishedAt, updatedAt}`.
+// partitionCount, donePartitions, runs, error, startedAt, finishedAt, updatedAt}`.
 import { randomBytes } from "node:crypto";
 import type { Collection, Db } from "mongodb";
 import type { RuleSweepReport } from "./sweep.js";
@@ -15,6 +15,18 @@ export interface RequestedRuleProgress extends RuleSweepReport {
   candidates: number;
 }
 
+/** One replica's sweep of a group of partitions for a request, counted up to its last checkpoint. */
+export interface RequestRun {
+  partitions: number[];
+  holder: string;
+  /** Per rule, in the order swept. */
+  rules: RequestedRuleProgress[];
+  /** Every rule swept for these partitions. */
+  done: boolean;
+  startedAt: Date;
+  updatedAt: Date;
+}
+
 export interface SweepRequest {
   _id: string;
   kind: typeof KIND;
@@ -24,12 +36,16 @@ export interface SweepRequest {
   requestedAt: Date;
   /** Where `sweep --request` ran (the host name), for the log. */
   requestedBy: string;
-  /** The replica performing it; a takeover's claim replaces it, so a stale one's writes match nothing. */
+  /** The replica that last took it up, for the log. */
   holder?: string;
-  /** How often a replica took it up: more than 1 after a takeover. */
+  /** How many runs it took: more than 1 when replicas share it or one takes another's partitions over. */
   claims: number;
-  /** Per rule, in the order swept; a completed rule is not swept again by a takeover. */
-  progress: RequestedRuleProgress[];
+  /** The `partitions` of the replicas performing it: it is done once each is. */
+  partitionCount?: number;
+  /** The partitions swept for it. */
+  donePartitions: number[];
+  /** Each run, by a random id: what the command prints the progress from. */
+  runs: Record<string, RequestRun>;
   /** Why it failed (state "failed"). */
   error?: string;
   startedAt?: Date;
@@ -61,7 +77,8 @@ export class SweepRequests {
       requestedAt: now,
       requestedBy,
       claims: 0,
-      progress: [],
+      donePartitions: [],
+      runs: {},
       updatedAt: now,
     });
     return _id;
@@ -71,42 +88,116 @@ export class SweepRequests {
     return this.requests.findOne({ _id: id });
   }
 
-  /** Requests waiting or being performed: a handful, read by `find` rather than an aggregate. */
-  async countOpen(): Promise<number> {
-    const open = this.requests.find({ kind: KIND, state: { $in: OPEN_STATES } }, { projection: { _id: 1 } });
-    return (await open.toArray()).length;
+  /** The requests waiting or being performed, oldest first. */
+  open(): Promise<SweepRequest[]> {
+    return this.requests
+      .find({ kind: KIND, state: { $in: OPEN_STATES } }, { sort: { requestedAt: 1 } })
+      .toArray();
   }
 
-  /**
-   * The oldest open request, now held by `holder`: a pending one, or one a replica that lost
-   * the lease left running, which continues from its checkpoints.
-   */
-  claim(holder: string): Promise<SweepRequest | null> {
+  /** `holder` starts a run of `partitions` (of `partitionCount`); false when the request ended meanwhile. */
+  async startRun(request: SweepRequest, run: { id: string; partitions: number[]; holder: string }) {
     const now = new Date();
-    return this.requests.findOneAndUpdate(
-      { kind: KIND, state: { $in: OPEN_STATES } },
-      { $set: { state: "running", holder, updatedAt: now }, $inc: { claims: 1 }, $min: { startedAt: now } },
-      { sort: { requestedAt: 1 }, returnDocument: "after" },
-    );
-  }
-
-  /** Writes the progress; false when another replica claimed the request meanwhile. */
-  async saveProgress(id: string, holder: string, progress: RequestedRuleProgress[]): Promise<boolean> {
+    const started: RequestRun = {
+      partitions: run.partitions,
+      holder: run.holder,
+      rules: [],
+      done: false,
+      startedAt: now,
+      updatedAt: now,
+    };
     const result = await this.requests.updateOne(
-      { _id: id, holder, state: "running" },
-      { $set: { progress, updatedAt: new Date() } },
+      { _id: request._id, state: { $in: OPEN_STATES } },
+      {
+        $set: { state: "running", holder: run.holder, [`runs.${run.id}`]: started, updatedAt: now },
+        $inc: { claims: 1 },
+        $min: { startedAt: now },
+      },
     );
     return result.matchedCount === 1;
   }
 
-  /** Ends the request: done, or failed with `error`. */
-  async finish(id: string, holder: string, outcome: { state: "done" } | { state: "failed"; error: string }) {
-    const now = new Date();
+  /** Sets how many partitions the request is done with, unless a replica already did. */
+  async notePartitionCount(id: string, partitionCount: number): Promise<void> {
     await this.requests.updateOne(
-      { _id: id, holder, state: "running" },
-      { $set: { ...outcome, finishedAt: now, updatedAt: now } },
+      { _id: id, partitionCount: { $exists: false } },
+      { $set: { partitionCount } },
     );
   }
+
+  /** Writes a run's progress; false when the request ended meanwhile. */
+  async saveProgress(id: string, runId: string, rules: RequestedRuleProgress[]): Promise<boolean> {
+    const now = new Date();
+    const result = await this.requests.updateOne(
+      { _id: id, state: "running" },
+      { $set: { [`runs.${runId}.rules`]: rules, [`runs.${runId}.updatedAt`]: now, updatedAt: now } },
+    );
+    return result.matchedCount === 1;
+  }
+
+  /** The run swept its partitions; true when that completed the request (every partition done). */
+  async partitionsDone(id: string, runId: string, partitions: readonly number[]): Promise<boolean> {
+    const now = new Date();
+    await this.requests.updateOne(
+      { _id: id, state: "running" },
+      {
+        $addToSet: { donePartitions: { $each: [...partitions] } },
+        $set: { [`runs.${runId}.done`]: true, updatedAt: now },
+      },
+    );
+    const result = await this.requests.updateOne(
+      {
+        _id: id,
+        state: "running",
+        partitionCount: { $exists: true },
+        $expr: { $gte: [{ $size: "$donePartitions" }, "$partitionCount"] },
+      },
+      { $set: { state: "done", finishedAt: now, updatedAt: now } },
+    );
+    return result.matchedCount === 1;
+  }
+
+  /** Ends the request as failed, with why. */
+  async fail(id: string, error: string) {
+    const now = new Date();
+    await this.requests.updateOne(
+      { _id: id, state: { $in: OPEN_STATES } },
+      { $set: { state: "failed", error, finishedAt: now, updatedAt: now } },
+    );
+  }
+}
+
+/** Each rule's counts over every run of a request, in the order first swept: its report. */
+export function requestedRuleTotals(
+  request: Pick<SweepRequest, "runs" | "donePartitions" | "partitionCount">,
+): RequestedRuleProgress[] {
+  const totals = new Map<string, RequestedRuleProgress>();
+  for (const run of Object.values(request.runs ?? {}))
+    for (const rule of run.rules) totals.set(rule.rule, addedUp(totals.get(rule.rule), rule));
+  // A rule's sweep is complete once every partition's is.
+  const completed = (request.donePartitions?.length ?? 0) >= (request.partitionCount ?? Infinity);
+  return [...totals.values()].map((rule) => ({ ...rule, completed }));
+}
+
+const EXAMPLES = 5;
+
+function addedUp(
+  total: RequestedRuleProgress | undefined,
+  rule: RequestedRuleProgress,
+): RequestedRuleProgress {
+  if (!total) return { ...rule, changedByKind: { ...rule.changedByKind } };
+  const changedByKind = { ...total.changedByKind };
+  for (const [kind, count] of Object.entries(rule.changedByKind))
+    changedByKind[kind] = (changedByKind[kind] ?? 0) + count;
+  return {
+    ...total,
+    examined: total.examined + rule.examined,
+    candidates: total.candidates + rule.candidates,
+    changedByKind,
+    elementsMoved: total.elementsMoved + rule.elementsMoved,
+    skipped: total.skipped + rule.skipped,
+    exampleKeys: [...total.exampleKeys, ...rule.exampleKeys].slice(0, EXAMPLES),
+  };
 }
 
 /** The prefix of the checkpoints a request's sweep keeps (sweep-checkpoints.ts). */

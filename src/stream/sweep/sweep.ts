@@ -14,6 +14,9 @@ import { relaxedExtendedJson } from "../../patterns/bson/bson-value.js";
 import { extended } from "../../patterns/bson/extended.js";
 import { driverOf } from "../../patterns/registry.js";
 import type { SweepCheckpoints, SweepStart } from "./sweep-checkpoints.js";
+
+/** Where a sweep's checkpoints go: one sweep's (sweep-checkpoints.ts), or several partitions' at once. */
+export type CheckpointStore = Pick<SweepCheckpoints, "load" | "save" | "clear">;
 import { SweepProgress } from "./sweep-progress.js";
 import { targetFields } from "../events/targets.js";
 
@@ -54,12 +57,14 @@ export interface SweepOptions {
   /** Checked between documents, so that a stopping sidecar does not finish a long sweep. */
   shouldStop?: () => boolean;
   /** Where each rule's sweep continues from and is noted; absent, every sweep starts afresh. */
-  checkpoints?: { store: SweepCheckpoints; start: SweepStart };
+  checkpoints?: { store: CheckpointStore; start: SweepStart };
   onAffected?: (affected: AffectedDocument) => void;
   /** Told after each page whose checkpoint is saved, and when a rule completes, with the counts so far. */
   onProgress?: (report: RuleSweepReport, candidates: number) => Promise<void>;
   /** Whether this process corrects the target's document (key-ownership.ts); absent: all of them. */
   owns?: (target: CorrectionTarget) => boolean;
+  /** The share of the candidates `owns` keeps (its partitions' among all), for the progress; 1 when absent. */
+  candidateShare?: number;
   progressIntervalMs?: number;
   /** Index keys examined per page (per query). */
   pageSize?: number;
@@ -93,7 +98,8 @@ async function sweepRule(options: SweepOptions, rule: PatternRule): Promise<Rule
   const starts = await Promise.all(
     sources.map((source) => options.checkpoints?.store.load(rule, source.name)),
   );
-  const total = await countCandidates(options.db, sources, starts);
+  const counted = await countCandidates(options.db, sources, starts);
+  const total = Math.round(counted * (options.candidateShare ?? 1));
   const progress = new SweepProgress({ ...options, labels, total });
   options.logger.info(
     { ...labels, candidates: total, resumed: starts.some((at) => at !== undefined) },

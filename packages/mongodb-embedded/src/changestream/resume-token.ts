@@ -18,12 +18,14 @@ export interface StreamPosition {
   fragment?: number;
 }
 
-const TOKEN_VERSION = "01";
+// mongod's tokens begin with their cluster time's KeyString type byte, 0x82 (key_string.cpp,
+// CType::kTimestamp), then the time big-endian: ours too, so that a token's time reads alike.
+const TOKEN_VERSION = "82";
 const KIND_CODES: Record<TokenKind, string> = { event: "00", invalidate: "01", highWaterMark: "ff" };
 /** A high-water mark sorts after every event of its cluster time. */
 const HIGH_WATER_MARK_INDEX = 0xffffffff;
 /** A fragment's token is its event's token and the fragment number: it sorts after the event's. */
-const TOKEN_PATTERN = /^01([0-9a-f]{16})([0-9a-f]{8})(00|01|ff)([0-9a-f]{8})?$/;
+const TOKEN_PATTERN = /^82([0-9a-f]{16})([0-9a-f]{8})(00|01|ff)([0-9a-f]{8})?$/;
 
 export function timestampToBigInt(ts: Timestamp): bigint {
   return (BigInt(ts.t) << 32n) | BigInt(ts.i);

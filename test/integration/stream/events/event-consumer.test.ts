@@ -304,3 +304,24 @@ void test("a failed write of an event's position is tried again at the busy inte
     assert.equal(attempts(), 3);
   });
 });
+
+void test("a replica corrects only the targets it owns; an event's others are left to their owners", async () => {
+  const { db } = fixture;
+  const corrected: unknown[] = [];
+  const consumer = await startConsumer(db, {
+    correct: (target) => {
+      corrected.push(numbersByValue(target.id));
+      return Promise.resolve({ outcome: "none" });
+    },
+    owns: (target) => numbersByValue(target.id) !== 22,
+  });
+  try {
+    const books = db.collection<{ _id: number }>("sales");
+    for (const id of [21, 22, 23]) await books.insertOne(overfullBook(id));
+    // Events are dispatched in order: once book 23 is corrected, book 22's event was read.
+    await waitUntil(() => corrected.includes(23), { timeoutMs: 10_000, description: "book 23 corrected" });
+    assert.deepEqual(corrected, [21, 23]);
+  } finally {
+    await consumer.stop();
+  }
+});

@@ -11,6 +11,7 @@ import { currentClusterTime } from "../../../../src/stream/position/cluster-time
 import { targetsForEvent, type ProjectedChangeEvent } from "../../../../src/stream/events/targets.js";
 import { buildWatchPipeline, watchOptions } from "../../../../src/stream/events/watch-pipeline.js";
 import type { OwnedPartitions } from "../../../../src/stream/partitions/partition-filter.js";
+import { partitionOf } from "../../../../src/stream/partitions/hashed-key.js";
 import { partitionOfTarget } from "../../../../src/stream/partitions/target-partition.js";
 import { useTestDatabase } from "../../../support/mongo.js";
 
@@ -90,11 +91,11 @@ async function writeEveryKind(db: Db): Promise<void> {
   await db.collection(SENTINEL).drop();
 }
 
-/** The events of the stream from `start` up to the sentinel's drop, by resume token. */
-async function eventsFrom(
-  start: Timestamp,
-  partitions?: OwnedPartitions,
-): Promise<Map<string, ProjectedChangeEvent>> {
+/** Events by resume token. */
+type Events = Map<string, ProjectedChangeEvent>;
+
+/** The events of the stream from `start` up to the sentinel's drop. */
+async function eventsFrom(start: Timestamp, partitions?: OwnedPartitions): Promise<Events> {
   const stream = fixture.db.watch<Document, ProjectedChangeEvent>(
     buildWatchPipeline(rules, "full", [], partitions),
     {
@@ -102,7 +103,7 @@ async function eventsFrom(
       startAtOperationTime: start,
     },
   );
-  const events = new Map<string, ProjectedChangeEvent>();
+  const events: Events = new Map();
   try {
     for (;;) {
       const event = await stream.next();
@@ -114,13 +115,24 @@ async function eventsFrom(
   }
 }
 
+let everyKind: Promise<{ all: Events; byPartition: Events[] }> | undefined;
+
+/** The writes of every kind, made once, and their events read whole and by each partition's stream. */
+function eventsOfEveryKind(): Promise<{ all: Events; byPartition: Events[] }> {
+  everyKind ??= (async () => {
+    const start = await currentClusterTime(fixture.db);
+    await writeEveryKind(fixture.db);
+    const all = await eventsFrom(start);
+    const byPartition = await Promise.all(
+      Array.from({ length: PARTITIONS }, (_, p) => eventsFrom(start, { count: PARTITIONS, owned: [p] })),
+    );
+    return { all, byPartition };
+  })();
+  return everyKind;
+}
+
 void test("every target reaches its partition's stream, and each stream gets a share of the events", async () => {
-  const start = await currentClusterTime(fixture.db);
-  await writeEveryKind(fixture.db);
-  const all = await eventsFrom(start);
-  const byPartition = await Promise.all(
-    Array.from({ length: PARTITIONS }, (_, p) => eventsFrom(start, { count: PARTITIONS, owned: [p] })),
-  );
+  const { all, byPartition } = await eventsOfEveryKind();
   let targets = 0;
   for (const [token, event] of all) {
     for (const target of targetsForEvent(rules, event)) {
@@ -142,4 +154,40 @@ void test("every target reaches its partition's stream, and each stream gets a s
 void test("owning every partition, the stream is the one without partitions", () => {
   const owned = { count: 3, owned: [2, 0, 1] };
   assert.deepEqual(buildWatchPipeline(rules, "full", [], owned), buildWatchPipeline(rules));
+});
+
+/** `count` keys `label<i>` that do not hash into `partition`. */
+function keysOutside(partition: number, label: string, count: number): string[] {
+  const keys: string[] = [];
+  for (let i = 0; keys.length < count; i++)
+    if (partitionOf(`${label}${i}`, PARTITIONS) !== partition) keys.push(`${label}${i}`);
+  return keys;
+}
+
+void test("a key an event does not carry sends it to no partition", async () => {
+  // A bucket's update carries no post-image, so no customer; a review's delete no post-image
+  // and no updated fields, so its product only in its pre-image. Null's partition is where a
+  // missing key would hash.
+  const nullPartition = partitionOf(null, PARTITIONS);
+  const buckets = keysOutside(nullPartition, "bucket", 5);
+  const reviews = keysOutside(nullPartition, "review", 5);
+  const [product] = keysOutside(nullPartition, "product", 1);
+  const trades = fixture.db.collection<{ _id: string }>("trades");
+  const reviewed = fixture.db.collection<{ _id: string }>("reviews");
+  await trades.insertMany(
+    buckets.map((_id) => ({ _id, customerId: _id, count: 10, history: entries(10, "h") })),
+  );
+  await reviewed.insertMany(reviews.map((_id) => ({ _id, product_id: product })));
+  const start = await currentClusterTime(fixture.db);
+  for (const _id of buckets)
+    await trades.updateOne({ _id }, { $push: { history: "h10" }, $inc: { count: 1 } });
+  for (const _id of reviews) await reviewed.deleteOne({ _id });
+  await fixture.db.createCollection(SENTINEL);
+  await fixture.db.collection(SENTINEL).drop();
+  const written = (events: Events) =>
+    [...events.values()]
+      .filter((event) => event.operationType === "update" || event.operationType === "delete")
+      .map((event) => `${event.operationType} of ${event.ns?.coll}`);
+  assert.equal(written(await eventsFrom(start)).length, buckets.length + reviews.length);
+  assert.deepEqual(written(await eventsFrom(start, { count: PARTITIONS, owned: [nullPartition] })), []);
 });

@@ -5,35 +5,14 @@
 // that document is not blocked until the server reaps the transaction, and the paused
 // leader's commit, once it resumes, never lands.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { setTimeout as delay } from "node:timers/promises";
 import { test, type TestContext } from "node:test";
 import { waitUntil } from "../../../../src/cli/wait-until.js";
-import { useTestDatabase } from "../../../support/mongo.js";
+import { useCliReplicas } from "../../../support/cli-replicas.js";
 import { allPurchasers, insertBook, users } from "../../../support/harness.js";
 
-const children: ChildProcess[] = [];
-const fixture = useTestDatabase("killed_leader", {
-  tearDown: async () => {
-    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-  },
-});
-
-async function startReplica(): Promise<ChildProcess> {
-  const dir = await mkdtemp(join(tmpdir(), "killed-leader-"));
-  const configFile = join(dir, "config.yaml");
-  await writeFile(configFile, `database: ${fixture.db.databaseName}\nleaseSeconds: 2\nlogLevel: warn\n`);
-  const child = spawn(
-    process.execPath,
-    ["--conditions=source", "--import", "tsx", "src/main.ts", "run", "--config", configFile],
-    { env: { ...process.env, MONGODB_URI: fixture.mongo.uri, SIDECAR_HTTP_PORT: "0" }, stdio: "ignore" },
-  );
-  children.push(child);
-  return child;
-}
+const { fixture, start: startReplica } = useCliReplicas("killed_leader");
 
 async function leaseHolder(): Promise<string | undefined> {
   const lease = await fixture.db.collection("pattern_sidecar_state").findOne({ _id: "lease" as never });

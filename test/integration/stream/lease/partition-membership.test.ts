@@ -128,3 +128,29 @@ void test("a stopped replica's partitions are taken at once, a silent one's once
   await a.leases.stop();
   await closeAll(replicas);
 });
+
+void test("no partition is held while a replica without membership holds the writer lease", async () => {
+  const { db, mongo } = fixture;
+  const state = db.collection<{ _id: string; holder: string; expiresAt: Date }>(STATE);
+  const inAMinute = new Date(Date.now() + 60_000);
+  await state.deleteMany({}); // the previous test's paused b heartbeats still
+  const a = replica(mongo, db, "a");
+  await a.leases.round();
+  assert.equal(a.leases.owned().length, PARTITIONS);
+
+  await state.insertOne({ _id: "lease", holder: "old-version", expiresAt: inAMinute });
+  await a.leases.round();
+  assert.deepEqual(a.leases.owned(), [], "an old version corrects every key: a hands its partitions over");
+  assert.equal((await holdersInState(db)).size, 0);
+
+  await state.insertOne({ _id: "member.old-version", holder: "old-version", expiresAt: inAMinute });
+  await settle([a]);
+  assert.equal(a.leases.owned().length, PARTITIONS / 2, "a member holding the lease shares the partitions");
+
+  await state.updateOne({ _id: "lease" }, { $set: { expiresAt: new Date(0) } });
+  await state.deleteOne({ _id: "member.old-version" });
+  await settle([a]);
+  assert.equal(a.leases.owned().length, PARTITIONS, "once the writer lease expired, a takes every partition");
+  await a.leases.stop();
+  await closeAll([a]);
+});

@@ -1,23 +1,30 @@
-// Until replicas share partitions, the leader owns every one and a standby none: /readyz's
-// status and the partition gauges say so, and move with the lease.
+// Two replicas share the partitions: /readyz's status and the partition gauges each list its
+// own share, with a lag for each, and none unowned; one left alone takes them all.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { waitUntil } from "../../../../src/cli/wait-until.js";
 import type { Config } from "../../../../src/config/schema.js";
-import { startLeaderAndStandby, testConfig, type TestSidecar } from "../../../support/harness.js";
+import { startSidecar, testConfig, type TestSidecar } from "../../../support/harness.js";
 import { useTestDatabase } from "../../../support/mongo.js";
 
+const ALL = [0, 1, 2, 3];
 let config: Config;
-let leader: TestSidecar;
-let standby: TestSidecar;
+let first: TestSidecar;
+let second: TestSidecar;
+
+const owned = (sidecar: TestSidecar): number[] => sidecar.runner.status().partitions;
 
 useTestDatabase("partitions_owned", {
   setUp: async ({ mongo, db }) => {
-    config = testConfig(db.databaseName, { leaseSeconds: 1, partitions: 4 });
-    [leader, standby] = await startLeaderAndStandby(mongo, config, ["leader", "standby"]);
+    config = testConfig(db.databaseName, { leaseSeconds: 1, partitions: ALL.length });
+    first = await startSidecar(mongo, config, { holderId: "first" });
+    second = await startSidecar(mongo, config, { holderId: "second", waitForStreaming: false });
+    await waitUntil(() => owned(first).length === 2 && owned(second).length === 2, {
+      description: "the two replicas to own two partitions each",
+    });
   },
   tearDown: async () => {
-    await Promise.all([leader?.stop(), standby?.stop()]);
+    await Promise.all([first?.stop(), second?.stop()]);
   },
 });
 
@@ -26,33 +33,35 @@ async function gauges(sidecar: TestSidecar): Promise<string[]> {
   return exposition.split("\n").filter((line) => /^pattern_sidecar_partition/.test(line));
 }
 
-void test("the leader owns every partition and a standby none, and none is unowned", async () => {
-  assert.deepEqual(leader.runner.status().partitions, [0, 1, 2, 3]);
-  assert.deepEqual(standby.runner.status().partitions, []);
-  await waitUntil(async () => (await gauges(leader)).length === 6, {
-    description: "a lag for each partition",
+const withoutValues = (lines: string[]): string[] =>
+  lines.map((line) => line.replace(/ [\d.e-]+$/, "")).sort();
+
+async function assertGaugesOf(sidecar: TestSidecar, partitions: number[]): Promise<void> {
+  await waitUntil(async () => (await gauges(sidecar)).length === partitions.length + 2, {
+    description: "a lag for each partition owned",
   });
-  assert.deepEqual((await gauges(leader)).map((line) => line.replace(/ [\d.e-]+$/, "")).sort(), [
-    'pattern_sidecar_partition_lag_seconds{partition="0"}',
-    'pattern_sidecar_partition_lag_seconds{partition="1"}',
-    'pattern_sidecar_partition_lag_seconds{partition="2"}',
-    'pattern_sidecar_partition_lag_seconds{partition="3"}',
+  assert.deepEqual(withoutValues(await gauges(sidecar)), [
+    ...partitions.map((partition) => `pattern_sidecar_partition_lag_seconds{partition="${partition}"}`),
     "pattern_sidecar_partitions_owned",
     "pattern_sidecar_partitions_unowned",
   ]);
-  assert.ok((await gauges(leader)).includes("pattern_sidecar_partitions_owned 4"));
-  assert.deepEqual(await gauges(standby), [
-    "pattern_sidecar_partitions_owned 0",
-    "pattern_sidecar_partitions_unowned 0",
-  ]);
+  const lines = await gauges(sidecar);
+  assert.ok(lines.includes(`pattern_sidecar_partitions_owned ${partitions.length}`), lines.join("\n"));
+  assert.ok(lines.includes("pattern_sidecar_partitions_unowned 0"), lines.join("\n"));
+}
+
+void test("two replicas each own their share of the partitions, and none is unowned", async () => {
+  const shares = [owned(first), owned(second)];
+  assert.deepEqual([...shares[0]!, ...shares[1]!].sort(), ALL);
+  await assertGaugesOf(first, shares[0]!);
+  await assertGaugesOf(second, shares[1]!);
 });
 
-void test("a standby that takes the lease over owns every partition", async () => {
-  await leader.stop();
-  await waitUntil(() => standby.runner.status().state === "streaming", {
-    description: "the standby to take over",
+void test("a replica left alone owns every partition", async () => {
+  await first.stop();
+  await waitUntil(() => owned(second).length === ALL.length, {
+    description: "the second replica to own every partition",
   });
-  assert.deepEqual(standby.runner.status().partitions, [0, 1, 2, 3]);
-  assert.ok((await gauges(standby)).includes("pattern_sidecar_partitions_owned 4"));
-  assert.ok((await gauges(standby)).includes("pattern_sidecar_partitions_unowned 0"));
+  assert.deepEqual(owned(second), ALL);
+  await assertGaugesOf(second, ALL);
 });

@@ -1,4 +1,4 @@
-// A requested sweep of a rule the leading sidecar does not enforce (its configuration differs
+// A requested sweep of a rule a sidecar performing it does not enforce (its configuration differs
 // from the requester's) ends failed, saying why, rather than waiting for ever.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import { requestInState } from "../../../support/sweep-requests.js";
 
 const fixture = useTestDatabase("requested_sweep_refused");
 
-void test("a request naming a rule the leader does not enforce fails with the rules it does enforce", async () => {
+void test("a request naming a rule the sidecar does not enforce fails with the rules it does enforce", async () => {
   const { mongo, db } = fixture;
   const config = testConfig(db.databaseName);
   const requests = new SweepRequests(db, config.stateCollection);
@@ -19,7 +19,7 @@ void test("a request naming a rule the leader does not enforce fails with the ru
     const ended = await requestInState(requests, id, "failed");
     assert.match(
       ended.error ?? "",
-      /^rule trades-renamed is not enforced by the sidecar holding the writer lease \(it enforces .*trades\.history/,
+      /^rule trades-renamed is not enforced by a sidecar performing it \(it enforces .*trades\.history/,
     );
     assert.equal(await metricTotal(sidecar.metrics.sweepRequests, { outcome: "failed" }), 1);
   } finally {

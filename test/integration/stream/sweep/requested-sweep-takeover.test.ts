@@ -1,9 +1,9 @@
 // A requested sweep (src/stream/sweep/requested-sweeps.ts) outlives the replica performing it:
-// the replica that takes the writer lease over continues it after its last checkpoint.
+// the replica that takes its partitions over continues it after their last checkpoints.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { waitUntil } from "../../../../src/cli/wait-until.js";
-import { SweepRequests } from "../../../../src/stream/sweep/sweep-requests.js";
+import { requestedRuleTotals, SweepRequests } from "../../../../src/stream/sweep/sweep-requests.js";
 import {
   insertBook,
   isBookCorrected,
@@ -20,7 +20,7 @@ const fixture = useTestDatabase("requested_sweep_takeover");
 const BOOKS = 40;
 const RULE = "sales.customers_purchased";
 
-void test("a requested sweep whose replica stops halfway is finished by the next lease holder, from its checkpoint", async () => {
+void test("a requested sweep whose replica stops halfway is finished by the next owner of its partitions, from their checkpoints", async () => {
   const { mongo, db } = fixture;
   const config = testConfig(db.databaseName);
   for (let book = 1; book <= BOOKS; book += 1) await insertBook(db, book, 60);
@@ -30,15 +30,20 @@ void test("a requested sweep whose replica stops halfway is finished by the next
   // Slow commits, so that the sweep is still going when its replica stops.
   await slowSidecarCommits(mongo, 50);
   const first = await startSidecar(mongo, config, { sweepPageSize: 10 });
-  await waitUntil(async () => ((await requests.find(id))?.progress[0]?.examined ?? 0) >= 10, {
-    timeoutMs: 20_000,
-    description: "a checkpoint of the requested sweep",
-  });
+  await waitUntil(
+    async () =>
+      (requestedRuleTotals((await requests.find(id)) ?? { runs: {}, donePartitions: [] })[0]?.examined ??
+        0) >= 10,
+    {
+      timeoutMs: 20_000,
+      description: "a checkpoint of the requested sweep",
+    },
+  );
   await first.stop();
   await turnFailPointOff(mongo);
   const stopped = await requests.find(id);
   assert.equal(stopped?.state, "running");
-  const checkpointed = stopped!.progress[0]!.examined;
+  const checkpointed = requestedRuleTotals(stopped!)[0]!.examined;
   assert.ok(checkpointed < BOOKS, `stopped after ${checkpointed} books`);
 
   const second = await startSidecar(mongo, config, { sweepPageSize: 10 });
@@ -49,7 +54,7 @@ void test("a requested sweep whose replica stops halfway is finished by the next
     assert.equal(resumed, true, "the second replica continued from the request's checkpoint");
     // No book examined twice: the second replica read only what lay after the checkpoint (books
     // the first corrected past it are no candidates any more, so the count may be below BOOKS).
-    const [progress] = done.progress;
+    const [progress] = requestedRuleTotals(done);
     assert.equal(progress?.completed, true);
     assert.ok(
       progress.examined <= BOOKS && progress.examined > checkpointed,

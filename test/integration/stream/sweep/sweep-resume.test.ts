@@ -1,4 +1,4 @@
-// A sweep stopped halfway leaves a checkpoint (src/stream/sweep/sweep-checkpoints.ts): the next
+// A sweep stopped halfway leaves a checkpoint per partition (src/stream/sweep/partition-sweeps.ts): the next
 // sweep examines only what lies after it, and the stream that follows opens at the time
 // noted before the first sweep began, so a write made meanwhile before the checkpoint is seen.
 import { test } from "node:test";
@@ -37,8 +37,11 @@ void test("a sweep stopped halfway continues after its checkpoint, and a book br
 
   const checkpoint = await db
     .collection<SweepCheckpoint>(config.stateCollection)
-    .findOne({ _id: `sweep:${RULE}:source` });
-  assert.ok(checkpoint, "the stopped sweep left a checkpoint");
+    .findOne({ _id: `sweep:partition.0:${RULE}:source` });
+  assert.ok(
+    checkpoint,
+    "the stopped sweep left a checkpoint, for each partition (a replica alone sweeps all)",
+  );
   const after = checkpoint.after as number;
   assert.ok(after >= 10 && after < BOOKS, `checkpoint after ${after}`);
   await db

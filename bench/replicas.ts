@@ -1,0 +1,424 @@
+// The mixed backlog drained by N = 1, 2 and 4 replicas (CLI processes) started together
+// (issue 36): each one's share of the events and corrections, CPU per correction against
+// N = 1, the server's CPU, wall time beside a bare `db.watch()`. docs/benchmarks.md, "replicas".
+import { availableParallelism, loadavg } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Db } from "mongodb";
+import { waitUntil } from "../src/cli/wait-until.js";
+import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
+import type { Benchmark } from "./benchmark.js";
+import { startClock } from "./measure.js";
+import { DRAIN_TIMEOUT_MS, MIXED_CYCLE, prepareMixedBacklog, SIDECAR_SETTINGS } from "./mixed-backlog.js";
+import { verifyMixedCorrected } from "./mixed-load.js";
+import { processCpuMs } from "./process-cpu.js";
+import {
+  activeCpuPerCorrectionMs,
+  fitLine,
+  projectedDrainMs,
+  replicaShares,
+  type DrainModel,
+  type ReplicaCounts,
+} from "./replica-shares.js";
+import { count, heading, ms, percent, printTable, ratio } from "./report.js";
+import { startServerProcess, type ServerProcess } from "./server-process.js";
+import { metricSum, startSidecarProcess, type SidecarProcess } from "./sidecar-process.js";
+
+const REPLICA_COUNTS = [1, 2, 4];
+/** Writes of the backlog: five times mixed-backlog's, so that most of it drains after the partitions are spread. */
+const EVENTS = 100_000;
+/** The change events the server keeps: each round's documents, backlog and corrections (about 250,000), and more. */
+const CHANGE_HISTORY = 600_000;
+/** The config's default, named so that the bench can tell when all are owned. */
+const PARTITIONS = 16;
+const BOOT_TIMEOUT_MS = 60_000;
+/** How often the bench scrapes each replica's /metrics while it drains. */
+const SCRAPE_MS = 200;
+/** How long the replicas idle after the drain, for their CPU at rest (heartbeats, lease rounds, empty getMores). */
+const IDLE_MS = 3_000;
+/** The issue's goals: CPU per correction against one replica's, and corrections max/min. */
+const CPU_GOAL = 1.25;
+const SPREAD_GOAL = 1.5;
+/** The machine the model's figure is for. */
+const MODEL_CORES = 16;
+
+interface Scrape {
+  eventsReceived: number;
+  corrections: number;
+  partitionsOwned: number;
+  /** Errors it counted (errors_total), of every kind. */
+  errors: number;
+}
+
+/** The replicas' counters, their processes' CPU and the server's at one moment (ms from the spawn). */
+interface Snapshot {
+  at: number;
+  scrapes: Scrape[];
+  cpu: (number | undefined)[];
+  serverCpu: number | undefined;
+}
+
+/** What the replicas and the server did between two snapshots. */
+interface Phase {
+  ms: number;
+  replicas: ReplicaCounts[];
+  serverCpuMs: number | undefined;
+}
+
+interface ReplicaDrain {
+  replicas: number;
+  /** The corrections the backlog needs: one per trigger and the sentinel's. */
+  expected: number;
+  /** From spawning the replicas until every one's endpoints answer. */
+  bootMs: number;
+  /** From each replica's boot until all is corrected (ms: from the spawn). */
+  whole: Phase;
+  /** From the first scrape that found the partitions spread over all (counts differing by at most one) until all is corrected; none when the drain ended first. */
+  shared: Phase | undefined;
+  /** When the partitions were spread, from the spawn. */
+  sharedAt: number;
+  end: Scrape[];
+  /** The most partitions the replicas reported owning at one scrape (more than PARTITIONS: owned twice). */
+  mostOwned: number;
+  idle: IdleShares;
+  bare: { events: number; ms: number };
+}
+
+/** The share of a core each replica and the server took while the replicas idled after the drain. */
+interface IdleShares {
+  replicas: (number | undefined)[];
+  server: number | undefined;
+}
+
+async function scrape(sidecar: SidecarProcess): Promise<Scrape> {
+  const text = await sidecar.metrics();
+  return {
+    eventsReceived: metricSum(text, "pattern_sidecar_change_events_received_total"),
+    corrections: metricSum(text, "pattern_sidecar_corrections_total"),
+    partitionsOwned: metricSum(text, "pattern_sidecar_partitions_owned"),
+    errors: metricSum(text, "pattern_sidecar_errors_total"),
+  };
+}
+
+const sumOf = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+
+function evenlyShared(owned: readonly number[]): boolean {
+  return sumOf(owned) === PARTITIONS && Math.max(...owned) - Math.min(...owned) <= 1;
+}
+
+const difference = (after: number | undefined, before: number | undefined) =>
+  after === undefined || before === undefined ? undefined : after - before;
+
+function phase(from: Snapshot, to: Snapshot): Phase {
+  return {
+    ms: to.at - from.at,
+    replicas: to.scrapes.map((counts, i) => ({
+      eventsReceived: counts.eventsReceived - from.scrapes[i]!.eventsReceived,
+      corrections: counts.corrections - from.scrapes[i]!.corrections,
+      cpuMs: difference(to.cpu[i], from.cpu[i]),
+    })),
+    serverCpuMs: difference(to.serverCpu, from.serverCpu),
+  };
+}
+
+async function drainByReplicas(
+  uri: string,
+  mongo: TestMongo,
+  server: ServerProcess | undefined,
+  replicas: number,
+): Promise<ReplicaDrain> {
+  const db = mongo.client.db(uniqueDatabaseName("bench_replicas"));
+  try {
+    const { triggers, triggerTotal, raw } = await prepareMixedBacklog(mongo, db, MIXED_CYCLE, EVENTS);
+    const drain = await runReplicas(uri, db, server, replicas, triggerTotal + 1);
+    await verifyMixedCorrected(db, triggers);
+    return { ...drain, bare: raw };
+  } finally {
+    await db.dropDatabase();
+  }
+}
+
+/** Spawns `replicas` sidecars at once, scrapes them until every correction is made and the partitions are spread, then lets them idle. */
+async function runReplicas(
+  uri: string,
+  db: Db,
+  server: ServerProcess | undefined,
+  replicas: number,
+  expected: number,
+): Promise<Omit<ReplicaDrain, "bare">> {
+  const config = { database: db.databaseName, partitions: PARTITIONS, ...SIDECAR_SETTINGS };
+  const elapsed = startClock();
+  const serverAtSpawn = processCpuMs(server?.pid);
+  const sidecars = await Promise.all(
+    Array.from({ length: replicas }, () => startSidecarProcess(uri, config)),
+  );
+  try {
+    const booted = await bootOf(sidecars, serverAtSpawn);
+    const bootMs = elapsed();
+    const watched = await watchDrain(sidecars, server, expected, elapsed);
+    const { drained, shared } = watched;
+    return {
+      replicas,
+      expected,
+      bootMs,
+      whole: phase(booted, drained),
+      shared: shared.at < drained.at ? phase(shared, drained) : undefined,
+      sharedAt: shared.at,
+      end: drained.scrapes,
+      mostOwned: watched.mostOwned,
+      idle: await idleShares(sidecars, server),
+    };
+  } finally {
+    await Promise.all(sidecars.map((sidecar) => sidecar.stop()));
+  }
+}
+
+/**
+ * The replicas at their boot: a replica's CPU counts from its endpoints' first answer (its
+ * boot, tsx compiling, is not the drain's), the server's from the spawn.
+ */
+async function bootOf(sidecars: readonly SidecarProcess[], serverCpu: number | undefined): Promise<Snapshot> {
+  const cpu = await Promise.all(
+    sidecars.map(async (sidecar) => {
+      await sidecar.waitForEndpoints(BOOT_TIMEOUT_MS);
+      return processCpuMs(sidecar.pid);
+    }),
+  );
+  const zero = { eventsReceived: 0, corrections: 0, partitionsOwned: 0, errors: 0 };
+  return { at: 0, scrapes: sidecars.map(() => zero), cpu, serverCpu };
+}
+
+/** Scrapes the replicas until they made `expected` corrections and spread the partitions; snapshots of both moments. */
+async function watchDrain(
+  sidecars: readonly SidecarProcess[],
+  server: ServerProcess | undefined,
+  expected: number,
+  elapsed: () => number,
+): Promise<{ drained: Snapshot; shared: Snapshot; mostOwned: number }> {
+  const snapshot = (scrapes: Scrape[]): Snapshot => ({
+    at: elapsed(),
+    scrapes,
+    cpu: sidecars.map((sidecar) => processCpuMs(sidecar.pid)),
+    serverCpu: processCpuMs(server?.pid),
+  });
+  let drained: Snapshot | undefined;
+  let shared: Snapshot | undefined;
+  let mostOwned = 0;
+  await waitUntil(
+    async () => {
+      const scrapes = await Promise.all(sidecars.map(scrape));
+      const owned = scrapes.map((counts) => counts.partitionsOwned);
+      mostOwned = Math.max(mostOwned, sumOf(owned));
+      if (shared === undefined && evenlyShared(owned)) shared = snapshot(scrapes);
+      if (drained === undefined && sumOf(scrapes.map((counts) => counts.corrections)) >= expected)
+        drained = snapshot(scrapes);
+      return drained !== undefined && shared !== undefined;
+    },
+    {
+      timeoutMs: DRAIN_TIMEOUT_MS,
+      intervalMs: SCRAPE_MS,
+      description: `${sidecars.length} replicas to make ${expected} corrections and share ${PARTITIONS} partitions`,
+    },
+  );
+  return { drained: drained!, shared: shared!, mostOwned };
+}
+
+/** The share of a core each replica and the server take while the replicas idle, caught up and unscraped. */
+async function idleShares(
+  sidecars: readonly SidecarProcess[],
+  server: ServerProcess | undefined,
+): Promise<IdleShares> {
+  const cpu = () => ({
+    replicas: sidecars.map((sidecar) => processCpuMs(sidecar.pid)),
+    server: processCpuMs(server?.pid),
+  });
+  const before = cpu();
+  const elapsed = startClock();
+  await sleep(IDLE_MS);
+  const after = cpu();
+  const share = (a: number | undefined, b: number | undefined) => {
+    const used = difference(a, b);
+    return used === undefined ? undefined : used / elapsed();
+  };
+  return {
+    replicas: after.replicas.map((ms, i) => share(ms, before.replicas[i])),
+    server: share(after.server, before.server),
+  };
+}
+
+/** One replica's events as a share of one replica's stream over as many corrections. */
+type StreamEvents = (corrections: number) => number;
+
+function replicaRows(drain: ReplicaDrain, stream: StreamEvents): string[][] {
+  const wholeCorrections = sumOf(drain.whole.replicas.map((counts) => counts.corrections));
+  const sharedCorrections = sumOf(drain.shared?.replicas.map((counts) => counts.corrections) ?? []);
+  return drain.end.map((end, i) => {
+    const whole = drain.whole.replicas[i]!;
+    const shared = drain.shared?.replicas[i];
+    const events = (counts: ReplicaCounts | undefined, corrections: number) =>
+      counts
+        ? `${count(counts.eventsReceived)} (${percent(counts.eventsReceived, stream(corrections))})`
+        : "-";
+    return [
+      `N=${drain.replicas} replica ${i + 1}`,
+      String(end.partitionsOwned),
+      events(whole, wholeCorrections),
+      count(whole.corrections),
+      ms(whole.cpuMs),
+      events(shared, sharedCorrections),
+      shared ? count(shared.corrections) : "-",
+      ms(shared?.cpuMs),
+      count(end.errors),
+    ];
+  });
+}
+
+const goal = (met: boolean) => (met ? "" : " (goal NOT met)");
+
+/** A phase of a drain and the share of a core each of its replicas takes idle. */
+interface Measured {
+  phase: Phase;
+  idle: IdleShares;
+}
+
+const activeCpu = ({ phase, idle }: Measured) =>
+  activeCpuPerCorrectionMs(phase.replicas, idle.replicas, phase.ms);
+
+const against = (value: number | undefined, baseline: number | undefined) => {
+  const ratio = value === undefined || baseline === undefined ? undefined : value / baseline;
+  return `${ratio?.toFixed(2) ?? "-"}x N=1's${goal(ratio === undefined || ratio <= CPU_GOAL)}`;
+};
+
+/** A phase's shares, corrections max/min and CPU per correction (all of it, and less idling) against N = 1's. */
+function phaseLine(label: string, current: Measured, baseline: Measured, stream: StreamEvents): string {
+  const { phase } = current;
+  const corrections = sumOf(phase.replicas.map((counts) => counts.corrections));
+  const shares = replicaShares(phase.replicas, stream(corrections));
+  const cpu = shares.cpuPerCorrectionMs;
+  const spread = shares.correctionsMaxOverMin;
+  const serverPerCorrection = phase.serverCpuMs === undefined ? undefined : phase.serverCpuMs / corrections;
+  return (
+    `${label} (${ms(phase.ms)}, ${count(corrections)} corrections): events per replica ` +
+    `${shares.eventShares.map((share) => percent(share, 1)).join(", ")} of the stream; ` +
+    `corrections max/min ${spread.toFixed(2)}${goal(spread <= SPREAD_GOAL)}; ` +
+    `replicas' CPU per correction ${ms(cpu)}, ${against(cpu, replicaShares(baseline.phase.replicas, 1).cpuPerCorrectionMs)}; ` +
+    `less idling ${ms(activeCpu(current))}, ${against(activeCpu(current), activeCpu(baseline))}; ` +
+    `per event received ${ms(shares.cpuPerEventMs)}; server CPU ${ms(phase.serverCpuMs)} (${ms(serverPerCorrection)} per correction)`
+  );
+}
+
+const share = (value: number | undefined) => (value === undefined ? "-" : percent(value, 1));
+
+function summaryLines(drain: ReplicaDrain, baseline: ReplicaDrain, stream: StreamEvents): string[] {
+  const n = `N=${drain.replicas}`;
+  const lines = [
+    `${n}: wall ${ms(drain.whole.ms)} from spawn (boot ${ms(drain.bootMs)}, partitions spread at ${ms(drain.sharedAt)}); ` +
+      `bare db.watch() of the same backlog ${ms(drain.bare.ms)} (${count(drain.bare.events)} events), ${ratio(drain.whole.ms, drain.bare.ms)}; ` +
+      `idle after it, each replica ${drain.idle.replicas.map(share).join(", ")} of a core, the server ${share(drain.idle.server)}` +
+      (drain.mostOwned > PARTITIONS ? `; ${drain.mostOwned} partitions owned at once (OWNED TWICE)` : ""),
+    phaseLine(
+      `${n} whole drain`,
+      { phase: drain.whole, idle: drain.idle },
+      { phase: baseline.whole, idle: baseline.idle },
+      stream,
+    ),
+  ];
+  if (drain.shared && baseline.shared)
+    lines.push(
+      phaseLine(
+        `${n} once spread`,
+        { phase: drain.shared, idle: drain.idle },
+        { phase: baseline.shared, idle: baseline.idle },
+        stream,
+      ),
+    );
+  else lines.push(`${n}: drained before the partitions were spread over the replicas`);
+  return lines;
+}
+
+/** The model's inputs, once spread: the replicas' CPU per correction less idling (mean over N), their idle share, the server's line over N. */
+function drainModel(drains: readonly ReplicaDrain[]): DrainModel | undefined {
+  if (drains.some((drain) => drain.shared === undefined)) return undefined;
+  const perCorrection = drains.map((drain) => activeCpu({ phase: drain.shared!, idle: drain.idle }));
+  const idle = drains.flatMap((drain) => drain.idle.replicas);
+  const serverPerCorrection = drains.map(({ shared }) => {
+    const corrections = sumOf(shared!.replicas.map((counts) => counts.corrections));
+    return shared!.serverCpuMs === undefined ? undefined : shared!.serverCpuMs / corrections;
+  });
+  if ([...perCorrection, ...idle, ...serverPerCorrection].includes(undefined)) return undefined;
+  // Per correction, so that phases of different lengths compare: the whole backlog's corrections scale it back.
+  const corrections = drains[0]!.expected;
+  const line = fitLine(
+    drains.map((drain, i) => [drain.replicas, serverPerCorrection[i]! * corrections] as const),
+  );
+  return {
+    corrections,
+    replicaCpuPerCorrectionMs: sumOf(perCorrection as number[]) / drains.length,
+    replicaIdleShare: sumOf(idle as number[]) / idle.length,
+    serverFixedMs: line.intercept,
+    serverPerStreamMs: line.slope,
+  };
+}
+
+function modelLine(model: DrainModel | undefined): string {
+  if (!model) return "model: no CPU figures (not Linux, or MONGODB_URI given)";
+  const projected = [1, 2, 4, 8].map((n) => `N=${n} ${ms(projectedDrainMs(model, MODEL_CORES, n))}`);
+  return (
+    `model: replicas ${ms(model.replicaCpuPerCorrectionMs)} CPU per correction less idling, ` +
+    `${percent(model.replicaIdleShare, 1)} of a core each idle; server ${ms(model.serverFixedMs)} ` +
+    `+ ${ms(model.serverPerStreamMs)} per stream for the ${count(model.corrections)} corrections; ` +
+    `CPU-bound drain on ${MODEL_CORES} cores: ${projected.join(", ")}`
+  );
+}
+
+async function run(): Promise<string[]> {
+  heading(
+    `replicas: a mixed backlog of ${count(EVENTS)} writes drained by N = ${REPLICA_COUNTS.join(", ")} replicas started together`,
+  );
+  const loadBefore = loadavg()[0]!;
+  // Without MONGODB_URI, the embedded server runs in a process of its own, as mongod would.
+  const server = process.env.MONGODB_URI
+    ? undefined
+    : await startServerProcess({ changeHistory: CHANGE_HISTORY });
+  const uri = server?.uri ?? process.env.MONGODB_URI!;
+  const mongo = await startTestMongo({ uri });
+  try {
+    const drains: ReplicaDrain[] = [];
+    for (const replicas of REPLICA_COUNTS) drains.push(await drainByReplicas(uri, mongo, server, replicas));
+    console.log("verified: every trigger corrected, no element lost or duplicated");
+    const baseline = drains[0]!;
+    const perCorrection =
+      sumOf(baseline.whole.replicas.map((counts) => counts.eventsReceived)) /
+      sumOf(baseline.whole.replicas.map((counts) => counts.corrections));
+    const stream: StreamEvents = (corrections) => corrections * perCorrection;
+    printTable(
+      [
+        "replica",
+        "partitions",
+        "events (of stream)",
+        "corrections",
+        "CPU",
+        "once spread: events",
+        "corrections",
+        "CPU",
+        "errors",
+      ],
+      drains.flatMap((drain) => replicaRows(drain, stream)),
+    );
+    const lines = [
+      ...drains.flatMap((drain) => summaryLines(drain, baseline, stream)),
+      modelLine(drainModel(drains)),
+      `load average ${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after, on ${availableParallelism()} cores (on 2, wall time cannot scale with N)`,
+    ];
+    for (const line of lines) console.log(line);
+    return lines;
+  } finally {
+    await mongo.close();
+    await server?.stop();
+  }
+}
+
+export const replicas: Benchmark = {
+  name: "replicas",
+  description: "the mixed backlog drained by N = 1, 2 and 4 replica processes sharing the partitions",
+  run,
+};
