@@ -232,8 +232,7 @@ class EventConsumer {
     const forget = () => {
       const remaining = this.settleRemainingMs(key, settleMs, writtenAt);
       if (remaining > 0) setTimeout(forget, remaining).unref();
-      else if ((this.newestWriteAt.get(key) ?? writtenAt) + settleMs <= Date.now())
-        this.newestWriteAt.delete(key);
+      else this.forgetIfSettled(key, settleMs, writtenAt);
     };
     forget();
   }
@@ -261,10 +260,14 @@ class EventConsumer {
         await sleep(remaining);
         continue;
       }
-      // A newer write still settling is forgotten by its own correction, which waits for it.
-      if ((this.newestWriteAt.get(key) ?? writtenAt) + settleMs <= Date.now()) this.newestWriteAt.delete(key);
+      this.forgetIfSettled(key, settleMs, writtenAt);
       return;
     }
+  }
+
+  /** A newer write still settling is forgotten by its own correction, which waits for it. */
+  private forgetIfSettled(key: string, settleMs: number, writtenAt: number): void {
+    if ((this.newestWriteAt.get(key) ?? writtenAt) + settleMs <= Date.now()) this.newestWriteAt.delete(key);
   }
 
   /** The newest position that covers only committed work: the stream's own when nothing is in flight. */
