@@ -117,8 +117,10 @@ export class PartitionLeases implements Fencing {
     this.othersSeen = members.some((member) => member !== holder);
     const mine = partitionsOwnedBy(assignPartitions(partitions, [...members, holder], owners), holder);
     const givenAway = [...this.leases.keys()].filter((partition) => !mine.includes(partition));
+    // Its own first, all at once: the hand-over waits for the partitions' work, which under
+    // load can outlast a lease, and a round made of one request per partition can too.
+    await settleAll(mine.map((partition) => this.takeOrRenew(partition)));
     await this.release(givenAway);
-    for (const partition of mine) await this.takeOrRenew(partition);
     this.noteOwnedChange();
   }
 
@@ -171,12 +173,34 @@ export class PartitionLeases implements Fencing {
   /** Lets the partitions' work finish, then their leases go at once to whoever takes them. */
   private async release(partitions: number[]): Promise<void> {
     if (partitions.length === 0) return;
-    await this.options.beforeRelease?.(partitions);
+    await this.renewingWhile(() => this.options.beforeRelease?.(partitions));
     for (const partition of partitions) {
       await this.leases.get(partition)?.release();
       this.leases.delete(partition);
     }
     this.options.logger.info({ partitions }, "partitions handed over");
+  }
+
+  /**
+   * Runs `work` (a hand-over's wait for the partitions' work) while renewing every lease held
+   * each interval, as rounds would: no round runs until it ends. The last renewal ends first,
+   * so that none lands after a release.
+   */
+  private async renewingWhile(work: () => Promise<void> | undefined): Promise<void> {
+    let renewal = Promise.resolve();
+    const renewHeld = () => {
+      const held = this.owned();
+      renewal = renewal
+        .then(() => settleAll(held.map((partition) => this.takeOrRenew(partition))))
+        .catch((err: unknown) => this.options.logger.warn({ err }, "partition leases renewal failed"));
+    };
+    const timer = setInterval(renewHeld, this.intervalMs);
+    try {
+      await work();
+    } finally {
+      clearInterval(timer);
+      await renewal;
+    }
   }
 
   private noteOwnedChange(): void {
@@ -196,4 +220,10 @@ export class PartitionLeases implements Fencing {
     await this.membership.leave();
     this.noteOwnedChange();
   }
+}
+
+/** Waits for every one of `work`, then throws the first failure, if any. */
+async function settleAll(work: readonly Promise<void>[]): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
 }

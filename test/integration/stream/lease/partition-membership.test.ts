@@ -154,3 +154,31 @@ void test("no partition is held while a replica without membership holds the wri
   await a.leases.stop();
   await closeAll([a]);
 });
+
+void test("a hand-over that waits longer than a lease keeps every lease held until it ends", async () => {
+  const { db, mongo } = fixture;
+  await db.collection(STATE).deleteMany({});
+  let heldDuringWait: Map<number, string> | undefined;
+  // One-second leases, and a hand-over whose partitions' work takes two and a half.
+  const slow = fencedPartitions(mongo.client, db, "slow", {
+    leaseSeconds: 1,
+    beforeRelease: async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      heldDuringWait = await holdersInState(db);
+    },
+  });
+  await slow.leases.round();
+  assert.equal(slow.leases.owned().length, PARTITIONS);
+  const joiner = fencedPartitions(mongo.client, db, "joiner", { leaseSeconds: 1 });
+  await joiner.leases.round();
+  assert.deepEqual(joiner.leases.owned(), [], "every partition is still held by the first");
+
+  await slow.leases.round();
+  assert.equal(heldDuringWait?.size, PARTITIONS, "no lease ran out while the hand-over waited");
+  assert.ok([...heldDuringWait.values()].every((holder) => holder === "slow"));
+  assert.equal(slow.leases.owned().length, PARTITIONS / 2, "only the joiner's share was handed over");
+  await joiner.leases.round();
+  assert.equal(joiner.leases.owned().length, PARTITIONS / 2);
+  await Promise.all([slow.leases.stop(), joiner.leases.stop()]);
+  await Promise.all([slow.sessions.close(), joiner.sessions.close()]);
+});
