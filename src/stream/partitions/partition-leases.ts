@@ -173,7 +173,8 @@ export class PartitionLeases implements Fencing {
   /** Lets the partitions' work finish, then their leases go at once to whoever takes them. */
   private async release(partitions: number[]): Promise<void> {
     if (partitions.length === 0) return;
-    await this.renewingWhile(() => this.options.beforeRelease?.(partitions));
+    const kept = this.owned().filter((partition) => !partitions.includes(partition));
+    await this.renewingWhile(kept, () => this.options.beforeRelease?.(partitions));
     for (const partition of partitions) {
       await this.leases.get(partition)?.release();
       this.leases.delete(partition);
@@ -182,19 +183,19 @@ export class PartitionLeases implements Fencing {
   }
 
   /**
-   * Runs `work` (a hand-over's wait for the partitions' work) while renewing every lease held
-   * each interval, as rounds would: no round runs until it ends. The last renewal ends first,
-   * so that none lands after a release.
+   * Runs `work` (a hand-over's wait for the partitions' work) while renewing the `kept`
+   * partitions each interval, as rounds would: no round runs until it ends. Those handed over
+   * are not renewed: work that outlasts their lease is fenced off, and their taker waits no
+   * longer than a lease.
    */
-  private async renewingWhile(work: () => Promise<void> | undefined): Promise<void> {
+  private async renewingWhile(kept: number[], work: () => Promise<void> | undefined): Promise<void> {
     let renewal = Promise.resolve();
-    const renewHeld = () => {
-      const held = this.owned();
+    const renewKept = () => {
       renewal = renewal
-        .then(() => settleAll(held.map((partition) => this.takeOrRenew(partition))))
+        .then(() => settleAll(kept.map((partition) => this.takeOrRenew(partition))))
         .catch((err: unknown) => this.options.logger.warn({ err }, "partition leases renewal failed"));
     };
-    const timer = setInterval(renewHeld, this.intervalMs);
+    const timer = setInterval(renewKept, this.intervalMs);
     try {
       await work();
     } finally {
