@@ -621,6 +621,8 @@ export class Runner {
         ...(partitioned ? { owns: keysOfPartitions(owned.owned, config.partitions).owns } : {}),
         isOwnWrite: (event) => this.correction.ownWrites.isOwn(event),
         shouldContinue: () => this.mayContinue() && !this.streamStop.signal.aborted,
+        // Stopping or handing over, what has not started is left to the next stream (its owner's).
+        handOver: AbortSignal.any([this.streamStop.signal, this.stopSignal.signal]),
         persistIntervalMs: this.options.persistIntervalMs ?? 1000,
         idlePersistIntervalMs: this.options.idlePersistIntervalMs ?? IDLE_PERSIST_INTERVAL_MS,
         onCaughtUp: (caughtUp) => this.lag.setCaughtUp(caughtUp),

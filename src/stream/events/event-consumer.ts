@@ -14,7 +14,7 @@ import type { Metrics } from "../../ops/metrics.js";
 import { reportError } from "../../ops/report-error.js";
 import type { Plan } from "../../patterns/plan.js";
 import { driverOf } from "../../patterns/registry.js";
-import { KeyedTaskQueue } from "./key-queue.js";
+import { KeyedTaskQueue, TaskAbandonedError } from "./key-queue.js";
 import { PositionTracker } from "../position/position-tracker.js";
 import {
   targetKey,
@@ -45,6 +45,13 @@ export interface EventConsumerOptions {
   isOwnWrite: (event: ProjectedChangeEvent) => boolean;
   /** False once the consumer must stop (shutdown, lost lease). */
   shouldContinue: () => boolean;
+  /**
+   * Aborted when the stream is handed over (its partitions change hands, it restarts with
+   * another filter): corrections not started yet are dropped, and the position stays before
+   * their events, for whoever streams them next; those running commit first. Without it, or
+   * when the consumer stops otherwise, every correction queued is made before it ends.
+   */
+  handOver?: AbortSignal;
   onCaughtUp: (caughtUp: boolean) => void;
   /** Called for each event read, with its cluster time as a 64-bit number. */
   onEventRead?: (clusterTime: bigint) => void;
@@ -102,7 +109,10 @@ class EventConsumer {
   }
 
   async run(): Promise<void> {
-    const { stream, shouldContinue, inFlight, stretch } = this.options;
+    const { stream, shouldContinue, inFlight, stretch, handOver } = this.options;
+    const abandonQueued = () => this.queue.abandon("the stream was handed over");
+    if (handOver?.aborted) abandonQueued();
+    handOver?.addEventListener("abort", abandonQueued);
     let read = 0;
     try {
       while (shouldContinue() && this.failure === undefined && read < (stretch?.maxEvents ?? Infinity)) {
@@ -130,6 +140,7 @@ class EventConsumer {
       // committed correction behind an unpersisted token, nor a token ahead of a correction.
       await Promise.allSettled([...this.settling]);
       await this.queue.idle();
+      handOver?.removeEventListener("abort", abandonQueued);
       await this.persisting;
       await this.persistPosition();
     }
@@ -156,6 +167,8 @@ class EventConsumer {
         if (seconds !== undefined) this.options.onEventProcessed(seconds);
       },
       (error: unknown) => {
+        // Dropped at a hand-over: unfinished, the event holds the position back for the next owner.
+        if (error instanceof TaskAbandonedError) return;
         this.failure ??= error;
         this.tracker.wake();
       },
@@ -257,12 +270,22 @@ class EventConsumer {
     for (;;) {
       const remaining = this.settleRemainingMs(key, settleMs, writtenAt);
       if (remaining > 0) {
-        await sleep(remaining);
+        await this.sleepUnlessHandedOver(remaining);
         continue;
       }
       this.forgetIfSettled(key, settleMs, writtenAt);
       return;
     }
+  }
+
+  /** A hand-over ends a wait for writes to settle, and drops the correction after it. */
+  private async sleepUnlessHandedOver(ms: number): Promise<void> {
+    const { handOver } = this.options;
+    const handedOver = () => new TaskAbandonedError("the stream was handed over");
+    if (handOver?.aborted) throw handedOver();
+    await sleep(ms, undefined, { signal: handOver }).catch((error: unknown) => {
+      throw handOver?.aborted ? handedOver() : error;
+    });
   }
 
   /** A newer write still settling is forgotten by its own correction, which waits for it. */

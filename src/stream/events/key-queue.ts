@@ -9,7 +9,16 @@
 // join a task waiting *before* such a task, and is then served before it: sound when, as in
 // the sidecar, every task of the key (the `run` one too) redoes all its work from a fresh read.
 
-type Task = () => Promise<void>;
+/** A queued task, and how it is told it will never run (KeyedTaskQueue.abandon). */
+interface Task {
+  run: () => Promise<void>;
+  cancel: (reason: Error) => void;
+}
+
+/** The outcome of a task the queue dropped before it started (KeyedTaskQueue.abandon). */
+export class TaskAbandonedError extends Error {
+  override readonly name = "TaskAbandonedError";
+}
 
 export class KeyedTaskQueue {
   private readonly waitingByKey = new Map<string, Task[]>();
@@ -23,6 +32,7 @@ export class KeyedTaskQueue {
   >();
   private running = 0;
   private size = 0;
+  private abandonedWith: TaskAbandonedError | undefined;
   private sizeWatchers: { limit: number; resolve: () => void }[] = [];
 
   constructor(private readonly concurrency: number) {
@@ -60,9 +70,10 @@ export class KeyedTaskQueue {
     task: () => Promise<T>,
     joinable?: { onJoined: (() => void) | undefined },
   ): Promise<T> {
+    if (this.abandonedWith) return Promise.reject(this.abandonedWith);
     let wrapped!: Task;
     const outcome = new Promise<T>((resolve, reject) => {
-      wrapped = () => task().then(resolve, reject);
+      wrapped = { run: () => task().then(resolve, reject), cancel: reject };
     });
     // Registered before anything starts: a task that starts at once must not stay joinable.
     if (joinable) this.joinableByKey.set(key, { task: wrapped, outcome, onJoined: joinable.onJoined });
@@ -88,6 +99,23 @@ export class KeyedTaskQueue {
     return this.whenBelow(1);
   }
 
+  /**
+   * Drops every task not started yet, and every one queued from now on: each settles with a
+   * TaskAbandonedError. Those running finish; idle() then resolves once they have.
+   */
+  abandon(reason: string): void {
+    this.abandonedWith ??= new TaskAbandonedError(reason);
+    for (const waiting of this.waitingByKey.values())
+      for (const task of waiting) {
+        task.cancel(this.abandonedWith);
+        this.size -= 1;
+      }
+    this.waitingByKey.clear();
+    this.joinableByKey.clear();
+    this.readyKeys.length = 0;
+    this.notifySizeWatchers();
+  }
+
   private startReadyTasks(): void {
     while (this.running < this.concurrency && this.readyKeys.length > 0) {
       const key = this.readyKeys.shift()!;
@@ -102,7 +130,7 @@ export class KeyedTaskQueue {
     if (this.joinableByKey.get(key)?.task === task) this.joinableByKey.delete(key);
     this.busyKeys.add(key);
     this.running += 1;
-    void task().finally(() => this.finish(key));
+    void task.run().finally(() => this.finish(key));
   }
 
   private finish(key: string): void {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { KeyedTaskQueue } from "../../../src/stream/events/key-queue.js";
+import { KeyedTaskQueue, TaskAbandonedError } from "../../../src/stream/events/key-queue.js";
 import { deferred } from "../../support/deferred.js";
 
 void test("tasks of the same key run one after another in the order they were queued", async () => {
@@ -161,4 +161,25 @@ void test("a task queued with run neither joins a waiting runOrJoin task nor is 
   await Promise.all([busy, plain, own, later]);
   // The later task joined the plain one waiting before the own task; the own one ran alone.
   assert.deepEqual(order, ["plain", "own"]);
+});
+
+void test("abandon drops the tasks not started and any queued later, and lets the running ones finish", async () => {
+  const queue = new KeyedTaskQueue(1);
+  const held = deferred();
+  const ran: string[] = [];
+  const running = queue.run("doc1", async () => {
+    await held.promise;
+    ran.push("running");
+  });
+  const waitingSameKey = queue.run("doc1", async () => void ran.push("same key"));
+  const waitingOtherKey = queue.runOrJoin("doc2", async () => void ran.push("other key"));
+  queue.abandon("handed over");
+  const later = queue.run("doc3", async () => void ran.push("later"));
+  for (const dropped of [waitingSameKey, waitingOtherKey, later])
+    await assert.rejects(dropped, (error: unknown) => error instanceof TaskAbandonedError);
+  assert.equal(queue.pending, 1, "only the running task is left");
+  held.resolve();
+  await running;
+  await queue.idle();
+  assert.deepEqual(ran, ["running"]);
 });

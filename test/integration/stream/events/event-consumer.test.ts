@@ -2,7 +2,8 @@
 // position's write is in flight, and stopping waits for that write before storing the last
 // position; an idle stream's position is written at its own, slower pace; a correction another
 // event of its book joins runs without what its own event showed; a product's correction waits
-// for the writes of it that follow (settleMs). Corrections and the token
+// for the writes of it that follow (settleMs); a hand-over drops the corrections not started and
+// stores a position before them. Corrections and the token
 // store are the consumer's own seams; the stream is the driver's.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -323,5 +324,47 @@ void test("a replica corrects only the targets it owns; an event's others are le
     assert.deepEqual(corrected, [21, 23]);
   } finally {
     await consumer.stop();
+  }
+});
+
+void test("a hand-over drops the corrections not started, and the position stays before their events", async () => {
+  const { db } = fixture;
+  const sales = db.collection<{ _id: number }>("sales");
+  const corrected: unknown[] = [];
+  const persisted: Document[] = [];
+  const firstHeld = deferred();
+  const handOver = new AbortController();
+  const consumer = await startConsumer(db, {
+    inFlight: 1, // book 41's correction holds the only slot while 42 and 43 queue
+    handOver: handOver.signal,
+    tokens: { persistResumeToken: (token) => Promise.resolve(void persisted.push(token)) },
+    correct: async (target) => {
+      corrected.push(numbersByValue(target.id));
+      if (numbersByValue(target.id) === 41) await firstHeld.promise;
+      return { outcome: "none" };
+    },
+  });
+  try {
+    for (const id of [41, 42, 43]) await sales.insertOne(overfullBook(id));
+    await waitUntil(() => corrected.includes(41), { timeoutMs: 10_000, description: "book 41's correction" });
+    consumer.stopReading();
+    handOver.abort();
+    firstHeld.resolve();
+  } finally {
+    firstHeld.resolve();
+    await consumer.stop();
+  }
+  assert.deepEqual(corrected.slice(corrected.indexOf(41)), [41], "the running correction committed, the queued ones were dropped");
+  // Whoever streams next, from the stored position, reads the dropped books' events again.
+  const next = db.watch([{ $match: { "ns.coll": "sales" } }], { startAfter: persisted.at(-1) });
+  try {
+    const ids: unknown[] = [];
+    while (ids.length < 2) {
+      const event = await next.next();
+      if ("documentKey" in event) ids.push(event.documentKey._id);
+    }
+    assert.deepEqual(ids, [42, 43]);
+  } finally {
+    await next.close();
   }
 });
