@@ -390,6 +390,7 @@ export class Runner {
     const leadEnded = new AbortController();
     const requestedSweeps = this.performRequestedSweeps(leadEnded.signal);
     try {
+      if (!(await this.holdEveryPartition())) return;
       const start = await this.startingPoint();
       if (!this.mayContinue()) return;
       this.streamStop = new AbortController();
@@ -403,6 +404,23 @@ export class Runner {
       await this.parkedRetrying;
       this.keeper.stopRenewing();
     }
+  }
+
+  /**
+   * The writer lease's holder corrects every key only once it holds every partition: replicas
+   * streaming by partition hand theirs over when they see the lease taken, after their running
+   * corrections commit, and a paused one's is taken once expired; none corrects beside it.
+   */
+  private async holdEveryPartition(): Promise<boolean> {
+    let waited = false;
+    while (this.mayContinue()) {
+      await this.partitionLeases.roundOnce();
+      if (this.partitionLeases.holdsEvery) return true;
+      if (!waited) this.options.logger.info("waiting for the other replicas to hand their partitions over");
+      waited = true;
+      await pause(this.partitionLeases.intervalMs, this.stopSignal.signal);
+    }
+    return false;
   }
 
   /** Which documents this replica corrects: the one place its sweeps ask (key-ownership.ts). */

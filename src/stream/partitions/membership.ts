@@ -45,17 +45,6 @@ export class Membership {
     return fresh.map((member) => member.holder);
   }
 
-  /**
-   * The holder of the unexpired writer lease (`leaseId`) when it has no live heartbeat: a
-   * replica of a version before partitions, correcting every key under that one fence. While
-   * one does, no replica may correct by partition (docs/operations.md, "Rolling upgrade").
-   */
-  async writerWithoutMembership(leaseId: string): Promise<string | undefined> {
-    const writer = await this.writer(leaseId);
-    if (writer === undefined) return undefined;
-    return (await this.live()).includes(writer) ? undefined : writer;
-  }
-
   /** The holder of the unexpired lease `leaseId`, by the server's clock. */
   async writer(leaseId: string): Promise<string | undefined> {
     const lease = await this.members.findOne(

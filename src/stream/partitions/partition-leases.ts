@@ -112,10 +112,19 @@ export class PartitionLeases implements Fencing {
   async round(): Promise<void> {
     const { partitions, holder } = this.options;
     await this.membership.beat();
-    if (await this.yieldsToWriterWithoutMembership()) return;
-    const [members, owners] = await Promise.all([this.membership.live(), this.currentOwners()]);
+    const [writer, members, owners] = await Promise.all([
+      this.membership.writer(LEASE_ID),
+      this.membership.live(),
+      this.currentOwners(),
+    ]);
     this.othersSeen = members.some((member) => member !== holder);
-    const mine = partitionsOwnedBy(assignPartitions(partitions, [...members, holder], owners), holder);
+    if (writer !== undefined && writer !== holder) return this.yieldToWriter(writer, members);
+    // The writer lease's holder corrects every key: it holds every partition, each taken once
+    // its holder handed it over or let it expire, so no correction under one overlaps its own.
+    const mine =
+      writer === holder
+        ? Array.from({ length: partitions }, (_, partition) => partition)
+        : partitionsOwnedBy(assignPartitions(partitions, [...members, holder], owners), holder);
     const givenAway = [...this.leases.keys()].filter((partition) => !mine.includes(partition));
     // Its own first, all at once: the hand-over waits for the partitions' work, which under
     // load can outlast a lease, and a round made of one request per partition can too.
@@ -125,17 +134,21 @@ export class PartitionLeases implements Fencing {
   }
 
   /**
-   * A replica of a version before partitions holds the writer lease and corrects every key:
-   * this one holds no partition until that lease is gone (docs/operations.md, "Rolling upgrade").
+   * Another holds the writer lease and corrects every key (a replica sweeping or alone, the
+   * `sweep` command, a version before partitions): this one hands every partition over, after
+   * their running work, and holds none until that lease is gone (docs/operations.md,
+   * "Rolling upgrade").
    */
-  private async yieldsToWriterWithoutMembership(): Promise<boolean> {
-    const writer = await this.membership.writerWithoutMembership(LEASE_ID);
-    if (writer === undefined) return false;
-    if (this.leases.size > 0)
+  private async yieldToWriter(writer: string, members: readonly string[]): Promise<void> {
+    if (this.leases.size > 0 && !members.includes(writer))
       this.options.logger.warn({ writer }, "writer lease held by a replica without membership");
     await this.release([...this.leases.keys()]);
     this.noteOwnedChange();
-    return true;
+  }
+
+  /** Whether this replica holds every partition's lease now, by its own clock. */
+  get holdsEvery(): boolean {
+    return this.owned().length === this.options.partitions;
   }
 
   /** Who holds each partition's lease, unexpired by the server's clock. */

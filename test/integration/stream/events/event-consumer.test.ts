@@ -354,7 +354,11 @@ void test("a hand-over drops the corrections not started, and the position stays
     firstHeld.resolve();
     await consumer.stop();
   }
-  assert.deepEqual(corrected.slice(corrected.indexOf(41)), [41], "the running correction committed, the queued ones were dropped");
+  assert.deepEqual(
+    corrected.slice(corrected.indexOf(41)),
+    [41],
+    "the running correction committed, the queued ones were dropped",
+  );
   // Whoever streams next, from the stored position, reads the dropped books' events again.
   const next = db.watch([{ $match: { "ns.coll": "sales" } }], { startAfter: persisted.at(-1) });
   try {
