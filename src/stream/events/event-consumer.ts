@@ -4,6 +4,7 @@
 // the stream is idle, the post-batch token, so that an idle stream's position stays inside
 // the oplog window: at a slower pace, as each write of the position is itself a write to the
 // oplog that moves the post-batch token on, and so would always find a newer one to write.
+import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { BSON } from "mongodb";
 import { StreamInvalidatedError } from "../../errors.js";
@@ -112,6 +113,8 @@ class EventConsumer {
     const { stream, shouldContinue, inFlight, stretch, handOver } = this.options;
     const abandonQueued = () => this.queue.abandon("the stream was handed over");
     if (handOver?.aborted) abandonQueued();
+    // Every correction waiting for its writes to settle listens to it too, however many.
+    if (handOver) setMaxListeners(0, handOver);
     handOver?.addEventListener("abort", abandonQueued);
     let read = 0;
     try {
