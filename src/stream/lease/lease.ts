@@ -104,6 +104,12 @@ export interface WriterLeaseOptions {
    * leases of other ids are held, taken over and fenced each on its own, as a partition's is.
    */
   leaseId?: string;
+  /**
+   * Leases whose fence documents of the previous holder a takeover deletes too: a partition's
+   * taker fences off the writer lease's corrections of the replica it takes from, which hold
+   * every partition while they lead but pass only the writer lease's fence.
+   */
+  alsoFencesOff?: readonly string[];
 }
 
 /** The outcome of one takeover transaction. */
@@ -121,6 +127,7 @@ export class WriterLease implements Fencing {
   private readonly fences: Collection<FenceDocument>;
   private readonly sessionIds: () => Binary[];
   private readonly leaseId: string;
+  private readonly alsoFencesOff: readonly string[];
   private term: number | undefined;
   /** The fence documents of this term, by _id. */
   private fenced = new Set<string>();
@@ -141,6 +148,7 @@ export class WriterLease implements Fencing {
     this.fences = db.collection<FenceDocument>(stateCollection);
     this.sessionIds = options.sessionIds ?? (() => []);
     this.leaseId = options.leaseId ?? LEASE_ID;
+    this.alsoFencesOff = options.alsoFencesOff ?? [];
   }
 
   /** The term this replica holds the lease at, as far as it knows, even past its local margin. */
@@ -270,9 +278,19 @@ export class WriterLease implements Fencing {
     term: number,
     session: ClientSession,
   ): Promise<void> {
-    const previousFences = sessionsOf(previous).map((id) => fenceIdOf(this.leaseId, id));
+    const previousSessions = sessionsOf(previous);
+    const previousFences = previousSessions.map((id) => fenceIdOf(this.leaseId, id));
     if (previousFences.length > 0)
       await this.fencesOnKeeper.deleteMany({ _id: { $in: previousFences } }, { session });
+    const otherFences = this.alsoFencesOff.flatMap((leaseId) =>
+      previousSessions.map((id) => fenceIdOf(leaseId, id)),
+    );
+    // Only another previous holder's: a replica retaking its own lease keeps its other fences.
+    if (otherFences.length > 0 && previous && previous.holder !== this.holder)
+      await this.fencesOnKeeper.deleteMany(
+        { _id: { $in: otherFences }, holder: previous.holder },
+        { session },
+      );
     if (sessions.length === 0) return;
     await this.fencesOnKeeper.insertMany(
       sessions.map((id) => ({

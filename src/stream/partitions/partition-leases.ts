@@ -180,6 +180,7 @@ export class PartitionLeases implements Fencing {
       sessionIds,
       keeperDb,
       leaseId: partitionLeaseId(partition),
+      alsoFencesOff: [LEASE_ID],
     });
   }
 

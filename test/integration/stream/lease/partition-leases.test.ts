@@ -1,12 +1,13 @@
 // Leases of other ids than the writer lease's are held, taken over and fenced each on its own,
 // as a partition's will be: a replica that lost one partition's lease cannot commit a
-// correction under it, while its corrections under a partition it still holds commit.
+// correction under it, while its corrections under a partition it still holds commit; and a
+// replica that led (fenced by the writer lease) cannot commit once a partition of it was taken.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { LeaseLostError } from "../../../../src/errors.js";
 import type { OutlierRule } from "../../../../src/patterns/outlier/rule.js";
 import { correctTarget } from "../../../../src/stream/correction/correction.js";
-import { WriterLease } from "../../../../src/stream/lease/lease.js";
+import { LEASE_ID, WriterLease } from "../../../../src/stream/lease/lease.js";
 import { SessionPool } from "../../../../src/stream/lease/session-pool.js";
 import { correctionContext, insertBook, testConfig } from "../../../support/harness.js";
 import { useTestDatabase } from "../../../support/mongo.js";
@@ -52,5 +53,44 @@ void test("taking over one partition's lease fences only the corrections under i
   assert.equal(await lengthOf(2), rule.threshold, "the held partition's correction committed");
   const fences = await db.collection(STATE).countDocuments({ _id: /^lease\.partition\.0\.fence\./ as never });
   assert.equal(fences, 2, "each partition has its own fence documents");
+  await Promise.all([sessions.close(), taker.close()]);
+});
+
+void test("taking a partition from a replica that led fences off its writer lease's corrections", async () => {
+  const { db, mongo } = fixture;
+  const rule = testConfig(db.databaseName).rules.find((r): r is OutlierRule => r.pattern === "outlier")!;
+  const sessions = new SessionPool(mongo.client, 2);
+  // "lead" holds the writer lease and, as a lead does, a partition's lease on the same sessions.
+  const writer = new WriterLease(db, STATE, "lead", 30, { sessionIds: () => sessions.ids });
+  const partitionOf = (holder: string, over: SessionPool) =>
+    new WriterLease(db, STATE, holder, 30, {
+      sessionIds: () => over.ids,
+      leaseId: "lease.partition.5",
+      alsoFencesOff: [LEASE_ID],
+    });
+  assert.equal(await writer.acquireOrRenew(), true);
+  assert.equal(await partitionOf("lead", sessions).acquireOrRenew(), true);
+  await insertBook(db, 31, 70);
+  await insertBook(db, 32, 70);
+  const target = (id: number) => ({ role: "outlier-source", rule, collection: "sales", id });
+  await correctTarget(correctionContext(mongo.client, db, { lease: writer, sessions }), target(31));
+
+  // Paused past its leases, by the server's clock; its own clock has not noticed.
+  await db
+    .collection(STATE)
+    .updateMany(
+      { _id: { $in: ["lease", "lease.partition.5"] as never[] } },
+      { $set: { expiresAt: new Date(0) } },
+    );
+  const taker = new SessionPool(mongo.client, 1);
+  assert.equal(await partitionOf("taker", taker).acquireOrRenew(), true);
+  await assert.rejects(
+    correctTarget(correctionContext(mongo.client, db, { lease: writer, sessions }), target(32)),
+    (error: unknown) => error instanceof LeaseLostError,
+  );
+  const lengthOf = async (id: number) =>
+    ((await db.collection("sales").findOne({ _id: id as never }))?.customers_purchased as unknown[]).length;
+  assert.equal(await lengthOf(31), rule.threshold, "corrected while it led");
+  assert.equal(await lengthOf(32), 70, "nothing written once a partition of it was taken");
   await Promise.all([sessions.close(), taker.close()]);
 });
