@@ -242,20 +242,6 @@ export async function turnFailPointOff(mongo: TestMongo): Promise<void> {
   await mongo.client.db("admin").command({ configureFailPoint: "failCommand", mode: "off" });
 }
 
-/** Two sidecars of one configuration: the first leads and streams, the second stands by. */
-export async function startLeaderAndStandby(
-  mongo: TestMongo,
-  config: Config,
-  holderIds: [string, string],
-): Promise<[TestSidecar, TestSidecar]> {
-  const leader = await startSidecar(mongo, config, { holderId: holderIds[0] });
-  const standby = await startSidecar(mongo, config, { holderId: holderIds[1], waitForStreaming: false });
-  await waitUntil(() => standby.runner.status().state === "standby", {
-    description: "the second sidecar to stand by",
-  });
-  return [leader, standby];
-}
-
 /** A book in the outlier seed's shape, as the seed's application writes it. */
 export interface Book {
   _id: number;
