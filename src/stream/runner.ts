@@ -179,8 +179,9 @@ export class Runner {
   }
 
   /**
-   * The writer lease's holder owns every partition (docs/semantics.md, "Partitions"); a replica
-   * streaming by partition those it streams; a standby none.
+   * The writer lease's holder owns every partition it holds, all of them before it corrects
+   * (docs/semantics.md, "Partitions"); a replica streaming by partition those it streams; a
+   * standby none.
    */
   private ownedPartitions(): number[] {
     // Those it streams and still holds: a replica resumed after a pause no longer claims what it lost.
@@ -188,7 +189,8 @@ export class Runner {
       const held = this.partitionLeases.owned();
       return this.streamedPartitions.filter((partition) => held.includes(partition));
     }
-    return this.leading ? this.allPartitions() : [];
+    // Leading, those it holds: all of them once the others handed theirs over (holdEveryPartition).
+    return this.leading ? this.partitionLeases.owned() : [];
   }
 
   private allPartitions(): number[] {
