@@ -67,15 +67,19 @@ export function useCliReplicas(name: string, hooks: CliReplicasHooks = {}): CliR
     const config = `database: ${fixture.db.databaseName}\nleaseSeconds: 2\nlogLevel: info\n${extraConfig}`;
     await writeFile(configFile, config);
     const port = await freePort();
+    const log = await open(join(dir, "replica.log"), "w");
     const child = spawn(
       process.execPath,
       ["--conditions=source", "--import", "tsx", "src/main.ts", "run", "--config", configFile],
       {
         env: { ...process.env, MONGODB_URI: fixture.mongo.uri, SIDECAR_HTTP_PORT: String(port) },
         // Its log beside its config, for when a test fails.
-        stdio: ["ignore", (await open(join(dir, "replica.log"), "w")).fd, "inherit"],
+        stdio: ["ignore", log.fd, "inherit"],
       },
     );
+    // The child writes through its own copy of the descriptor; ours is closed at once rather
+    // than by the garbage collector, which Node warns of.
+    await log.close();
     ports.set(child, port);
     return child;
   };
