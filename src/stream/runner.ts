@@ -387,12 +387,20 @@ export class Runner {
 
   private async leadWhileHeld(): Promise<void> {
     this.keeper.startRenewing();
+    try {
+      if (await this.holdEveryPartition()) await this.leadHoldingEvery();
+    } finally {
+      this.keeper.stopRenewing();
+    }
+  }
+
+  /** The lead's work, none of it before it holds every partition: its stream, parked retries, requested sweeps. */
+  private async leadHoldingEvery(): Promise<void> {
     const parkedRetries = setInterval(() => void this.retryDueParkedTargets(), this.parkedRetryMs);
     const sharing = setInterval(() => void this.shareLeadIfDue(), this.keeper.renewIntervalMs);
     const leadEnded = new AbortController();
     const requestedSweeps = this.performRequestedSweeps(leadEnded.signal);
     try {
-      if (!(await this.holdEveryPartition())) return;
       const start = await this.startingPoint();
       if (!this.mayContinue()) return;
       this.streamStop = new AbortController();
@@ -404,7 +412,6 @@ export class Runner {
       leadEnded.abort();
       await requestedSweeps;
       await this.parkedRetrying;
-      this.keeper.stopRenewing();
     }
   }
 
