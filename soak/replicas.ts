@@ -2,7 +2,8 @@
 // config file and HTTP port. Every incarnation appends its JSON log lines to one file.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { freePort, readinessAt, type Readiness } from "../test/support/cli-replicas.js";
+import { freePort } from "../test/ops/free-port.js";
+import { readinessAt, type Readiness } from "../test/support/cli-replicas.js";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";

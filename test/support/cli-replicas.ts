@@ -1,11 +1,10 @@
 // Sidecar replicas as real processes (the CLI, as deployed) against a test database, each
 // with an HTTP port of its own for /readyz, SIGKILLed at the test file's end if still running.
 import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { mkdtemp, open, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../ops/free-port.js";
 import { useTestDatabase, type TestDatabase } from "./mongo.js";
 
 /** What a replica's /readyz says of it (src/ops/http.ts). */
@@ -22,17 +21,6 @@ export interface CliReplicas {
   start: (extraConfig?: string) => Promise<ChildProcess>;
   /** A started replica's /readyz body; undefined while it does not answer (starting, paused, gone). */
   readiness: (child: ChildProcess) => Promise<Readiness | undefined>;
-}
-
-/** A port free now, so a replica keeps one across restarts. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, "close");
-  return port;
 }
 
 /** GET /readyz on `port`; undefined when nothing answers within 2 s. */

@@ -77,6 +77,9 @@ export interface EventConsumerOptions {
 // stream is not read further, so memory stays bounded until the slow one finishes or is parked.
 const MAX_HELD_EVENTS = 10_000;
 
+/** Why corrections not started are dropped (EventConsumerOptions.handOver). */
+const HANDED_OVER = "the stream was handed over";
+
 export async function consumeEvents(options: EventConsumerOptions): Promise<void> {
   const consumer = new EventConsumer(options);
   await consumer.run();
@@ -111,7 +114,7 @@ class EventConsumer {
 
   async run(): Promise<void> {
     const { stream, shouldContinue, inFlight, stretch, handOver } = this.options;
-    const abandonQueued = () => this.queue.abandon("the stream was handed over");
+    const abandonQueued = () => this.queue.abandon(HANDED_OVER);
     if (handOver?.aborted) abandonQueued();
     // Every correction waiting for its writes to settle listens to it too, however many.
     if (handOver) setMaxListeners(0, handOver);
@@ -284,7 +287,7 @@ class EventConsumer {
   /** A hand-over ends a wait for writes to settle, and drops the correction after it. */
   private async sleepUnlessHandedOver(ms: number): Promise<void> {
     const { handOver } = this.options;
-    const handedOver = () => new TaskAbandonedError("the stream was handed over");
+    const handedOver = () => new TaskAbandonedError(HANDED_OVER);
     if (handOver?.aborted) throw handedOver();
     await sleep(ms, undefined, { signal: handOver }).catch((error: unknown) => {
       throw handOver?.aborted ? handedOver() : error;

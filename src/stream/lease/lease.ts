@@ -105,11 +105,11 @@ export interface WriterLeaseOptions {
    */
   leaseId?: string;
   /**
-   * Leases whose fence documents of the previous holder a takeover deletes too: a partition's
-   * taker fences off the writer lease's corrections of the replica it takes from, which hold
-   * every partition while they lead but pass only the writer lease's fence.
+   * Whether a takeover also deletes the previous holder's fence documents of the writer lease:
+   * a partition's taker fences off the lead of the replica it takes from, which holds every
+   * partition while it leads but passes only the writer lease's fence.
    */
-  alsoFencesOff?: readonly string[];
+  fencesOffWriter?: boolean;
 }
 
 /** The outcome of one takeover transaction. */
@@ -127,7 +127,7 @@ export class WriterLease implements Fencing {
   private readonly fences: Collection<FenceDocument>;
   private readonly sessionIds: () => Binary[];
   private readonly leaseId: string;
-  private readonly alsoFencesOff: readonly string[];
+  private readonly fencesOffWriter: boolean;
   private term: number | undefined;
   /** The fence documents of this term, by _id. */
   private fenced = new Set<string>();
@@ -148,7 +148,7 @@ export class WriterLease implements Fencing {
     this.fences = db.collection<FenceDocument>(stateCollection);
     this.sessionIds = options.sessionIds ?? (() => []);
     this.leaseId = options.leaseId ?? LEASE_ID;
-    this.alsoFencesOff = options.alsoFencesOff ?? [];
+    this.fencesOffWriter = options.fencesOffWriter ?? false;
   }
 
   /** The term this replica holds the lease at, as far as it knows, even past its local margin. */
@@ -282,15 +282,14 @@ export class WriterLease implements Fencing {
     const previousFences = previousSessions.map((id) => fenceIdOf(this.leaseId, id));
     if (previousFences.length > 0)
       await this.fencesOnKeeper.deleteMany({ _id: { $in: previousFences } }, { session });
-    const otherFences = this.alsoFencesOff.flatMap((leaseId) =>
-      previousSessions.map((id) => fenceIdOf(leaseId, id)),
-    );
-    // Only another previous holder's: a replica retaking its own lease keeps its other fences.
-    if (otherFences.length > 0 && previous && previous.holder !== this.holder)
+    // Only another previous holder's: a replica retaking its own lease keeps its writer fences.
+    if (this.fencesOffWriter && previous && previous.holder !== this.holder && previousSessions.length > 0) {
+      const writerFences = previousSessions.map((id) => fenceIdOf(LEASE_ID, id));
       await this.fencesOnKeeper.deleteMany(
-        { _id: { $in: otherFences }, holder: previous.holder },
+        { _id: { $in: writerFences }, holder: previous.holder },
         { session },
       );
+    }
     if (sessions.length === 0) return;
     await this.fencesOnKeeper.insertMany(
       sessions.map((id) => ({

@@ -108,7 +108,11 @@ export class PartitionLeases implements Fencing {
     return this.running;
   }
 
-  /** Heartbeat, assignment, hand-over of what is no longer this replica's, then take or renew its own. */
+  /**
+   * Heartbeat, then: every partition handed over while another holds the writer lease; else
+   * the assignment (every partition for the writer lease's holder), its own taken or renewed,
+   * then what is no longer its own handed over.
+   */
   async round(): Promise<void> {
     const { partitions, holder } = this.options;
     await this.membership.beat();
@@ -180,7 +184,7 @@ export class PartitionLeases implements Fencing {
       sessionIds,
       keeperDb,
       leaseId: partitionLeaseId(partition),
-      alsoFencesOff: [LEASE_ID],
+      fencesOffWriter: true,
     });
   }
 

@@ -51,9 +51,7 @@ function streamOptions(start: Start): ChangeStreamOptions {
 /** The start that sees more: at a time equal to a token's, the time (it includes that time's events). */
 function olderOf(a: Start, b: Start): Start {
   const [timeA, timeB] = [orderOf(a), orderOf(b)];
-  // mongod's string _data sorts as the events do (SERVER-34313, DOCS-11616); the embedded server's too.
-  if ("token" in a && "token" in b && timeA === timeB)
-    return String(a.token._data) <= String(b.token._data) ? a : b;
+  if ("token" in a && "token" in b && timeA === timeB) return isOlder(b.token, a.token) ? b : a;
   if (timeA === timeB) return "time" in a ? a : b;
   return timeA < timeB ? a : b;
 }

@@ -53,13 +53,10 @@ const NATIVE_FOR_SOME: Record<
 
 /** The fields an inclusion keeps beside computed ones (`_id` alone by default); undefined for an exclusion. */
 function includedFields(fields: Document): ((doc: Document) => Document) | undefined {
-  if (!Object.keys(fields).some((name) => name !== "_id")) {
-    // The wire gives `_id: 0` as an Int32, not a JS number.
-    const idSpec: unknown = fields._id;
-    const withoutId = idSpec === false || (isNumeric(idSpec) && toNumber(idSpec) === 0);
-    return (doc) => (withoutId || doc._id === undefined ? {} : { _id: doc._id });
-  }
-  return parseProjection(fields, undefined).mode === "inclusion" ? compileFieldProjection(fields) : undefined;
+  const parsed = parseProjection(fields, undefined);
+  if (!Object.keys(fields).some((name) => name !== "_id"))
+    return (doc) => (parsed.excludeId || doc._id === undefined ? {} : { _id: doc._id });
+  return parsed.mode === "inclusion" ? compileFieldProjection(fields) : undefined;
 }
 
 /** An operator expression (`{$op: ...}`), a field path or an array literal, as a $project field's value. */

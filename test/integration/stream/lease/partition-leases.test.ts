@@ -1,5 +1,5 @@
 // Leases of other ids than the writer lease's are held, taken over and fenced each on its own,
-// as a partition's will be: a replica that lost one partition's lease cannot commit a
+// as a partition's is: a replica that lost one partition's lease cannot commit a
 // correction under it, while its corrections under a partition it still holds commit; and a
 // replica that led (fenced by the writer lease) cannot commit once a partition of it was taken.
 import assert from "node:assert/strict";
@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { LeaseLostError } from "../../../../src/errors.js";
 import type { OutlierRule } from "../../../../src/patterns/outlier/rule.js";
 import { correctTarget } from "../../../../src/stream/correction/correction.js";
-import { LEASE_ID, WriterLease } from "../../../../src/stream/lease/lease.js";
+import { WriterLease } from "../../../../src/stream/lease/lease.js";
 import { SessionPool } from "../../../../src/stream/lease/session-pool.js";
 import { correctionContext, insertBook, testConfig } from "../../../support/harness.js";
 import { useTestDatabase } from "../../../support/mongo.js";
@@ -66,7 +66,7 @@ void test("taking a partition from a replica that led fences off its writer leas
     new WriterLease(db, STATE, holder, 30, {
       sessionIds: () => over.ids,
       leaseId: "lease.partition.5",
-      alsoFencesOff: [LEASE_ID],
+      fencesOffWriter: true,
     });
   assert.equal(await writer.acquireOrRenew(), true);
   assert.equal(await partitionOf("lead", sessions).acquireOrRenew(), true);
