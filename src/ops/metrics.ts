@@ -197,7 +197,7 @@ export function createMetrics() {
     }),
     partitionsOwned: new Gauge({
       name: `${PREFIX}partitions_owned`,
-      help: "Partitions this replica owns and corrects (the leader: all of them; a standby: none).",
+      help: "Partitions this replica owns and corrects (the leader: those it holds, all once it corrects; a standby: none).",
       registers: [registry],
       collect: ownedAtScrape,
     }),

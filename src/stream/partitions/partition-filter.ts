@@ -11,7 +11,7 @@ export interface OwnedPartitions {
   owned: readonly number[];
 }
 
-/** The types hashedIndexKey takes; any other lets the event through. */
+/** The types hashedIndexKey takes; any other lets the event through, except a key the event lacks. */
 const HASHED_TYPES = ["double", "int", "long", "decimal", "string", "objectId", "bool", "date", "null"];
 
 /** Whether every partition is owned: then nothing is filtered (one replica, as without partitions). */
@@ -21,7 +21,8 @@ export function ownsAll({ count, owned }: OwnedPartitions): boolean {
 
 /**
  * An `$expr` true for an event of a watched collection with a key in the owned partitions (or
- * one the hash does not take), and for every event of any other collection.
+ * one the hash does not take, when the event carries it), and for every event of any other
+ * collection.
  */
 export function ownedEventExpression(rules: readonly PatternRule[], partitions: OwnedPartitions): Document {
   const byCollection = keysByCollection(rules);

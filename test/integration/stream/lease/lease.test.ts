@@ -50,6 +50,7 @@ void test("of two replicas each corrects only the books of the partitions it own
   );
   const booksOf = (sidecar: TestSidecar) =>
     BOOKS.filter((id) => owned(sidecar).includes(partitionOf(id, config.partitions))).length;
+  assert.ok(booksOf(first) > 0 && booksOf(second) > 0, "the books fall in both replicas' partitions");
   assert.equal(await metricTotal(first.metrics.corrections), booksOf(first));
   assert.equal(await metricTotal(second.metrics.corrections), booksOf(second));
 });

@@ -32,7 +32,8 @@ const CONFIG = [
 
 const { fixture, start, readiness } = useCliReplicas("three_replicas", {
   setUp: startThree,
-  tearDown: () => audit.finish(),
+  // Unset when setUp failed before it: the failure is setUp's, not the audit's.
+  tearDown: async () => audit?.finish(),
 });
 const workloads = [outlierWorkload(), bucketWorkload(), subsetWorkload()];
 const prng = new Prng(36);
