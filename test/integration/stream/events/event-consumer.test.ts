@@ -2,9 +2,9 @@
 // position's write is in flight, and stopping waits for that write before storing the last
 // position; an idle stream's position is written at its own, slower pace; a correction another
 // event of its book joins runs without what its own event showed; a product's correction waits
-// for the writes of it that follow (settleMs); a hand-over drops the corrections not started and
-// stores a position before them. Corrections and the token
-// store are the consumer's own seams; the stream is the driver's.
+// for the writes of it that follow (settleMs); a replica corrects only the targets it owns; a
+// hand-over drops the corrections not started and stores a position before them. Corrections
+// and the token store are the consumer's own seams; the stream is the driver's.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
