@@ -86,7 +86,7 @@ export function watchLeadership(sidecar: TestSidecar): { stop(): number } {
 export type CommandsPerTrigger = Map<string, number>;
 
 /** How many times the server has run each command so far, by name. */
-async function commandTotals(db: Db): Promise<Map<string, number>> {
+export async function commandTotals(db: Db): Promise<Map<string, number>> {
   const { metrics } = await db.client.db("admin").command({ serverStatus: 1 });
   const commands = (metrics as { commands?: Record<string, unknown> } | undefined)?.commands ?? {};
   return new Map(

@@ -10,6 +10,7 @@ import type { Benchmark } from "./benchmark.js";
 import { startClock } from "./measure.js";
 import { DRAIN_TIMEOUT_MS, MIXED_CYCLE, prepareMixedBacklog, SIDECAR_SETTINGS } from "./mixed-backlog.js";
 import { verifyMixedCorrected } from "./mixed-load.js";
+import { commandTotals } from "./backlog-probes.js";
 import { processCpuMs } from "./process-cpu.js";
 import {
   activeCpuPerCorrectionMs,
@@ -47,6 +48,8 @@ interface Scrape {
   partitionsOwned: number;
   /** Errors it counted (errors_total), of every kind. */
   errors: number;
+  /** Seconds its V8 spent collecting garbage, every kind (prom-client's nodejs_gc_duration_seconds). */
+  gcSeconds: number;
 }
 
 /** The replicas' counters, their processes' CPU and the server's at one moment (ms from the spawn). */
@@ -55,6 +58,8 @@ interface Snapshot {
   scrapes: Scrape[];
   cpu: (number | undefined)[];
   serverCpu: number | undefined;
+  /** How many times the server had run each command (serverStatus), by name. */
+  commands: Map<string, number>;
 }
 
 /** What the replicas and the server did between two snapshots. */
@@ -62,6 +67,10 @@ interface Phase {
   ms: number;
   replicas: ReplicaCounts[];
   serverCpuMs: number | undefined;
+  /** The commands the server ran, by name (the bench's own serverStatus left out). */
+  commands: Map<string, number>;
+  /** The replicas' garbage collections, summed, in ms. */
+  gcMs: number;
 }
 
 interface ReplicaDrain {
@@ -76,6 +85,11 @@ interface ReplicaDrain {
   shared: Phase | undefined;
   /** When the partitions were spread, from the spawn. */
   sharedAt: number;
+  /**
+   * From the scrape that found half the corrections made until all are: each replica then
+   * warm (its code compiled by V8's optimizing tiers), as replicas that run for days are.
+   */
+  secondHalf: Phase;
   end: Scrape[];
   /** The most partitions the replicas reported owning at one scrape (more than PARTITIONS: owned twice). */
   mostOwned: number;
@@ -96,6 +110,7 @@ async function scrape(sidecar: SidecarProcess): Promise<Scrape> {
     corrections: metricSum(text, "pattern_sidecar_corrections_total"),
     partitionsOwned: metricSum(text, "pattern_sidecar_partitions_owned"),
     errors: metricSum(text, "pattern_sidecar_errors_total"),
+    gcSeconds: metricSum(text, "nodejs_gc_duration_seconds_sum"),
   };
 }
 
@@ -117,6 +132,12 @@ function phase(from: Snapshot, to: Snapshot): Phase {
       cpuMs: difference(to.cpu[i], from.cpu[i]),
     })),
     serverCpuMs: difference(to.serverCpu, from.serverCpu),
+    gcMs: 1000 * sumOf(to.scrapes.map((counts, i) => counts.gcSeconds - from.scrapes[i]!.gcSeconds)),
+    commands: new Map(
+      [...to.commands]
+        .filter(([name]) => name !== "serverStatus")
+        .map(([name, total]) => [name, total - (from.commands.get(name) ?? 0)] as const),
+    ),
   };
 }
 
@@ -147,15 +168,15 @@ async function runReplicas(
 ): Promise<Omit<ReplicaDrain, "bare">> {
   const config = { database: db.databaseName, partitions: PARTITIONS, ...SIDECAR_SETTINGS };
   const elapsed = startClock();
-  const serverAtSpawn = processCpuMs(server?.pid);
+  const serverAtSpawn = { cpu: processCpuMs(server?.pid), commands: await commandTotals(db) };
   const sidecars = await Promise.all(
     Array.from({ length: replicas }, () => startSidecarProcess(uri, config)),
   );
   try {
     const booted = await bootOf(sidecars, serverAtSpawn);
     const bootMs = elapsed();
-    const watched = await watchDrain(sidecars, server, expected, elapsed);
-    const { drained, shared } = watched;
+    const watched = await watchDrain(db, sidecars, server, expected, elapsed);
+    const { drained, shared, half } = watched;
     return {
       replicas,
       expected,
@@ -163,6 +184,7 @@ async function runReplicas(
       whole: phase(booted, drained),
       shared: shared.at < drained.at ? phase(shared, drained) : undefined,
       sharedAt: shared.at,
+      secondHalf: phase(half, drained),
       end: drained.scrapes,
       mostOwned: watched.mostOwned,
       idle: await idleShares(sidecars, server),
@@ -176,41 +198,48 @@ async function runReplicas(
  * The replicas at their boot: a replica's CPU counts from its endpoints' first answer (its
  * boot, tsx compiling, is not the drain's), the server's from the spawn.
  */
-async function bootOf(sidecars: readonly SidecarProcess[], serverCpu: number | undefined): Promise<Snapshot> {
+async function bootOf(
+  sidecars: readonly SidecarProcess[],
+  server: { cpu: number | undefined; commands: Map<string, number> },
+): Promise<Snapshot> {
   const cpu = await Promise.all(
     sidecars.map(async (sidecar) => {
       await sidecar.waitForEndpoints(BOOT_TIMEOUT_MS);
       return processCpuMs(sidecar.pid);
     }),
   );
-  const zero = { eventsReceived: 0, corrections: 0, partitionsOwned: 0, errors: 0 };
-  return { at: 0, scrapes: sidecars.map(() => zero), cpu, serverCpu };
+  const zero = { eventsReceived: 0, corrections: 0, partitionsOwned: 0, errors: 0, gcSeconds: 0 };
+  return { at: 0, scrapes: sidecars.map(() => zero), cpu, serverCpu: server.cpu, commands: server.commands };
 }
 
-/** Scrapes the replicas until they made `expected` corrections and spread the partitions; snapshots of both moments. */
+/** Scrapes the replicas until they made `expected` corrections and spread the partitions; snapshots of those moments and of half the corrections. */
 async function watchDrain(
+  db: Db,
   sidecars: readonly SidecarProcess[],
   server: ServerProcess | undefined,
   expected: number,
   elapsed: () => number,
-): Promise<{ drained: Snapshot; shared: Snapshot; mostOwned: number }> {
-  const snapshot = (scrapes: Scrape[]): Snapshot => ({
+): Promise<{ drained: Snapshot; shared: Snapshot; half: Snapshot; mostOwned: number }> {
+  const snapshot = async (scrapes: Scrape[]): Promise<Snapshot> => ({
     at: elapsed(),
     scrapes,
     cpu: sidecars.map((sidecar) => processCpuMs(sidecar.pid)),
     serverCpu: processCpuMs(server?.pid),
+    commands: await commandTotals(db),
   });
   let drained: Snapshot | undefined;
   let shared: Snapshot | undefined;
+  let half: Snapshot | undefined;
   let mostOwned = 0;
   await waitUntil(
     async () => {
       const scrapes = await Promise.all(sidecars.map(scrape));
       const owned = scrapes.map((counts) => counts.partitionsOwned);
       mostOwned = Math.max(mostOwned, sumOf(owned));
-      if (shared === undefined && evenlyShared(owned)) shared = snapshot(scrapes);
-      if (drained === undefined && sumOf(scrapes.map((counts) => counts.corrections)) >= expected)
-        drained = snapshot(scrapes);
+      if (shared === undefined && evenlyShared(owned)) shared = await snapshot(scrapes);
+      const corrections = sumOf(scrapes.map((counts) => counts.corrections));
+      if (half === undefined && corrections >= expected / 2) half = await snapshot(scrapes);
+      if (drained === undefined && corrections >= expected) drained = await snapshot(scrapes);
       return drained !== undefined && shared !== undefined;
     },
     {
@@ -219,7 +248,7 @@ async function watchDrain(
       description: `${sidecars.length} replicas to make ${expected} corrections and share ${PARTITIONS} partitions`,
     },
   );
-  return { drained: drained!, shared: shared!, mostOwned };
+  return { drained: drained!, shared: shared!, half: half!, mostOwned };
 }
 
 /** The share of a core each replica and the server take while the replicas idle, caught up and unscraped. */
@@ -302,8 +331,16 @@ function phaseLine(label: string, current: Measured, baseline: Measured, stream:
     `corrections max/min ${spread.toFixed(2)}${goal(spread <= SPREAD_GOAL)}; ` +
     `replicas' CPU per correction ${ms(cpu)}, ${against(cpu, replicaShares(baseline.phase.replicas, 1).cpuPerCorrectionMs)}; ` +
     `less idling ${ms(activeCpu(current))}, ${against(activeCpu(current), activeCpu(baseline))}; ` +
-    `per event received ${ms(shares.cpuPerEventMs)}; server CPU ${ms(phase.serverCpuMs)} (${ms(serverPerCorrection)} per correction)`
+    `per event received ${ms(shares.cpuPerEventMs)}; garbage collection ${ms(phase.gcMs / corrections)} per correction; server CPU ${ms(phase.serverCpuMs)} (${ms(serverPerCorrection)} per correction); ` +
+    `commands per correction ${commandsPer(phase.commands, corrections)}`
   );
+}
+
+/** Commands per correction in all, and of the most frequent names. */
+function commandsPer(commands: Map<string, number>, corrections: number): string {
+  const most = [...commands].sort(([, a], [, b]) => b - a).slice(0, 6);
+  const per = (total: number) => (total / corrections).toFixed(3);
+  return `${per(sumOf([...commands.values()]))} (${most.map(([name, total]) => `${name} ${per(total)}`).join(", ")})`;
 }
 
 const share = (value: number | undefined) => (value === undefined ? "-" : percent(value, 1));
@@ -332,6 +369,14 @@ function summaryLines(drain: ReplicaDrain, baseline: ReplicaDrain, stream: Strea
       ),
     );
   else lines.push(`${n}: drained before the partitions were spread over the replicas`);
+  lines.push(
+    phaseLine(
+      `${n} second half`,
+      { phase: drain.secondHalf, idle: drain.idle },
+      { phase: baseline.secondHalf, idle: baseline.idle },
+      stream,
+    ),
+  );
   return lines;
 }
 

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { EventEmitter, once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { createInterface, type Interface } from "node:readline";
+import { profileFlags } from "./profile-flags.js";
 
 const CLI = fileURLToPath(new URL("../packages/mongodb-embedded/src/cli.ts", import.meta.url));
 const START_TIMEOUT_MS = 30_000;
@@ -79,6 +80,7 @@ export async function startServerProcess({
     // documents, their versions, the change history). A mongod has no such collections; they
     // had fallen in the 200/s round in five of the seven runs before, and in some runs' drains.
     "--initial-old-space-size=2048",
+    ...profileFlags(),
     "--conditions=source",
     "--import",
     "tsx",

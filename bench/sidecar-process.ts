@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { waitUntil } from "../src/cli/wait-until.js";
 import { freePort, Replica } from "../soak/replicas.js";
 import { imageNode } from "../test/ops/image-node.js";
+import { profileFlags } from "./profile-flags.js";
 
 export interface SidecarProcess {
   /** Its process id, for its CPU time. */
@@ -46,7 +47,7 @@ export async function startSidecarProcess(
       uri,
       config,
       dir,
-      nodeFlags: nodeFlags ?? image.flags,
+      nodeFlags: [...(nodeFlags ?? image.flags), ...profileFlags()],
       env: { NODE_OPTIONS: image.options },
     },
     await freePort(),
