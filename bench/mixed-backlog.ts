@@ -12,6 +12,7 @@ import { rawDrain } from "./backlog-probes.js";
 import { collectGarbage, startClock } from "./measure.js";
 import {
   insertMixedDocuments,
+  plainDocumentsFor,
   SENTINEL_BOOK,
   triggerCounts,
   verifyMixedCorrected,
@@ -68,17 +69,18 @@ export async function prepareMixedBacklog(
   events = EVENTS,
 ) {
   const triggers = triggerCounts(events, TRIGGER_EVERY, cycle);
-  await insertMixedDocuments(db, triggers);
+  const triggerTotal = [...triggers.values()].reduce((sum, n) => sum + n, 0);
+  const plainDocuments = plainDocumentsFor(events - triggerTotal);
+  await insertMixedDocuments(db, triggers, plainDocuments);
   // Its first start sweeps the documents: a larger backlog's take longer than the harness waits.
   const first = await startSidecar(mongo, config(db), { waitForStreaming: false, productionLogs: true });
   await waitForCaughtUp(first.runner, DRAIN_TIMEOUT_MS);
   await first.stop();
   const from = await currentClusterTime(db);
-  await writeMixedBacklog(db, events, TRIGGER_EVERY, cycle);
+  await writeMixedBacklog(db, events, TRIGGER_EVERY, cycle, plainDocuments);
   collectGarbage();
   const raw = await rawDrain(db, from, SENTINEL_BOOK);
   collectGarbage();
-  const triggerTotal = [...triggers.values()].reduce((sum, n) => sum + n, 0);
   return { triggers, triggerTotal, raw };
 }
 

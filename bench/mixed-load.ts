@@ -8,8 +8,6 @@ import { users } from "../test/support/harness.js";
 /** What a trigger does: push a book, a bucket or a product past its threshold, delete an embedded review, insert a loose trade. */
 export type TriggerKind = "sale" | "trade" | "review" | "review-delete" | "loose-trade";
 
-/** The documents of each kind that plain writes (those needing no correction) spread over. */
-const PLAIN_DOCUMENTS = 2_000;
 const THRESHOLD = 10;
 const BOOK_THRESHOLD = 50;
 const WRITERS = 16;
@@ -106,8 +104,8 @@ async function insertReviewedProducts(db: Db, ids: number[], reviews: number): P
 }
 
 /** The documents plain writes go to: small books, open buckets and products that no write breaks. */
-async function insertPlainDocuments(db: Db): Promise<void> {
-  const ids = Array.from({ length: PLAIN_DOCUMENTS }, (_, i) => i);
+async function insertPlainDocuments(db: Db, plainDocuments: number): Promise<void> {
+  const ids = Array.from({ length: plainDocuments }, (_, i) => i);
   const docs = ids.map((id) => ({ _id: id, customers_purchased: [] }));
   await books(db).insertMany(docs);
   const bucketDocs = ids.map((id) => ({
@@ -130,8 +128,12 @@ async function insertPlainDocuments(db: Db): Promise<void> {
 export const SENTINEL_BOOK = 99_999;
 
 /** Every document the backlog writes to, before any sidecar runs. */
-export async function insertMixedDocuments(db: Db, triggers: Map<TriggerKind, number>): Promise<void> {
-  await insertPlainDocuments(db);
+export async function insertMixedDocuments(
+  db: Db,
+  triggers: Map<TriggerKind, number>,
+  plainDocuments = plainDocumentsFor(0),
+): Promise<void> {
+  await insertPlainDocuments(db, plainDocuments);
   for (const [kind, count] of triggers) await insertTriggerDocuments(db, kind, count);
   await books(db).insertOne({ _id: SENTINEL_BOOK, customers_purchased: users(0, BOOK_THRESHOLD) });
 }
@@ -151,6 +153,15 @@ export function triggerCounts(events: number, triggerEvery: number, cycle: reado
 const PLAIN_CYCLE = ["sale", "sale", "sale", "trade", "product"] as const;
 
 /**
+ * The documents of each kind that `plainWrites` plain writes (those needing no correction)
+ * spread over: at least 2,000, and enough that none passes its threshold (a bucket gets at
+ * most 8 trades of its 10, a book 24 purchasers of its 50).
+ */
+export function plainDocumentsFor(plainWrites: number): number {
+  return Math.max(2_000, Math.ceil(plainWrites / (PLAIN_CYCLE.length * 8)));
+}
+
+/**
  * `events` writes, WRITERS at a time: every `triggerEvery`-th a trigger, their kinds taking
  * turns as `cycle`, the others plain writes that need no correction (each small book, bucket
  * and product gets few enough to stay within its threshold).
@@ -160,12 +171,13 @@ export async function writeMixedBacklog(
   events: number,
   triggerEvery: number,
   cycle: readonly TriggerKind[],
+  plainDocuments = plainDocumentsFor(0),
 ): Promise<void> {
   const nextTrigger = new Map<TriggerKind, number>();
   let plain = 0;
   let triggers = 0;
   const writeOne = (i: number) => {
-    if (i % triggerEvery !== triggerEvery - 1) return writePlain(db, plain++);
+    if (i % triggerEvery !== triggerEvery - 1) return writePlain(db, plain++, plainDocuments);
     const kind = cycle[triggers++ % cycle.length]!;
     const id = nextTrigger.get(kind) ?? 0;
     nextTrigger.set(kind, id + 1);
@@ -179,9 +191,9 @@ export async function writeMixedBacklog(
   await books(db).updateOne({ _id: SENTINEL_BOOK }, { $push: { customers_purchased: "user50" } });
 }
 
-function writePlain(db: Db, i: number): Promise<unknown> {
+function writePlain(db: Db, i: number, plainDocuments: number): Promise<unknown> {
   const kind = PLAIN_CYCLE[i % PLAIN_CYCLE.length]!;
-  const id = Math.floor(i / PLAIN_CYCLE.length) % PLAIN_DOCUMENTS;
+  const id = Math.floor(i / PLAIN_CYCLE.length) % plainDocuments;
   if (kind === "sale") return books(db).updateOne({ _id: id }, { $push: { customers_purchased: "x" } });
   if (kind === "trade")
     return buckets(db).updateOne(
