@@ -357,12 +357,12 @@ export class Runner {
 
   /**
    * A sweep is due or this replica is alone: the stream ends, the loop takes the writer lease;
-   * or another replica took it: the stream ends, and this one waits until it is released.
+   * or another replica took it (as the last membership round read): the stream ends, and this
+   * one waits until it is released.
    */
   private async yieldIfUnpartitionedDue(): Promise<void> {
     const due = await this.needsWriterLease().catch(() => false);
-    const taken = !due && (await this.writerLeaseHeld().catch(() => false));
-    if ((due || taken) && this.mode === "partitions") this.streamStop.abort();
+    if ((due || this.partitionLeases.writerElsewhere) && this.mode === "partitions") this.streamStop.abort();
   }
 
   private async prepareCollections(): Promise<true> {

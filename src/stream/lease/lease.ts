@@ -178,6 +178,33 @@ export class WriterLease implements Fencing {
     return this.held;
   }
 
+  /**
+   * Renews those of `leases` held (one holder's, in one collection), as acquireOrRenew would
+   * each, in one command: a replica renews every partition it holds each round, and a request
+   * per partition was most of what an idle replica sent. A lease no longer at its holder and
+   * term is lost, as on a failed renewal; those not held are left to acquireOrRenew.
+   */
+  static async renewTogether(leases: readonly WriterLease[]): Promise<void> {
+    const held = leases.filter((lease) => lease.term !== undefined);
+    const [first] = held;
+    if (!first) return;
+    const requestedAt = Date.now();
+    const atTerm = held.map(({ leaseId, term }) => ({ _id: leaseId, term }));
+    const filter = { holder: first.holder, $or: atTerm };
+    const { matchedCount } = await first.leases.updateMany(filter, [{ $set: { expiresAt: first.expiry() } }]);
+    // Which ones were not renewed: each one not at its holder and term now was not then.
+    const renewed =
+      matchedCount === held.length
+        ? new Set(held.map((lease) => lease.leaseId))
+        : new Set(
+            (await first.leases.find(filter, { projection: { _id: 1 } }).toArray()).map((doc) => doc._id),
+          );
+    for (const lease of held) {
+      if (renewed.has(lease.leaseId)) lease.heldUntil = requestedAt + heldMs(lease.leaseSeconds);
+      else [lease.term, lease.heldUntil] = [undefined, 0];
+    }
+  }
+
   /** The new expiry, by the server's clock. */
   private expiry(): Document {
     return { $add: ["$$NOW", this.leaseSeconds * 1000] };

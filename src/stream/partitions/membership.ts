@@ -5,13 +5,22 @@ import type { Collection, Db, Document } from "mongodb";
 
 const MEMBER_PREFIX = "member.";
 
+/** The members' heartbeat documents, to a query: an `_id` prefix, which the `_id` index bounds. */
+export const MEMBER_IDS = { _id: { $regex: `^${MEMBER_PREFIX.replace(".", "\\.")}` } };
+
+/** Whether a state document's `_id` is a member's heartbeat. */
+export const isMemberId = (id: string): boolean => id.startsWith(MEMBER_PREFIX);
+
+/** Unexpired by the server's clock: a heartbeat's or a lease's `expiresAt` is still ahead of $$NOW. */
+export const UNEXPIRED = { $expr: { $gt: ["$expiresAt", "$$NOW"] } };
+
 interface MemberDocument {
   _id: string;
   holder: string;
   expiresAt: Date;
 }
 
-/** A replica's heartbeat, and the live members as the state collection shows them. */
+/** A replica's heartbeat; the live members are read with the leases (PartitionLeases' round). */
 export class Membership {
   private readonly members: Collection<MemberDocument>;
 
@@ -34,23 +43,9 @@ export class Membership {
     );
   }
 
-  /** The holders whose heartbeat has not expired, this one's included once it has beaten. */
-  async live(): Promise<string[]> {
-    const fresh = await this.members
-      .find(
-        { _id: { $regex: `^${MEMBER_PREFIX.replace(".", "\\.")}` }, $expr: { $gt: ["$expiresAt", "$$NOW"] } },
-        { projection: { holder: 1 } },
-      )
-      .toArray();
-    return fresh.map((member) => member.holder);
-  }
-
   /** The holder of the unexpired lease `leaseId`, by the server's clock. */
   async writer(leaseId: string): Promise<string | undefined> {
-    const lease = await this.members.findOne(
-      { _id: leaseId, $expr: { $gt: ["$expiresAt", "$$NOW"] } },
-      { projection: { holder: 1 } },
-    );
+    const lease = await this.members.findOne({ _id: leaseId, ...UNEXPIRED }, { projection: { holder: 1 } });
     return lease?.holder;
   }
 

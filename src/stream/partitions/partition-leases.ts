@@ -2,14 +2,14 @@
 // computes the assignment from the live members and the leases' holders, takes or renews its
 // own and hands over the others. docs/semantics.md, "Partitions"; docs/operations.md,
 // "Partitions and rebalancing".
-import type { Binary, ClientSession, Collection, Db } from "mongodb";
+import type { Binary, ClientSession, Collection, Db, Document } from "mongodb";
 import { LeaseLostError, TakeoverBlockedError } from "../../errors.js";
 import type { Logger } from "../../ops/logger.js";
 import type { CorrectionTarget } from "../../patterns/driver.js";
 import type { Fence, Fencing } from "../lease/fencing.js";
 import { LEASE_ID, WriterLease } from "../lease/lease.js";
 import { assignPartitions, partitionsOwnedBy, type Owners } from "./assignment.js";
-import { Membership } from "./membership.js";
+import { isMemberId, MEMBER_IDS, Membership, UNEXPIRED } from "./membership.js";
 import { partitionOfTarget } from "./target-partition.js";
 
 /** A partition's lease document `_id`: a writer lease of its own (lease.ts, `leaseId`). */
@@ -38,12 +38,25 @@ export interface PartitionLeasesOptions {
   onOwnedChange?: (owned: number[]) => void;
 }
 
+/**
+ * The writer lease, the members' heartbeats and the partitions' leases, unexpired: a branch
+ * each, which the `_id` index answers (the state collection also holds the copy ledger, which
+ * no round should scan).
+ */
+export function rosterFilter(): Document {
+  return {
+    $or: [{ _id: LEASE_ID }, MEMBER_IDS, { _id: { $regex: PARTITION_LEASE.source } }],
+    ...UNEXPIRED,
+  };
+}
+
 export class PartitionLeases implements Fencing {
   private readonly membership: Membership;
   private readonly leaseDocs: Collection<{ _id: string; holder: string; expiresAt: Date }>;
   private readonly leases = new Map<number, WriterLease>();
   private lastOwned: number[] = [];
   private othersSeen = false;
+  private writerSeen: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
@@ -83,6 +96,11 @@ export class PartitionLeases implements Fencing {
     return this.membership.writer(LEASE_ID);
   }
 
+  /** Whether the last round found the writer lease held by another replica, which then corrects every key. */
+  get writerElsewhere(): boolean {
+    return this.writerSeen !== undefined && this.writerSeen !== this.options.holder;
+  }
+
   /** Whether the last round found other live replicas: with none, this one works alone. */
   get othersLive(): boolean {
     return this.othersSeen;
@@ -116,12 +134,9 @@ export class PartitionLeases implements Fencing {
   async round(): Promise<void> {
     const { partitions, holder } = this.options;
     await this.membership.beat();
-    const [writer, members, owners] = await Promise.all([
-      this.membership.writer(LEASE_ID),
-      this.membership.live(),
-      this.currentOwners(),
-    ]);
+    const { writer, members, owners } = await this.readRoster();
     this.othersSeen = members.some((member) => member !== holder);
+    this.writerSeen = writer;
     if (writer !== undefined && writer !== holder) return this.yieldToWriter(writer, members);
     // The writer lease's holder corrects every key: it holds every partition, each taken once
     // its holder handed it over or let it expire, so no correction under one overlaps its own.
@@ -132,7 +147,7 @@ export class PartitionLeases implements Fencing {
     const givenAway = [...this.leases.keys()].filter((partition) => !mine.includes(partition));
     // Its own first, all at once: the hand-over waits for the partitions' work, which under
     // load can outlast a lease, and a round made of one request per partition can too.
-    await settleAll(mine.map((partition) => this.takeOrRenew(partition)));
+    await this.takeOrRenewAll(mine);
     await this.release(givenAway);
     this.noteOwnedChange();
   }
@@ -155,27 +170,50 @@ export class PartitionLeases implements Fencing {
     return this.owned().length === this.options.partitions;
   }
 
-  /** Who holds each partition's lease, unexpired by the server's clock. */
-  private async currentOwners(): Promise<Owners> {
-    const held = await this.leaseDocs
-      .find(
-        { _id: { $regex: PARTITION_LEASE.source }, $expr: { $gt: ["$expiresAt", "$$NOW"] } },
-        { projection: { holder: 1 } },
-      )
-      .toArray();
-    return new Map(held.map((lease) => [Number(PARTITION_LEASE.exec(lease._id)![1]), lease.holder]));
+  /**
+   * In one read, unexpired by the server's clock: who holds the writer lease, the live
+   * members, and who holds each partition's lease.
+   */
+  private async readRoster(): Promise<{ writer: string | undefined; members: string[]; owners: Owners }> {
+    const docs = await this.leaseDocs.find(rosterFilter(), { projection: { holder: 1 } }).toArray();
+    const owners = docs.flatMap(({ _id, holder }) => {
+      const partition = PARTITION_LEASE.exec(_id)?.[1];
+      return partition === undefined ? [] : [[Number(partition), holder] as const];
+    });
+    return {
+      writer: docs.find((doc) => doc._id === LEASE_ID)?.holder,
+      members: docs.filter((doc) => isMemberId(doc._id)).map((doc) => doc.holder),
+      owners: new Map(owners),
+    };
   }
 
-  private async takeOrRenew(partition: number): Promise<void> {
+  /** Renews the partitions held at a term in one command, and tries to take each of the others. */
+  private async takeOrRenewAll(partitions: readonly number[]): Promise<void> {
+    const atTerm = partitions.filter((partition) => this.leases.get(partition)?.termHeld !== undefined);
+    const renewal = WriterLease.renewTogether(atTerm.map((partition) => this.leases.get(partition)!));
+    const others = partitions.filter((partition) => !atTerm.includes(partition));
+    await settleAll([
+      renewal.finally(() => atTerm.forEach((partition) => this.forgetIfLost(partition))),
+      ...others.map((partition) => this.take(partition)),
+    ]);
+  }
+
+  private async take(partition: number): Promise<void> {
     const lease = this.leases.get(partition) ?? this.newLease(partition);
     this.leases.set(partition, lease);
     try {
       // Held by a replica that has not handed it over yet: false now, taken at a later round.
-      if (!(await lease.acquireOrRenew()) && lease.termHeld === undefined) this.leases.delete(partition);
+      await lease.acquireOrRenew();
+      this.forgetIfLost(partition);
     } catch (err) {
       if (!(err instanceof TakeoverBlockedError)) throw err;
       this.options.logger.warn({ err, partition }, err.message);
     }
+  }
+
+  /** Drops a partition whose lease this replica has no term of: a later round tries to take it. */
+  private forgetIfLost(partition: number): void {
+    if (this.leases.get(partition)?.termHeld === undefined) this.leases.delete(partition);
   }
 
   private newLease(partition: number): WriterLease {
@@ -210,7 +248,7 @@ export class PartitionLeases implements Fencing {
     let renewal = Promise.resolve();
     const renewKept = () => {
       renewal = renewal
-        .then(() => settleAll(kept.map((partition) => this.takeOrRenew(partition))))
+        .then(() => this.takeOrRenewAll(kept))
         .catch((err: unknown) => this.options.logger.warn({ err }, "partition leases renewal failed"));
     };
     const timer = setInterval(renewKept, this.intervalMs);
