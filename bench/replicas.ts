@@ -353,36 +353,23 @@ const share = (value: number | undefined) => (value === undefined ? "-" : percen
 
 function summaryLines(drain: ReplicaDrain, baseline: ReplicaDrain, stream: StreamEvents): string[] {
   const n = `N=${drain.replicas}`;
+  const line = (label: string, phase: Phase, baselinePhase: Phase) =>
+    phaseLine(
+      `${n} ${label}`,
+      { phase, idle: drain.idle },
+      { phase: baselinePhase, idle: baseline.idle },
+      stream,
+    );
   const lines = [
     `${n}: wall ${ms(drain.whole.ms)} from spawn (boot ${ms(drain.bootMs)}, partitions spread at ${ms(drain.sharedAt)}); ` +
       `bare db.watch() of the same backlog ${ms(drain.bare.ms)} (${count(drain.bare.events)} events), ${ratio(drain.whole.ms, drain.bare.ms)}; ` +
       `idle after it, each replica ${drain.idle.replicas.map(share).join(", ")} of a core, the server ${share(drain.idle.server)}` +
       (drain.mostOwned > PARTITIONS ? `; ${drain.mostOwned} partitions owned at once (OWNED TWICE)` : ""),
-    phaseLine(
-      `${n} whole drain`,
-      { phase: drain.whole, idle: drain.idle },
-      { phase: baseline.whole, idle: baseline.idle },
-      stream,
-    ),
+    line("whole drain", drain.whole, baseline.whole),
   ];
-  if (drain.shared && baseline.shared)
-    lines.push(
-      phaseLine(
-        `${n} once spread`,
-        { phase: drain.shared, idle: drain.idle },
-        { phase: baseline.shared, idle: baseline.idle },
-        stream,
-      ),
-    );
+  if (drain.shared && baseline.shared) lines.push(line("once spread", drain.shared, baseline.shared));
   else lines.push(`${n}: drained before the partitions were spread over the replicas`);
-  lines.push(
-    phaseLine(
-      `${n} second half`,
-      { phase: drain.secondHalf, idle: drain.idle },
-      { phase: baseline.secondHalf, idle: baseline.idle },
-      stream,
-    ),
-  );
+  lines.push(line("second half", drain.secondHalf, baseline.secondHalf));
   return lines;
 }
 
