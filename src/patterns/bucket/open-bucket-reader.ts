@@ -182,16 +182,27 @@ async function bucketIdsOfKeys(
   return taken.map((doc) => String(doc._id));
 }
 
-/** What readOpenBucket's query finds for any of the keys, newest first: each key then takes
- * the first that is its own open bucket, as readOpenBucket does from its own query's. */
+/**
+ * What readOpenBucket's query finds for any of the keys, newest first: each key then takes
+ * the first that is its own open bucket, as readOpenBucket does from its own query's. Sorted
+ * here, not by the server: asked to sort by `_id`, a planner may walk the whole `_id` index in
+ * that order (the embedded server did, examining every document of the collection for each
+ * batch of folds) where the `$or`'s branches each read their prefix.
+ */
 async function openBucketCandidates(
   buckets: Collection,
   rule: BucketRule,
   keys: readonly LooseKey[],
   session?: ClientSession,
 ): Promise<Document[]> {
-  return buckets
-    .find({ $or: keys.map((key) => openBucketQuery(rule, key)) }, { session, sort: { _id: -1 }, ...RAW })
+  const found = await buckets
+    .find({ $or: keys.map((key) => openBucketQuery(rule, key)) }, { session, ...RAW })
     .map(verbatim)
     .toArray();
+  return found.sort((a, b) => compareStringsAsServer(b._id as string, a._id as string));
+}
+
+/** The server's order of two strings without a collation: by their UTF-8 bytes (the prefix regex matches only strings). */
+function compareStringsAsServer(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }

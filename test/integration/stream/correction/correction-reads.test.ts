@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Document, MongoClient } from "mongodb";
 import { readBucketState } from "../../../../src/patterns/bucket/reader.js";
+import { readLooseEntryStates, type LooseKey } from "../../../../src/patterns/bucket/open-bucket-reader.js";
 import { numberValue } from "../../../../src/patterns/bson/bson-value.js";
 import { readOutlierStates } from "../../../../src/patterns/outlier/reader.js";
 import { readSubsetStates } from "../../../../src/patterns/subset/reader.js";
@@ -190,4 +191,37 @@ void test("reading 20 products at once finds the older review each embeds, and o
       [[ids[i], 0]],
     );
   }
+});
+
+/** `customers` with one loose trade each and an open bucket, beside `others` customers' buckets. */
+async function looseTradesBeside(prefix: string, customers: number, others: number): Promise<LooseKey[]> {
+  const trades = fixture.db.collection("trades");
+  const date = new Date(1_600_000_000_000);
+  const keys = Array.from({ length: customers }, (_, i) => `${prefix}${i}`);
+  await trades.insertMany([
+    ...keys.map((key) => ({ customerId: key, date })),
+    ...keys.map((key) => ({ _id: `${key}_1600000000`, customerId: key, count: 1, history: [{ date }] })),
+    ...Array.from({ length: others }, (_, i) => ({
+      _id: `${prefix}other${i}_1600000000`,
+      customerId: `${prefix}other${i}`,
+      count: 1,
+      history: [{ date }],
+    })),
+  ] as Document[]);
+  return keys.map((key) => ({ text: key, value: key }));
+}
+
+void test("folding several customers' loose trades examines as much beside 2,000 other buckets as beside 20", async () => {
+  const few = await looseTradesBeside("f", 16, 20);
+  const many = await looseTradesBeside("m", 16, 2_000);
+  const read = (keys: LooseKey[]) => () => readLooseEntryStates(db(), bucketRule, keys);
+  const small = await explainReads(monitored, db(), read(few));
+  const large = await explainReads(monitored, db(), read(many));
+  assert.deepEqual(costs(large), costs(small));
+  for (const explained of large) assert.ok(explained.docsExamined <= 32, JSON.stringify(explained));
+  const states = await readLooseEntryStates(fixture.db, bucketRule, many);
+  assert.deepEqual(
+    states.map((state) => state.openBucket?._id),
+    many.map((key) => `${key.text}_1600000000`),
+  );
 });
