@@ -619,7 +619,12 @@ export class Runner {
     const partitioned = this.mode === "partitions";
     const owned = { count: config.partitions, owned: this.streamedPartitions };
     const stream = db.watch<Document, ProjectedChangeEvent>(
-      buildWatchPipeline(this.rules, mode, this.sessions.ids, partitioned ? owned : undefined),
+      buildWatchPipeline(
+        this.rules,
+        mode,
+        [...this.sessions.ids, ...this.partitionLeases.othersSessions],
+        partitioned ? owned : undefined,
+      ),
       {
         ...start,
         ...watchOptions(this.rules),

@@ -9,8 +9,9 @@
 // collection, before the `$match`. The events are then projected down to keys: a
 // post-image can approach 16 MiB and an event over the BSON limit would break the stream
 // (BSONObjectTooLarge), so it never leaves the server. The events of the sidecar's own
-// transactions (on its session pool's sessions) are dropped first, on `lsid.id`: mongod
-// judges `lsid` in its oplog scan, before any lookup. `lsid` and `txnNumber` stay, so that
+// transactions (on its session pool's sessions, and on those the other replicas' leases
+// list) are dropped first, on `lsid.id`: mongod judges `lsid` in its oplog scan, before any
+// lookup, so each replica's stream passes over the others' corrections cheaply. `lsid` and `txnNumber` stay, so that
 // the sidecar knows other own transactions' events (own-writes.ts). A driver that must know
 // what a deleted document held (preImageFields) makes the stream ask for pre-images
 // ("whenAvailable": a delete from before they were enabled, or whose pre-image expired,
@@ -104,9 +105,10 @@ function updatedFieldsShown(rules: readonly PatternRule[]): Document {
 }
 
 /**
- * Leaves out the events of transactions on `sessions` (their lsid `id`s): a correction's own
- * writes are in shape, and an application's write, on a session of its own, still passes.
- * Events outside a transaction have no `lsid` and pass too.
+ * Leaves out the events of transactions on `sessions` (their lsid `id`s): a correction's
+ * writes are in shape, this replica's and the other replicas' alike, and an application's
+ * write, on a session of its own, still passes. Events outside a transaction have no `lsid`
+ * and pass too.
  */
 function notOnSessions(sessions: readonly Binary[]): Document {
   return sessions.length > 0 ? { "lsid.id": { $nin: [...sessions] } } : {};
@@ -126,20 +128,21 @@ function inPartitions(rules: readonly PatternRule[], partitions: OwnedPartitions
 /**
  * The stream's stages. Narrow (to get past a poison event, poison-events.ts), events keep
  * their keys and projected fields but not what they showed of an update's entries.
- * `ownSessions`: the sessions whose transactions' events the server drops (SessionPool.ids).
+ * `correctionSessions`: the sessions whose transactions' events the server drops: this
+ * replica's (SessionPool.ids) and those the other replicas' leases list.
  * `partitions`: the partitions whose events the server keeps (partition-filter.ts); all without.
  */
 export function buildWatchPipeline(
   rules: readonly PatternRule[],
   mode: StreamMode = "full",
-  ownSessions: readonly Binary[] = [],
+  correctionSessions: readonly Binary[] = [],
   partitions?: OwnedPartitions,
 ): Document[] {
   const namespaceEvents = { operationType: { $in: NAMESPACE_EVENTS } };
   return [
     {
       $match: {
-        ...notOnSessions(ownSessions),
+        ...notOnSessions(correctionSessions),
         $or: [...rules.flatMap((rule) => driverOf(rule).stream.eventFilters(rule)), namespaceEvents],
         ...inPartitions(rules, partitions),
       },

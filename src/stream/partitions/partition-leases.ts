@@ -50,13 +50,32 @@ export function rosterFilter(): Document {
   };
 }
 
+interface Roster {
+  writer: string | undefined;
+  members: string[];
+  owners: Owners;
+  othersSessions: Binary[];
+}
+
+/** Each session once (a holder lists the same ones in every lease it holds). */
+function uniqueSessions(sessions: readonly Binary[]): Binary[] {
+  const byId = new Map(sessions.map((id) => [Buffer.from(id.buffer).toString("hex"), id]));
+  return [...byId.values()];
+}
+
 export class PartitionLeases implements Fencing {
   private readonly membership: Membership;
-  private readonly leaseDocs: Collection<{ _id: string; holder: string; expiresAt: Date }>;
+  private readonly leaseDocs: Collection<{
+    _id: string;
+    holder: string;
+    expiresAt: Date;
+    sessions?: Binary[];
+  }>;
   private readonly leases = new Map<number, WriterLease>();
   private lastOwned: number[] = [];
   private othersSeen = false;
   private writerSeen: string | undefined;
+  private sessionsSeen: Binary[] = [];
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
@@ -101,6 +120,14 @@ export class PartitionLeases implements Fencing {
     return this.writerSeen !== undefined && this.writerSeen !== this.options.holder;
   }
 
+  /**
+   * The sessions other replicas correct on, as their leases listed them at the last round:
+   * their corrections' events are in shape, as this replica's own are (watch-pipeline.ts).
+   */
+  get othersSessions(): Binary[] {
+    return this.sessionsSeen;
+  }
+
   /** Whether the last round found other live replicas: with none, this one works alone. */
   get othersLive(): boolean {
     return this.othersSeen;
@@ -134,9 +161,10 @@ export class PartitionLeases implements Fencing {
   async round(): Promise<void> {
     const { partitions, holder } = this.options;
     await this.membership.beat();
-    const { writer, members, owners } = await this.readRoster();
+    const { writer, members, owners, othersSessions } = await this.readRoster();
     this.othersSeen = members.some((member) => member !== holder);
     this.writerSeen = writer;
+    this.sessionsSeen = othersSessions;
     if (writer !== undefined && writer !== holder) return this.yieldToWriter(writer, members);
     // The writer lease's holder corrects every key: it holds every partition, each taken once
     // its holder handed it over or let it expire, so no correction under one overlaps its own.
@@ -172,10 +200,13 @@ export class PartitionLeases implements Fencing {
 
   /**
    * In one read, unexpired by the server's clock: who holds the writer lease, the live
-   * members, and who holds each partition's lease.
+   * members, who holds each partition's lease, and the sessions the other holders' leases list.
    */
-  private async readRoster(): Promise<{ writer: string | undefined; members: string[]; owners: Owners }> {
-    const docs = await this.leaseDocs.find(rosterFilter(), { projection: { holder: 1 } }).toArray();
+  private async readRoster(): Promise<Roster> {
+    const docs = await this.leaseDocs
+      .find(rosterFilter(), { projection: { holder: 1, sessions: 1 } })
+      .toArray();
+    const others = docs.filter((doc) => doc.holder !== this.options.holder && !isMemberId(doc._id));
     const owners = docs.flatMap(({ _id, holder }) => {
       const partition = PARTITION_LEASE.exec(_id)?.[1];
       return partition === undefined ? [] : [[Number(partition), holder] as const];
@@ -184,6 +215,7 @@ export class PartitionLeases implements Fencing {
       writer: docs.find((doc) => doc._id === LEASE_ID)?.holder,
       members: docs.filter((doc) => isMemberId(doc._id)).map((doc) => doc.holder),
       owners: new Map(owners),
+      othersSessions: uniqueSessions(others.flatMap((doc) => doc.sessions ?? [])),
     };
   }
 

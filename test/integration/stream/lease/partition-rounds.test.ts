@@ -5,7 +5,7 @@
 // rest of the state collection.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { CommandStartedEvent, Db } from "mongodb";
+import type { Binary, CommandStartedEvent, Db } from "mongodb";
 import { rosterFilter } from "../../../../src/stream/partitions/partition-leases.js";
 import { fencedPartitions } from "../../../support/harness.js";
 import { explainReads } from "../../../support/explain.js";
@@ -112,5 +112,25 @@ void test("a round's read examines the leases and heartbeats, not the rest of th
     await replica.leases.stop();
     await replica.sessions.close();
     await replica.client.close();
+  }
+});
+
+void test("a round reads the sessions the other replicas' leases list, not its own", async () => {
+  // Without the earlier tests' leases (one still held by "another", listing their sessions).
+  await fixture.db.collection(STATE).deleteMany({});
+  const [a, b] = [await countedReplica("a"), await countedReplica("b")];
+  const hex = (ids: readonly Binary[]) => ids.map((id) => Buffer.from(id.buffer).toString("hex")).sort();
+  try {
+    for (let round = 0; round < 3; round++) for (const { leases } of [a, b]) await leases.round();
+    assert.ok(a.leases.owned().length > 0 && b.leases.owned().length > 0, "both hold partitions");
+    assert.equal(b.sessions.ids.length, 2);
+    assert.deepEqual(hex(a.leases.othersSessions), hex(b.sessions.ids));
+    assert.deepEqual(hex(b.leases.othersSessions), hex(a.sessions.ids));
+  } finally {
+    for (const replica of [a, b]) {
+      await replica.leases.stop();
+      await replica.sessions.close();
+      await replica.client.close();
+    }
   }
 });
