@@ -78,14 +78,31 @@ function inKey(value: unknown, strings: StringComparator | undefined): number | 
 }
 
 /**
+ * Binary data and ObjectIds by their bytes (a Binary's subtype too), which is how they compare
+ * equal; a key space of its own, apart from inKey's strings.
+ */
+function bytesKey(value: unknown): string | undefined {
+  const tag = bsonTag(value);
+  if (tag === "Binary") {
+    const binary = value as { sub_type: number; buffer: Uint8Array };
+    return `${binary.sub_type}:${Buffer.from(binary.buffer).toString("hex")}`;
+  }
+  if (tag === "ObjectId") return (value as { toHexString(): string }).toHexString();
+  return undefined;
+}
+
+/**
  * mongod looks a value up in the $in list's sorted set rather than comparing it with every
- * item; here items with a key (inKey) go in a Set, the others keep their own equality test,
- * and a value without a key is compared with every item. A sweep's `{_id: {$in: <a page of
- * ids>}}` then costs one lookup per document instead of one comparison per id.
+ * item; here items with a key (inKey, bytesKey) go in a Set, the others keep their own
+ * equality test, and a value without a key is compared with every item. A sweep's
+ * `{_id: {$in: <a page of ids>}}` then costs one lookup per document instead of one
+ * comparison per id, and a change stream's `{"lsid.id": {$nin: <sessions>}}` one per event
+ * (null, for the many events outside a transaction, decided once).
  */
 function inTest(argument: unknown, strings: StringComparator | undefined): LeafPredicate {
   if (!Array.isArray(argument)) throw queryError("BadValue", "$in needs an array");
   const keyed = new Set<number | string>();
+  const byBytes = new Set<string>();
   const others: LeafPredicate[] = [];
   const all = (argument as unknown[]).map((item) => {
     if (isPlainDocument(item) && Object.keys(item)[0]?.startsWith("$")) {
@@ -93,15 +110,21 @@ function inTest(argument: unknown, strings: StringComparator | undefined): LeafP
     }
     const test = equalityTest(item, strings);
     const key = inKey(item, strings);
-    if (key === undefined) others.push(test);
-    else keyed.add(key);
+    const bytes = bytesKey(item);
+    if (key !== undefined) keyed.add(key);
+    else if (bytes !== undefined) byBytes.add(bytes);
+    else others.push(test);
     return test;
   });
+  const matchesNull = all.some((test) => test(null));
   return (value) => {
     const reached = value === undefined ? null : value;
+    if (reached === null) return matchesNull;
     const key = inKey(reached, strings);
-    if (key === undefined) return all.some((test) => test(reached));
-    return keyed.has(key) || others.some((test) => test(reached));
+    if (key !== undefined) return keyed.has(key) || others.some((test) => test(reached));
+    const bytes = bytesKey(reached);
+    if (bytes !== undefined) return byBytes.has(bytes) || others.some((test) => test(reached));
+    return all.some((test) => test(reached));
   };
 }
 

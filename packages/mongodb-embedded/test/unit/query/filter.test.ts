@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Decimal128, Double, Int32, Long, ObjectId } from "bson";
+import { Binary, Decimal128, Double, Int32, Long, ObjectId } from "bson";
 import { ServerError } from "../../../src/errors.js";
 import { compileFilter, matchesFilter } from "../../../src/query/index.js";
 
@@ -37,6 +37,24 @@ void describe("matchesFilter: equality and comparison", () => {
     assert.equal(matchesFilter({ s: "5" }, { s: { $in: [5] } }), false);
     assert.ok(matchesFilter({ tags: ["x", "b"] }, { tags: { $in: ["b"] } }));
     assert.ok(matchesFilter({}, { missing: { $in: [1, null] } }));
+  });
+
+  void it("matches $in and $nin of binary data and ObjectIds by their bytes, a binary's subtype too", () => {
+    const sessions = Array.from({ length: 40 }, (_, i) => new Binary(Buffer.alloc(16, i), 4));
+    const session = new Binary(Buffer.alloc(16, 39), 4);
+    assert.ok(matchesFilter({ lsid: { id: session } }, { "lsid.id": { $in: sessions } }));
+    assert.equal(matchesFilter({ lsid: { id: session } }, { "lsid.id": { $nin: sessions } }), false);
+    const otherSubtype = new Binary(Buffer.alloc(16, 39), 0);
+    assert.equal(matchesFilter({ lsid: { id: otherSubtype } }, { "lsid.id": { $in: sessions } }), false);
+    assert.ok(matchesFilter({ ns: "outside a transaction" }, { "lsid.id": { $nin: sessions } }));
+    assert.equal(matchesFilter({}, { "lsid.id": { $in: [...sessions, null] } }), true);
+    const id = new ObjectId();
+    assert.ok(matchesFilter({ _id: new ObjectId(id.toHexString()) }, { _id: { $in: [new ObjectId(), id] } }));
+    assert.equal(matchesFilter({ _id: id.toHexString() }, { _id: { $in: [id] } }), false);
+    assert.ok(
+      matchesFilter({ s: "ab" }, { s: { $in: [session, /^a/] } }),
+      "a regex item still tests strings",
+    );
   });
 
   void it("matches an array field when any element equals the value", () => {
