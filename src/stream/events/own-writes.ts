@@ -7,10 +7,11 @@
 // the session pool's transactions on the server (watch-pipeline.ts); this catches the rest.
 import { Binary, type ClientSession, type Document } from "mongodb";
 import type { ProjectedChangeEvent } from "./targets.js";
+import { sessionIdHex } from "../lease/session-pool.js";
 
 function sessionKey(lsid: Document | undefined): string | undefined {
   const id: unknown = lsid?.id;
-  return id instanceof Binary ? Buffer.from(id.buffer).toString("hex") : undefined;
+  return id instanceof Binary ? sessionIdHex(id) : undefined;
 }
 
 export class OwnWrites {

@@ -27,6 +27,7 @@ import { CODE } from "../../mongodb-codes.js";
 import type { Write } from "../../patterns/plan.js";
 import { runAttempt } from "../correction/transaction.js";
 import type { Fence, Fencing } from "./fencing.js";
+import { sessionIdHex } from "./session-pool.js";
 
 export const LEASE_ID = "lease";
 
@@ -76,7 +77,7 @@ interface FenceDocument {
 
 /** A session's fence document under the lease `leaseId`: `lease.fence.<session>` for the writer lease. */
 const fenceIdOf = (leaseId: string, sessionId: Binary): string =>
-  `${leaseId}.fence.${Buffer.from(sessionId.buffer).toString("hex")}`;
+  `${leaseId}.fence.${sessionIdHex(sessionId)}`;
 
 /** The sessions a lease document lists, those of a half-done takeover of older versions included. */
 function sessionsOf(lease: LeaseDocument | null | undefined): Binary[] {

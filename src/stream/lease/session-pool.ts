@@ -5,6 +5,11 @@
 import type { Binary, ClientSession, MongoClient } from "mongodb";
 import { Slots } from "../correction/slots.js";
 
+/** A session's lsid `id` as text: its fence document's name, a key to tell sessions apart by. */
+export function sessionIdHex(id: Binary): string {
+  return Buffer.from(id.buffer).toString("hex");
+}
+
 export class SessionPool {
   private readonly sessions: ClientSession[];
   private readonly idle: ClientSession[];

@@ -8,6 +8,7 @@ import type { Logger } from "../../ops/logger.js";
 import type { CorrectionTarget } from "../../patterns/driver.js";
 import type { Fence, Fencing } from "../lease/fencing.js";
 import { LEASE_ID, WriterLease } from "../lease/lease.js";
+import { sessionIdHex } from "../lease/session-pool.js";
 import { assignPartitions, partitionsOwnedBy, type Owners } from "./assignment.js";
 import { isMemberId, MEMBER_IDS, Membership, UNEXPIRED } from "./membership.js";
 import { partitionOfTarget } from "./target-partition.js";
@@ -59,7 +60,7 @@ interface Roster {
 
 /** Each session once (a holder lists the same ones in every lease it holds). */
 function uniqueSessions(sessions: readonly Binary[]): Binary[] {
-  const byId = new Map(sessions.map((id) => [Buffer.from(id.buffer).toString("hex"), id]));
+  const byId = new Map(sessions.map((id) => [sessionIdHex(id), id]));
   return [...byId.values()];
 }
 
@@ -73,9 +74,8 @@ export class PartitionLeases implements Fencing {
   }>;
   private readonly leases = new Map<number, WriterLease>();
   private lastOwned: number[] = [];
-  private othersSeen = false;
-  private writerSeen: string | undefined;
-  private sessionsSeen: Binary[] = [];
+  /** What the last round read; nothing before the first. */
+  private roster: Roster = { writer: undefined, members: [], owners: new Map(), othersSessions: [] };
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
@@ -117,7 +117,8 @@ export class PartitionLeases implements Fencing {
 
   /** Whether the last round found the writer lease held by another replica, which then corrects every key. */
   get writerElsewhere(): boolean {
-    return this.writerSeen !== undefined && this.writerSeen !== this.options.holder;
+    const { writer } = this.roster;
+    return writer !== undefined && writer !== this.options.holder;
   }
 
   /**
@@ -125,12 +126,12 @@ export class PartitionLeases implements Fencing {
    * their corrections' events are in shape, as this replica's own are (watch-pipeline.ts).
    */
   get othersSessions(): Binary[] {
-    return this.sessionsSeen;
+    return this.roster.othersSessions;
   }
 
   /** Whether the last round found other live replicas: with none, this one works alone. */
   get othersLive(): boolean {
-    return this.othersSeen;
+    return this.roster.members.some((member) => member !== this.options.holder);
   }
 
   /** How often a round runs: three heartbeats and renewals within a lease's lifetime. */
@@ -161,10 +162,8 @@ export class PartitionLeases implements Fencing {
   async round(): Promise<void> {
     const { partitions, holder } = this.options;
     await this.membership.beat();
-    const { writer, members, owners, othersSessions } = await this.readRoster();
-    this.othersSeen = members.some((member) => member !== holder);
-    this.writerSeen = writer;
-    this.sessionsSeen = othersSessions;
+    this.roster = await this.readRoster();
+    const { writer, members, owners } = this.roster;
     if (writer !== undefined && writer !== holder) return this.yieldToWriter(writer, members);
     // The writer lease's holder corrects every key: it holds every partition, each taken once
     // its holder handed it over or let it expire, so no correction under one overlaps its own.

@@ -225,3 +225,37 @@ void test("folding several customers' loose trades examines as much beside 2,000
     many.map((key) => `${key.text}_1600000000`),
   );
 });
+
+void test("a batch's keys each take their newest open bucket, keys that look like numbers and prefix each other too", async () => {
+  const date = new Date(1_600_000_000_000);
+  const bucket = (_id: string, customerId: unknown, count: number) => ({
+    _id,
+    customerId,
+    count,
+    history: Array.from({ length: count }, () => ({ date })),
+  });
+  const keys = [7, 70, 700];
+  await fixture.db.collection("trades").insertMany([
+    ...keys.map((key) => ({ customerId: key, date })),
+    ...keys.flatMap((key) => [
+      bucket(`${key}_1600000000`, key, 1),
+      bucket(`${key}_1600000005`, key, 2),
+      // A suffixed bucket of the same second: the newest open one.
+      bucket(`${key}_1600000005_000001`, key, 1),
+      // Newer, but full: not open.
+      bucket(`${key}_1600000009`, key, 10),
+      // Newer and open, but the string customer that prints as the number does: not the key's.
+      bucket(`${key}_1600000007`, String(key), 1),
+    ]),
+  ] as Document[]);
+  const looseKeys = keys.map((key) => ({ text: String(key), value: key }));
+  const states = await readLooseEntryStates(fixture.db, bucketRule, looseKeys);
+  assert.deepEqual(
+    states.map((state) => state.openBucket?._id),
+    keys.map((key) => `${key}_1600000005_000001`),
+  );
+  assert.deepEqual(
+    states.map((state) => [...state.takenIds].sort()),
+    keys.map((key) => ["0", "5", "5_000001", "7", "9"].map((second) => `${key}_160000000${second}`)),
+  );
+});

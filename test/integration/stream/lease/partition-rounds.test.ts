@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Binary, CommandStartedEvent, Db } from "mongodb";
 import { rosterFilter } from "../../../../src/stream/partitions/partition-leases.js";
+import { sessionIdHex } from "../../../../src/stream/lease/session-pool.js";
 import { fencedPartitions } from "../../../support/harness.js";
 import { explainReads } from "../../../support/explain.js";
 import { useTestDatabase } from "../../../support/mongo.js";
@@ -119,7 +120,7 @@ void test("a round reads the sessions the other replicas' leases list, not its o
   // Without the earlier tests' leases (one still held by "another", listing their sessions).
   await fixture.db.collection(STATE).deleteMany({});
   const [a, b] = [await countedReplica("a"), await countedReplica("b")];
-  const hex = (ids: readonly Binary[]) => ids.map((id) => Buffer.from(id.buffer).toString("hex")).sort();
+  const hex = (ids: readonly Binary[]) => ids.map(sessionIdHex).sort();
   try {
     for (let round = 0; round < 3; round++) for (const { leases } of [a, b]) await leases.round();
     assert.ok(a.leases.owned().length > 0 && b.leases.owned().length > 0, "both hold partitions");
