@@ -109,11 +109,17 @@ export async function countingCommands<T>(
 ): Promise<{ result: T; commands: CommandsPerTrigger }> {
   const before = await commandTotals(db);
   const result = await work();
-  const after = await commandTotals(db);
-  const commands = new Map(
-    [...after].map(([name, total]) => [name, (total - (before.get(name) ?? 0)) / triggers] as const),
-  );
+  const ran = commandsBetween(before, await commandTotals(db));
+  const commands = new Map([...ran].map(([name, total]) => [name, total / triggers] as const));
   return { result, commands };
+}
+
+/** The commands the server ran between two readings of commandTotals, by name. */
+export function commandsBetween(
+  before: Map<string, number>,
+  after: Map<string, number>,
+): Map<string, number> {
+  return new Map([...after].map(([name, total]) => [name, total - (before.get(name) ?? 0)] as const));
 }
 
 /** Events a bare change stream (no pipeline, no lookup) reads from `from` up to the sentinel's. */

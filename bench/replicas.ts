@@ -10,7 +10,7 @@ import type { Benchmark } from "./benchmark.js";
 import { startClock } from "./measure.js";
 import { DRAIN_TIMEOUT_MS, MIXED_CYCLE, prepareMixedBacklog, SIDECAR_SETTINGS } from "./mixed-backlog.js";
 import { verifyMixedCorrected } from "./mixed-load.js";
-import { commandTotals } from "./backlog-probes.js";
+import { commandsBetween, commandTotals } from "./backlog-probes.js";
 import { processCpuMs } from "./process-cpu.js";
 import {
   activeCpuPerCorrectionMs,
@@ -140,9 +140,7 @@ function phase(from: Snapshot, to: Snapshot): Phase {
     serverCpuMs: difference(to.serverCpu, from.serverCpu),
     gcMs: 1000 * sumOf(to.scrapes.map((counts, i) => counts.gcSeconds - from.scrapes[i]!.gcSeconds)),
     commands: new Map(
-      [...to.commands]
-        .filter(([name]) => name !== "serverStatus")
-        .map(([name, total]) => [name, total - (from.commands.get(name) ?? 0)] as const),
+      [...commandsBetween(from.commands, to.commands)].filter(([name]) => name !== "serverStatus"),
     ),
   };
 }
@@ -201,21 +199,36 @@ async function runReplicas(
 }
 
 /**
- * The replicas at their boot: a replica's CPU counts from its endpoints' first answer (its
- * boot, tsx compiling, is not the drain's), the server's from the spawn.
+ * The replicas at their boot: a replica's CPU and garbage collections count from its
+ * endpoints' first answer (its boot, tsx compiling, is not the drain's), the server's from
+ * the spawn.
  */
 async function bootOf(
   sidecars: readonly SidecarProcess[],
   server: { cpu: number | undefined; commands: Map<string, number> },
 ): Promise<Snapshot> {
-  const cpu = await Promise.all(
+  const booted = await Promise.all(
     sidecars.map(async (sidecar) => {
       await sidecar.waitForEndpoints(BOOT_TIMEOUT_MS);
-      return processCpuMs(sidecar.pid);
+      // Its collections while it booted are not the drain's either.
+      const { gcSeconds } = await scrape(sidecar);
+      return { cpu: processCpuMs(sidecar.pid), gcSeconds };
     }),
   );
-  const zero = { eventsReceived: 0, corrections: 0, partitionsOwned: 0, errors: 0, gcSeconds: 0 };
-  return { at: 0, scrapes: sidecars.map(() => zero), cpu, serverCpu: server.cpu, commands: server.commands };
+  const atBoot = (gcSeconds: number) => ({
+    eventsReceived: 0,
+    corrections: 0,
+    partitionsOwned: 0,
+    errors: 0,
+    gcSeconds,
+  });
+  return {
+    at: 0,
+    scrapes: booted.map(({ gcSeconds }) => atBoot(gcSeconds)),
+    cpu: booted.map(({ cpu }) => cpu),
+    serverCpu: server.cpu,
+    commands: server.commands,
+  };
 }
 
 /** Scrapes the replicas until they made `expected` corrections and spread the partitions; snapshots of those moments and of half the corrections. */
