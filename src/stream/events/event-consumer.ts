@@ -19,7 +19,8 @@ import { KeyedTaskQueue, TaskAbandonedError } from "./key-queue.js";
 import { PositionTracker } from "../position/position-tracker.js";
 import {
   targetKey,
-  targetLabels,
+  ruleLabels,
+  rulesOf,
   targetsForEvent,
   type CorrectionTarget,
   type ProjectedChangeEvent,
@@ -156,18 +157,20 @@ class EventConsumer {
   private dispatch(event: ProjectedChangeEvent): void {
     const { metrics, rules, isOwnWrite, owns } = this.options;
     const received = isOwnWrite(event) ? [] : targetsForEvent(rules, event);
-    for (const target of received) metrics.eventsReceived.inc(targetLabels(target));
+    for (const rule of rulesOf(received)) metrics.eventsReceived.inc(ruleLabels(rule));
     const targets = owns ? received.filter(owns) : received;
     const seconds = event.clusterTime?.getHighBitsUnsigned();
     this.newestSeconds = seconds ?? this.newestSeconds;
     const position = this.tracker.begin({ token: event._id, seconds });
     // Counted per event, outside the task: events that joined one correction all led to it.
+    const actedOn = new Set<PatternRule>();
     const corrections = targets.map(async (target) => {
       const plan = await this.enqueue(target, event.wallTime);
-      if (plan.outcome === "writes") metrics.eventsActedOn.inc(targetLabels(target));
+      if (plan.outcome === "writes") actedOn.add(target.rule);
     });
     Promise.all(corrections).then(
       () => {
+        for (const rule of actedOn) metrics.eventsActedOn.inc(ruleLabels(rule));
         this.tracker.finish(position);
         this.processedSincePersist = true;
         if (seconds !== undefined) this.options.onEventProcessed(seconds);

@@ -19,9 +19,19 @@ export function targetKey(target: CorrectionTarget): string {
   return `${target.rule.name}|${target.collection}|${BSON.EJSON.stringify({ id }, { relaxed: false })}`;
 }
 
-/** A target's metric labels: its rule and the rule's collection. */
+/** A rule's metric labels: its name and its collection. */
+export function ruleLabels(rule: PatternRule) {
+  return { rule: rule.name, collection: rule.collection };
+}
+
+/** A target's metric labels: its rule's. */
 export function targetLabels(target: CorrectionTarget) {
-  return { rule: target.rule.name, collection: target.rule.collection };
+  return ruleLabels(target.rule);
+}
+
+/** The rules of `targets`, each once: an event counts once per rule, however many documents it names. */
+export function rulesOf(targets: readonly CorrectionTarget[]): PatternRule[] {
+  return [...new Set(targets.map((target) => target.rule))];
 }
 
 /** What a log line or an error's context says of a target: its labels and its document key. */

@@ -18,7 +18,7 @@ import { consumeEvents, type EventConsumerOptions } from "../../../../src/stream
 import type { ProjectedChangeEvent } from "../../../../src/stream/events/targets.js";
 import { buildWatchPipeline, watchOptions } from "../../../../src/stream/events/watch-pipeline.js";
 import { deferred } from "../../../support/deferred.js";
-import { review, testConfig } from "../../../support/harness.js";
+import { metricTotal, review, testConfig } from "../../../support/harness.js";
 import { useTestDatabase } from "../../../support/mongo.js";
 import { numbersByValue } from "../../../../src/patterns/bson/bson-value.js";
 
@@ -325,6 +325,36 @@ void test("a replica corrects only the targets it owns; an event's others are le
   } finally {
     await consumer.stop();
   }
+});
+
+void test("an event that names two documents of one rule counts once as received and once as acted on", async () => {
+  const { db } = fixture;
+  const metrics = createMetrics();
+  const roles: string[] = [];
+  const consumer = await startConsumer(db, {
+    metrics,
+    correct: (target) => {
+      roles.push(target.role);
+      return Promise.resolve({ outcome: "writes", kind: "deleted", writes: [], elementsMoved: 0 });
+    },
+  });
+  // Other tests' events may reach this stream: only the subset rule's are counted here.
+  const subset = { rule: testConfig(db.databaseName).rules.find((rule) => rule.pattern === "subset")!.name };
+  const reviews = db.collection<{ _id: number; product_id: number }>("reviews");
+  try {
+    await reviews.insertOne({ _id: 31, ...review(1, new Date()), product_id: 1 });
+    // Moved to product 2 without a pre-image: product 2 takes it, and product 1 may still embed it.
+    await reviews.updateOne({ _id: 31 }, { $set: { product_id: 2 } });
+    await waitUntil(() => roles.includes("moved-entry"), {
+      timeoutMs: 10_000,
+      description: "the move's corrections",
+    });
+  } finally {
+    // Waits for every correction in flight, and counts what they acted on.
+    await consumer.stop();
+  }
+  assert.equal(await metricTotal(metrics.eventsReceived, subset), 2, "two events: the insert and the move");
+  assert.equal(await metricTotal(metrics.eventsActedOn, subset), 2, "each led to corrections");
 });
 
 void test("a hand-over drops the corrections not started, and the position stays before their events", async () => {
