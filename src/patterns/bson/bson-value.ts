@@ -39,7 +39,13 @@ export function bsonKey(value: unknown): string {
   // subset corrections, EJSON.stringify took a fifth of the sidecar's CPU.
   if (typeof byValue === "string") return `{"v":${JSON.stringify(byValue)}}`;
   if (isInt32(byValue)) return `{"v":{"$numberInt":"${byValue}"}}`;
+  // The copies' and buckets' _ids: a subset correction keys twenty of them.
+  if (isObjectId(byValue)) return `{"v":{"$oid":"${byValue.toHexString()}"}}`;
   return BSON.EJSON.stringify({ v: byValue }, { relaxed: false });
+}
+
+function isObjectId(value: unknown): value is BSON.ObjectId {
+  return (value as { _bsontype?: unknown } | null)?._bsontype === "ObjectId";
 }
 
 function isInt32(value: unknown): value is number {

@@ -43,12 +43,14 @@ void test("sequenceNumber takes integers from 0 whatever their type", () => {
   assert.equal(sequenceNumber("2"), undefined);
 });
 
-void test("bsonKey prints strings and int32s as canonical Extended JSON does", () => {
+void test("bsonKey prints strings, int32s and ObjectIds as canonical Extended JSON does", () => {
   const canonical = (value: unknown) => BSON.EJSON.stringify({ v: value }, { relaxed: false });
   for (const text of ["", "a", 'q"\\\u2028é\n', "🎉"]) assert.equal(bsonKey(text), canonical(text));
   for (const n of [0, -1, 7, 2 ** 31 - 1, -(2 ** 31)]) assert.equal(bsonKey(n), canonical(n));
   for (const n of [-0, 2 ** 31, -(2 ** 31) - 1, 0.5]) assert.equal(bsonKey(n), canonical(n));
   assert.equal(bsonKey(new Int32(7)), canonical(7));
+  for (const hex of ["65a000000000000000000000", "ffffffffffffffffffffffff"])
+    assert.equal(bsonKey(new ObjectId(hex)), canonical(new ObjectId(hex)));
 });
 
 void test("bsonKey compares numbers by value, as MongoDB does, and prints them as the driver's promotion did", () => {
