@@ -33,9 +33,7 @@ export function buildChangeEvent(
   if (record.operationType === "insert" || record.operationType === "replace") {
     event.fullDocument = requireField(record, "postImage");
   }
-  event.ns = record.coll === undefined ? { db: record.db } : { db: record.db, coll: record.coll };
-  if (record.to) event.to = { db: record.to.db, coll: record.to.coll };
-  if (record.documentKey) event.documentKey = record.documentKey;
+  Object.assign(event, namespaceFields(record));
   if (options.showExpandedEvents && record.operationType === "rename" && record.to) {
     event.operationDescription = { to: event.to as Document };
   }
@@ -46,10 +44,34 @@ export function buildChangeEvent(
     if (isEmptyUpdate(description)) return null;
     event.updateDescription = description;
   }
-  if (record.txnNumber !== undefined) event.txnNumber = Long.fromBigInt(record.txnNumber);
-  if (record.lsid !== undefined) event.lsid = record.lsid;
+  Object.assign(event, transactionFields(record));
   addPreImage(event, record, options, imagesKept);
   return event;
+}
+
+/**
+ * The fields of `record`'s event that mongod's oplog filter judges from the oplog entry
+ * itself (event-prefilter.ts, compileOplogFilter), as the event has them: a stream drops a
+ * change on these before building its event.
+ */
+export function oplogView(record: ChangeRecord): Document {
+  return { operationType: record.operationType, ...namespaceFields(record), ...transactionFields(record) };
+}
+
+function namespaceFields(record: ChangeRecord): Document {
+  const fields: Document = {
+    ns: record.coll === undefined ? { db: record.db } : { db: record.db, coll: record.coll },
+  };
+  if (record.to) fields.to = { db: record.to.db, coll: record.to.coll };
+  if (record.documentKey) fields.documentKey = record.documentKey;
+  return fields;
+}
+
+function transactionFields(record: ChangeRecord): Document {
+  const fields: Document = {};
+  if (record.txnNumber !== undefined) fields.txnNumber = Long.fromBigInt(record.txnNumber);
+  if (record.lsid !== undefined) fields.lsid = record.lsid;
+  return fields;
 }
 
 /** The event that ends a collection or database stream, right after the change that caused it. */

@@ -11,9 +11,10 @@ import {
   buildChangeEvent,
   buildInvalidateEvent,
   needsPostImage,
+  oplogView,
   type EventSources,
 } from "./change-event.js";
-import { compileEventPrefilter, type EventPrefilter } from "./event-prefilter.js";
+import { compileEventPrefilter, compileOplogFilter, type EventPrefilter } from "./event-prefilter.js";
 import {
   comparePositions,
   encodeResumeToken,
@@ -66,6 +67,8 @@ export class ChangeStreamCursor implements ServerCursor {
   readonly ns: string;
   private position: StreamPosition;
   private finished = false;
+  /** Whether mongod's oplog filter drops a change, judged before its event is built. */
+  private readonly oplogRejects: ((view: Document) => boolean) | null;
   private readonly prefilter: EventPrefilter;
   /** True when the pipeline ends in $changeStreamSplitLargeEvent. */
   private readonly splits: boolean;
@@ -85,6 +88,7 @@ export class ChangeStreamCursor implements ServerCursor {
     // Compiled once per cursor, not once per event.
     const { stages, splits } = withoutSplitStage(pipeline);
     this.splits = splits;
+    this.oplogRejects = compileOplogFilter(stages);
     this.prefilter = compileEventPrefilter(stages);
     this.userPipeline = compileUserPipeline(stages);
     this.afterMatch = compileUserPipeline(this.prefilter.afterMatch);
@@ -221,11 +225,13 @@ export class ChangeStreamCursor implements ServerCursor {
   }
 
   /**
-   * The event after the user's stages. An update's post-image is looked up only if the
+   * The event after the user's stages; none built for a change the oplog filter drops (a
+   * pre-image "required" but missing then fails nothing, as in mongod). An update's post-image is looked up only if the
    * prefilter cannot reject the event on its own fields, and the $match is not run again on
    * an event the prefilter found it accepts.
    */
   private eventFor(change: LoggedChange): Document | null {
+    if (this.oplogRejects?.(oplogView(change.record))) return null;
     const imagesKept = this.deps.changeLog.imagesKept(change);
     const event = buildChangeEvent(change, this.options, imagesKept);
     if (event === null) return null;

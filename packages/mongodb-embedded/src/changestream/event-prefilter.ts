@@ -53,6 +53,23 @@ export function compileEventPrefilter(stages: Document[]): EventPrefilter {
   };
 }
 
+/**
+ * Whether mongod's oplog filter, rewritten from the stream's leading $match, drops the change
+ * whose event has these fields (oplogView): judged before any of the event is built (its
+ * resume token, update description, images), as mongod judges the oplog entry itself. Only a
+ * rejection is acted on; what it lets through is built and judged by the whole $match. Null
+ * for a pipeline that does not start with $match.
+ */
+export function compileOplogFilter(stages: Document[]): ((view: Document) => boolean) | null {
+  const match = (stages[0] as Document | undefined)?.$match as unknown;
+  if (!isDocument(match)) return null;
+  const judge = judgeAll(match, inOplogView);
+  return (view) => {
+    const verdict = judge(view);
+    return verdict === "rejects" || verdict === "dropped";
+  };
+}
+
 /** Which clauses may be judged before the lookup: those the server can evaluate without it. */
 type Judgeable = (key: string, value: unknown) => boolean;
 
@@ -137,6 +154,15 @@ const RENAMED = ["clusterTime", "lsid", "txnNumber"];
 for (const field of RENAMED) {
   MATCH_REWRITTEN.add(field);
   EXPR_REWRITTEN.add(field);
+}
+
+/** The event fields an oplog view has (change-event.ts, oplogView): those mongod reads from the entry itself. */
+const OPLOG_VIEW = new Set(["operationType", "ns", "to", "documentKey", "lsid", "txnNumber"]);
+
+/** Whether the clause reads only fields of the oplog view, so that the view decides it as the event would. */
+function inOplogView(key: string, value: unknown): boolean {
+  if (key === "$expr") return fieldPathsIn(value).every((path) => OPLOG_VIEW.has(path.split(".")[0]!));
+  return !key.startsWith("$") && OPLOG_VIEW.has(key.split(".")[0]!);
 }
 
 /** Whether mongod's oplog filter can judge the clause, so that an event it rejects is never looked up. */

@@ -157,6 +157,32 @@ void test("without recorded images, whenAvailable gives null and required fails 
   await strict.close();
 });
 
+void test(
+  "required pre-images: a database stream whose $match leaves out the collections without them does not fail",
+  T,
+  async () => {
+    const db = freshDb("cs_required_filtered");
+    const withImages = await db.createCollection("with_images", {
+      changeStreamPreAndPostImages: { enabled: true },
+    });
+    const without = await db.createCollection("without_images");
+    await withImages.insertOne({ _id: 1 as never, n: 0 });
+    await without.insertOne({ _id: 1 as never, n: 0 });
+    const stream = await openStream(
+      db.watch([{ $match: { "ns.coll": "with_images", operationType: "update" } }], {
+        fullDocumentBeforeChange: "required",
+      }),
+    );
+    // mongod's oplog filter, rewritten from the $match, drops this change before its pre-image is looked for.
+    await without.updateOne({ _id: 1 as never }, { $inc: { n: 1 } });
+    await withImages.updateOne({ _id: 1 as never }, { $inc: { n: 1 } });
+    const [update] = await nextEvents(stream, 1);
+    await stream.close();
+    assert.deepEqual(update!.ns, { db: db.databaseName, coll: "with_images" });
+    assert.deepEqual(update!.fullDocumentBeforeChange, { _id: 1, n: 0 });
+  },
+);
+
 void test("a $match and $project after $changeStream are applied by the server", T, async () => {
   const db = freshDb("cs_pipeline");
   const coll = await db.createCollection("sales");

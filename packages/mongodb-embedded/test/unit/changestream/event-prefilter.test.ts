@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { Binary, type Document } from "bson";
 import fc from "fast-check";
-import { compileEventPrefilter } from "../../../src/changestream/event-prefilter.js";
+import { compileEventPrefilter, compileOplogFilter } from "../../../src/changestream/event-prefilter.js";
 import { compileUserPipeline } from "../../../src/changestream/user-pipeline.js";
 import { overTheWire } from "../../support/over-the-wire.js";
 
@@ -257,6 +257,88 @@ function assertAgrees(stages: Document[], event: Document, image: Document | nul
     assert.deepEqual(after, whole);
   }
 }
+
+/** The fields of an event the oplog filter judges (oplogView's), taken from the event itself. */
+function oplogViewOf(event: Document): Document {
+  const fields = ["operationType", "ns", "to", "documentKey", "lsid", "txnNumber"];
+  return Object.fromEntries(Object.entries(event).filter(([key]) => fields.includes(key)));
+}
+
+/** The oplog filter drops only events the whole pipeline drops (or fails on); whether it dropped this one. */
+function assertOplogFilterAgrees(stages: Document[], event: Document, image: Document | null): boolean {
+  const rejects = compileOplogFilter(stages)!(oplogViewOf(event));
+  const whole = outcome(() => compileUserPipeline(stages)(withImage(event, image)));
+  if (rejects) assert.ok(!("output" in whole) || whole.output === null, JSON.stringify(whole));
+  return rejects;
+}
+
+const OWN_SESSION = new Binary(Buffer.alloc(16, 1), Binary.SUBTYPE_UUID);
+const OTHER_SESSION = new Binary(Buffer.alloc(16, 2), Binary.SUBTYPE_UUID);
+
+/** A generated update, in one of the excluded session's transactions, another's, or none. */
+const updateInSession = fc.record({
+  generated: updateWithImage,
+  session: fc.constantFrom(OWN_SESSION, OTHER_SESSION, undefined),
+});
+
+void describe("the oplog filter drops only what the whole pipeline drops", () => {
+  void it("drops an event on its namespace, operation or session before it is built, and nothing else", () => {
+    const filter = compileOplogFilter([
+      {
+        $match: {
+          "lsid.id": { $nin: [OWN_SESSION] },
+          $or: [{ "fullDocument.a": 1 }, { "ns.coll": "reviews" }],
+        },
+      },
+    ])!;
+    const view = (coll: string, lsid?: Document) => ({
+      operationType: "update",
+      ns: { db: "d", coll },
+      ...(lsid ? { lsid } : {}),
+    });
+    assert.equal(filter(view("sales", { id: OWN_SESSION })), true);
+    assert.equal(filter(view("sales", { id: OTHER_SESSION })), false, "its post-image may match");
+    assert.equal(filter(view("sales")), false);
+    const byUpdate = compileOplogFilter([
+      { $match: { "updateDescription.updatedFields.x": { $exists: true } } },
+    ])!;
+    assert.equal(byUpdate(view("sales")), false, "the view has no update description");
+    assert.equal(compileOplogFilter([{ $project: { ns: 1 } }]), null);
+  });
+
+  void it("on generated update events through the sidecar's pipeline with its sessions", () => {
+    const stages = overTheWire([
+      { $match: { "lsid.id": { $nin: [OWN_SESSION] }, ...(SIDECAR_PIPELINE[0]!.$match as Document) } },
+      ...SIDECAR_PIPELINE.slice(1),
+    ]);
+    const dropped = new Set<boolean>();
+    fc.assert(
+      fc.property(updateInSession, ({ generated, session }) => {
+        const event = overTheWire({
+          ...withoutImage(generated),
+          ...(session ? { lsid: { id: session } } : {}),
+        });
+        dropped.add(assertOplogFilterAgrees(stages, event, overTheWire(generated.postImage)));
+      }),
+      { numRuns: 600 },
+    );
+    assert.deepEqual([...dropped].sort(), [false, true]);
+  });
+
+  void it("on generated filters", () => {
+    fc.assert(
+      fc.property(filter, updateWithImage, (match, generated) => {
+        const stages = overTheWire([{ $match: match }, { $project: { ns: 1, fullDocument: 1 } }]);
+        assertOplogFilterAgrees(
+          stages,
+          overTheWire(withoutImage(generated)),
+          overTheWire(generated.postImage),
+        );
+      }),
+      { numRuns: 1500 },
+    );
+  });
+});
 
 void describe("the prefilter agrees with the whole pipeline", () => {
   void it("on generated update events through the sidecar's pipeline", () => {
