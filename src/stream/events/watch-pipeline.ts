@@ -49,6 +49,14 @@ function preImageFieldsOf(rule: PatternRule): string[] {
  */
 export const NAMESPACE_EVENTS = ["drop", "rename", "dropDatabase", "invalidate"];
 
+/** The fields the rules' drivers ask the stream for in `ask`, each once. */
+function fieldsAskedFor(
+  rules: readonly PatternRule[],
+  ask: "positionFields" | "presenceFields" | "updatedFields",
+): string[] {
+  return [...new Set(rules.flatMap((rule) => driverOf(rule).stream[ask]?.(rule) ?? []))];
+}
+
 /**
  * The most an event may show of an update's entries (positionsSet). A `$push` of megabytes
  * would make the event itself pass mongod's 16 MiB limit and stop the stream; past this the
@@ -61,7 +69,7 @@ export const MAX_SHOWN_BYTES = 1024 * 1024;
  * left out when they exceed MAX_SHOWN_BYTES; absent for other events.
  */
 function positionsSet(rules: readonly PatternRule[]): Document {
-  const fields = [...new Set(rules.flatMap((rule) => driverOf(rule).stream.positionFields?.(rule) ?? []))];
+  const fields = fieldsAskedFor(rules, "positionFields");
   if (fields.length === 0) return {};
   const small = { $lte: [{ $bsonSize: { set: "$$set" } }, MAX_SHOWN_BYTES] };
   return {
@@ -76,7 +84,7 @@ function positionsSet(rules: readonly PatternRule[]): Document {
  * it has, without their values; absent for an event without a post-image.
  */
 function fieldsPresent(rules: readonly PatternRule[]): Document {
-  const fields = [...new Set(rules.flatMap((rule) => driverOf(rule).stream.presenceFields?.(rule) ?? []))];
+  const fields = fieldsAskedFor(rules, "presenceFields");
   if (fields.length === 0) return {};
   const missing = (field: string) => ({ $eq: [{ $type: `$fullDocument.${field}` }, "missing"] });
   const present = fields.map((field) => ({ $cond: [missing(field), [], [field]] }));
@@ -90,7 +98,7 @@ function fieldsPresent(rules: readonly PatternRule[]): Document {
  * The set ones as `{ k, v }` entries, as positionsSet has them.
  */
 function updatedFieldsShown(rules: readonly PatternRule[]): Document {
-  const fields = [...new Set(rules.flatMap((rule) => driverOf(rule).stream.updatedFields?.(rule) ?? []))];
+  const fields = fieldsAskedFor(rules, "updatedFields");
   if (fields.length === 0) return {};
   const named = (input: unknown, name: string) => ({
     $filter: { input, cond: { $in: [name, { $literal: fields }] } },

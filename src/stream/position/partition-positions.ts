@@ -76,10 +76,7 @@ export class PartitionPositions {
     partitions: readonly number[],
     shared: StoredPosition | null,
   ): Promise<PassedByAll[] | undefined> {
-    const stored = await this.positions.find({ _id: { $in: partitions.map(positionId) } }).toArray();
-    const byId = new Map(
-      stored.filter((doc) => doc.rulesFingerprint === this.fingerprint).map((doc) => [doc._id, doc]),
-    );
+    const byId = new Map((await this.current(partitions)).map((doc) => [doc._id, doc]));
     const positions = partitions.map((partition) => {
       const own = byId.get(positionId(partition));
       return own && shared ? newerOf<PassedByAll>(own, shared) : (own ?? shared ?? undefined);
@@ -93,9 +90,14 @@ export class PartitionPositions {
 
   /** The stored position of each of `partitions` that has one, stored for these rules. */
   async stored(partitions: readonly number[]): Promise<Map<number, Document>> {
-    const stored = await this.positions.find({ _id: { $in: partitions.map(positionId) } }).toArray();
-    const current = stored.filter((doc) => doc.rulesFingerprint === this.fingerprint);
+    const current = await this.current(partitions);
     return new Map(current.map((doc) => [Number(doc._id.slice(POSITION_PREFIX.length)), doc.resumeToken]));
+  }
+
+  /** The position documents of `partitions` stored for these rules (another rule set's are stale). */
+  private async current(partitions: readonly number[]): Promise<StoredPartitionPosition[]> {
+    const stored = await this.positions.find({ _id: { $in: partitions.map(positionId) } }).toArray();
+    return stored.filter((doc) => doc.rulesFingerprint === this.fingerprint);
   }
 
   /** Whether any partition's position is stored, for these rules. */
