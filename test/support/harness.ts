@@ -93,6 +93,31 @@ export function isProductStateRead(event: CommandStartedEvent): boolean {
   return event.command.aggregate === "products" && pipeline.some((stage) => "$lookup" in stage);
 }
 
+/**
+ * Replicas of one config, one per holder id, started one after another without waiting for
+ * each, into `started` (for the caller's teardown, whatever happens); resolves once each
+ * streams an even share of the partitions.
+ */
+export async function startReplicasSharing(
+  mongo: TestMongo,
+  config: Config,
+  holderIds: readonly string[],
+  started: TestSidecar[],
+  options: Pick<SidecarOptions, "sweepPageSize"> = {},
+): Promise<void> {
+  for (const holderId of holderIds)
+    started.push(await startSidecar(mongo, config, { ...options, holderId, waitForStreaming: false }));
+  const share = config.partitions / holderIds.length;
+  await waitUntil(
+    () =>
+      started.every(({ runner }) => {
+        const status = runner.status();
+        return status.state === "streaming" && !status.leader && status.partitions.length === share;
+      }),
+    { timeoutMs: 20_000, description: `the ${holderIds.length} replicas to stream ${share} partitions each` },
+  );
+}
+
 /** A runner on one client whose every command is told to `onCommand` (command monitoring), streaming and caught up. */
 export async function startSidecarTellingCommands(
   mongo: TestMongo,

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { waitUntil } from "../../../../src/cli/wait-until.js";
 import type { Config } from "../../../../src/config/schema.js";
-import { startSidecar, testConfig, type TestSidecar } from "../../../support/harness.js";
+import { startReplicasSharing, testConfig, type TestSidecar } from "../../../support/harness.js";
 import { useTestDatabase } from "../../../support/mongo.js";
 
 const ALL = [0, 1, 2, 3];
@@ -17,11 +17,12 @@ const owned = (sidecar: TestSidecar): number[] => sidecar.runner.status().partit
 useTestDatabase("partitions_owned", {
   setUp: async ({ mongo, db }) => {
     config = testConfig(db.databaseName, { leaseSeconds: 1, partitions: ALL.length });
-    first = await startSidecar(mongo, config, { holderId: "first" });
-    second = await startSidecar(mongo, config, { holderId: "second", waitForStreaming: false });
-    await waitUntil(() => owned(first).length === 2 && owned(second).length === 2, {
-      description: "the two replicas to own two partitions each",
-    });
+    const replicas: TestSidecar[] = [];
+    try {
+      await startReplicasSharing(mongo, config, ["first", "second"], replicas);
+    } finally {
+      [first, second] = replicas as [TestSidecar, TestSidecar];
+    }
   },
   tearDown: async () => {
     await Promise.all([first?.stop(), second?.stop()]);

@@ -11,7 +11,7 @@ import { streamName } from "../../../../src/stream/position/token-store.js";
 import {
   insertBook,
   isBookCorrected,
-  startSidecar,
+  startReplicasSharing,
   testConfig,
   type TestSidecar,
 } from "../../../support/harness.js";
@@ -39,9 +39,7 @@ const streamsItsShare = (sidecar: TestSidecar) =>
   sidecar.runner.status().state === "streaming" && sidecar.runner.status().partitions.length === 2;
 
 void test("replicas streaming by partition move the shared position past what they all corrected", async () => {
-  sidecars.push(await startSidecar(fixture.mongo, config, { holderId: "a" }));
-  sidecars.push(await startSidecar(fixture.mongo, config, { holderId: "b", waitForStreaming: false }));
-  await waitUntil(() => sidecars.every(streamsItsShare), { description: "both streaming their share" });
+  await startReplicasSharing(fixture.mongo, config, ["a", "b"], sidecars);
   const before = (await sharedPosition())!;
 
   // A time before the writes: a marker's, then an overfilled book in every partition, so that

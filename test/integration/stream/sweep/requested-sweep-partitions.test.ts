@@ -3,13 +3,12 @@
 // docs/operations.md, "Sweeping on request".
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { waitUntil } from "../../../../src/cli/wait-until.js";
 import { requestedRuleTotals, SweepRequests } from "../../../../src/stream/sweep/sweep-requests.js";
 import {
   allPurchasers,
   insertBook,
   metricTotal,
-  startSidecar,
+  startReplicasSharing,
   testConfig,
   users,
   type TestSidecar,
@@ -30,13 +29,7 @@ void test("two replicas perform a requested sweep, each over the partitions it h
   await storeTokenPastEveryWrite(db, config);
   const replicas: TestSidecar[] = [];
   try {
-    for (const holderId of ["a", "b"])
-      replicas.push(await startSidecar(mongo, config, { holderId, waitForStreaming: false }));
-    await waitUntil(
-      () =>
-        replicas.every(({ runner }) => !runner.status().leader && runner.status().partitions.length === 2),
-      { timeoutMs: 20_000, description: "the partitions shared" },
-    );
+    await startReplicasSharing(mongo, config, ["a", "b"], replicas);
     const held = new Map(
       replicas.map(({ runner }, index) => [["a", "b"][index]!, runner.status().partitions]),
     );
