@@ -3,7 +3,7 @@
 // reads the stream and corrects; the others wait in standby, ready to take over. The pieces
 // it drives live beside it: the lease keeper, the starting point (token or sweep), the event
 // consumer, the retried correction and the lag gauge.
-import type { ChangeStreamOptions, Db, Document, MongoClient } from "mongodb";
+import type { Binary, ChangeStreamOptions, Db, Document, MongoClient } from "mongodb";
 import type { Config } from "../config/schema.js";
 import { classify, toError, type ErrorKind } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
@@ -20,7 +20,7 @@ import { retryParkedTargets, type ParkedRetryContext } from "./parking/parked-re
 import { PARKED_FIRST_RETRY_MS } from "./parking/parked-targets.js";
 import { NARROW_STRETCH_EVENTS, PoisonEvents, type StreamMode } from "./events/poison-events.js";
 import { pause } from "./retry.js";
-import type { SessionPool } from "./lease/session-pool.js";
+import { sessionIdHex, type SessionPool } from "./lease/session-pool.js";
 import { StreamLag } from "./events/stream-lag.js";
 import { wireCorrections, type CurrentFencing } from "./wiring.js";
 import type { PartitionLeases } from "./partitions/partition-leases.js";
@@ -107,6 +107,8 @@ export class Runner {
   private mode: "lead" | "partitions" | "none" = "none";
   /** The partitions the current partitioned stream reads (its filter and its positions). */
   private streamedPartitions: number[] = [];
+  /** The sessions (hex) whose transactions the current stream leaves out on the server. */
+  private streamExcludes = new Set<string>();
   /** The current partitioned stream, awaited before its partitions are handed over. */
   private partitionStream: Promise<void> | undefined;
   private readonly tokens: TokenStore;
@@ -362,7 +364,25 @@ export class Runner {
    */
   private async yieldIfUnpartitionedDue(): Promise<void> {
     const due = await this.needsWriterLease().catch(() => false);
-    if ((due || this.partitionLeases.writerElsewhere) && this.mode === "partitions") this.streamStop.abort();
+    if (this.mode !== "partitions") return;
+    if (due || this.partitionLeases.writerElsewhere || this.sessionsNotExcluded()) this.streamStop.abort();
+  }
+
+  /**
+   * The sessions whose corrections the stream leaves out: this replica's and those the other
+   * replicas' leases list, as the last round read them.
+   */
+  private correctionSessions(): Binary[] {
+    return [...this.sessions.ids, ...this.partitionLeases.othersSessions];
+  }
+
+  /**
+   * Whether a replica that joined (or a session started) since the stream began corrects on a
+   * session the stream does not leave out: its corrections' events would reach this replica,
+   * to be decoded and dropped. The stream then starts again, once per joining replica.
+   */
+  private sessionsNotExcluded(): boolean {
+    return this.correctionSessions().some((id) => !this.streamExcludes.has(sessionIdHex(id)));
   }
 
   private async prepareCollections(): Promise<true> {
@@ -618,13 +638,10 @@ export class Runner {
     const { db, config, metrics, logger } = this.options;
     const partitioned = this.mode === "partitions";
     const owned = { count: config.partitions, owned: this.streamedPartitions };
+    const excluded = this.correctionSessions();
+    this.streamExcludes = new Set(excluded.map(sessionIdHex));
     const stream = db.watch<Document, ProjectedChangeEvent>(
-      buildWatchPipeline(
-        this.rules,
-        mode,
-        [...this.sessions.ids, ...this.partitionLeases.othersSessions],
-        partitioned ? owned : undefined,
-      ),
+      buildWatchPipeline(this.rules, mode, excluded, partitioned ? owned : undefined),
       {
         ...start,
         ...watchOptions(this.rules),

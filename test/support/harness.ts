@@ -95,8 +95,8 @@ export function isProductStateRead(event: CommandStartedEvent): boolean {
 
 /**
  * Replicas of one config, one per holder id, started one after another without waiting for
- * each, into `started` (for the caller's teardown, whatever happens); resolves once each
- * streams an even share of the partitions.
+ * each, into `started` (for the caller's teardown, whatever happens); resolves once every
+ * replica in `started` (those already there too) streams an even share of the partitions.
  */
 export async function startReplicasSharing(
   mongo: TestMongo,
@@ -107,14 +107,14 @@ export async function startReplicasSharing(
 ): Promise<void> {
   for (const holderId of holderIds)
     started.push(await startSidecar(mongo, config, { ...options, holderId, waitForStreaming: false }));
-  const share = config.partitions / holderIds.length;
+  const share = config.partitions / started.length;
   await waitUntil(
     () =>
       started.every(({ runner }) => {
         const status = runner.status();
         return status.state === "streaming" && !status.leader && status.partitions.length === share;
       }),
-    { timeoutMs: 20_000, description: `the ${holderIds.length} replicas to stream ${share} partitions each` },
+    { timeoutMs: 20_000, description: `the ${started.length} replicas to stream ${share} partitions each` },
   );
 }
 
