@@ -21,7 +21,18 @@ export interface ReplicaOptions {
   env?: Record<string, string>;
   /** Node's flags before the script (the image's V8 flags, say). */
   nodeFlags?: string[];
+  /**
+   * The script it runs: "dist", the compiled `dist/main.js` the image runs (`npm run build`
+   * first); "source" (the default), `src/main.ts` through tsx, which compiles each module as it
+   * loads and keeps its loader thread and source maps beside the sidecar.
+   */
+  entry?: "source" | "dist";
 }
+
+const ENTRIES = {
+  source: ["--conditions=source", "--import", "tsx", "src/main.ts"],
+  dist: ["dist/main.js"],
+};
 
 export class Replica {
   private child: ChildProcess | undefined;
@@ -55,10 +66,7 @@ export class Replica {
       process.execPath,
       [
         ...(this.options.nodeFlags ?? []),
-        "--conditions=source",
-        "--import",
-        "tsx",
-        "src/main.ts",
+        ...ENTRIES[this.options.entry ?? "source"],
         "run",
         "--config",
         this.configFile,
