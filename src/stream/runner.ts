@@ -331,7 +331,7 @@ export class Runner {
     this.streamedPartitions = owned;
     this.streamStop = new AbortController();
     const parkedRetries = setInterval(() => void this.retryDueParkedTargets(), this.parkedRetryMs);
-    const unpartitioned = setInterval(() => void this.yieldIfUnpartitionedDue(), this.keeper.renewIntervalMs);
+    const checks = setInterval(() => void this.endPartitionStreamIfDue(), this.keeper.renewIntervalMs);
     this.partitionStream = start.sweep
       ? this.streamWhileSweeping(start.stream, start.sweep)
       : this.stream(start.stream);
@@ -351,7 +351,7 @@ export class Runner {
       await this.restartSweeps(owned);
     } finally {
       clearInterval(parkedRetries);
-      clearInterval(unpartitioned);
+      clearInterval(checks);
       await this.parkedRetrying;
       this.partitionStream = undefined;
     }
@@ -360,9 +360,10 @@ export class Runner {
   /**
    * A sweep is due or this replica is alone: the stream ends, the loop takes the writer lease;
    * or another replica took it (as the last membership round read): the stream ends, and this
-   * one waits until it is released.
+   * one waits until it is released; or a session to leave out is new (sessionsNotExcluded): the
+   * stream ends, and the loop starts it again with the session in its `$match`.
    */
-  private async yieldIfUnpartitionedDue(): Promise<void> {
+  private async endPartitionStreamIfDue(): Promise<void> {
     const due = await this.needsWriterLease().catch(() => false);
     if (this.mode !== "partitions") return;
     if (due || this.partitionLeases.writerElsewhere || this.sessionsNotExcluded()) this.streamStop.abort();

@@ -105,9 +105,12 @@ export async function startReplicasSharing(
   started: TestSidecar[],
   options: Pick<SidecarOptions, "sweepPageSize"> = {},
 ): Promise<void> {
+  const replicas = started.length + holderIds.length;
+  if (config.partitions % replicas !== 0)
+    throw new Error(`${config.partitions} partitions cannot be shared evenly by ${replicas} replicas`);
   for (const holderId of holderIds)
     started.push(await startSidecar(mongo, config, { ...options, holderId, waitForStreaming: false }));
-  const share = config.partitions / started.length;
+  const share = config.partitions / replicas;
   await waitUntil(
     () =>
       started.every(({ runner }) => {

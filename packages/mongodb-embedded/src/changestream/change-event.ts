@@ -33,7 +33,7 @@ export function buildChangeEvent(
   if (record.operationType === "insert" || record.operationType === "replace") {
     event.fullDocument = requireField(record, "postImage");
   }
-  Object.assign(event, namespaceFields(record));
+  addNamespaceFields(event, record);
   if (options.showExpandedEvents && record.operationType === "rename" && record.to) {
     event.operationDescription = { to: event.to as Document };
   }
@@ -44,7 +44,7 @@ export function buildChangeEvent(
     if (isEmptyUpdate(description)) return null;
     event.updateDescription = description;
   }
-  Object.assign(event, transactionFields(record));
+  addTransactionFields(event, record);
   addPreImage(event, record, options, imagesKept);
   return event;
 }
@@ -55,23 +55,22 @@ export function buildChangeEvent(
  * change on these before building its event.
  */
 export function oplogView(record: ChangeRecord): Document {
-  return { operationType: record.operationType, ...namespaceFields(record), ...transactionFields(record) };
+  const view: Document = { operationType: record.operationType };
+  addNamespaceFields(view, record);
+  addTransactionFields(view, record);
+  return view;
 }
 
-function namespaceFields(record: ChangeRecord): Document {
-  const fields: Document = {
-    ns: record.coll === undefined ? { db: record.db } : { db: record.db, coll: record.coll },
-  };
-  if (record.to) fields.to = { db: record.to.db, coll: record.to.coll };
-  if (record.documentKey) fields.documentKey = record.documentKey;
-  return fields;
+// Written into the document given, in the event's order: every event is built through these.
+function addNamespaceFields(target: Document, record: ChangeRecord): void {
+  target.ns = record.coll === undefined ? { db: record.db } : { db: record.db, coll: record.coll };
+  if (record.to) target.to = { db: record.to.db, coll: record.to.coll };
+  if (record.documentKey) target.documentKey = record.documentKey;
 }
 
-function transactionFields(record: ChangeRecord): Document {
-  const fields: Document = {};
-  if (record.txnNumber !== undefined) fields.txnNumber = Long.fromBigInt(record.txnNumber);
-  if (record.lsid !== undefined) fields.lsid = record.lsid;
-  return fields;
+function addTransactionFields(target: Document, record: ChangeRecord): void {
+  if (record.txnNumber !== undefined) target.txnNumber = Long.fromBigInt(record.txnNumber);
+  if (record.lsid !== undefined) target.lsid = record.lsid;
 }
 
 /** The event that ends a collection or database stream, right after the change that caused it. */

@@ -39,8 +39,8 @@ const NEEDS_IMAGE: Judge = () => "needsImage";
 
 /** The prefilter of a pipeline; one that does not start with $match judges nothing. */
 export function compileEventPrefilter(stages: Document[]): EventPrefilter {
-  const match = (stages[0] as Document | undefined)?.$match as unknown;
-  if (!isDocument(match)) return { judge: () => "needsImage", afterMatch: stages };
+  const match = leadingMatch(stages);
+  if (!match) return { judge: () => "needsImage", afterMatch: stages };
   // A $match that reads an image stays after the lookup in mongod, which then drops before it
   // only what its oplog filter, rewritten from the $match, rejects.
   const judge = judgeAll(match, readsImages(match) ? oplogRewritable : () => true);
@@ -61,13 +61,19 @@ export function compileEventPrefilter(stages: Document[]): EventPrefilter {
  * for a pipeline that does not start with $match.
  */
 export function compileOplogFilter(stages: Document[]): ((view: Document) => boolean) | null {
-  const match = (stages[0] as Document | undefined)?.$match as unknown;
-  if (!isDocument(match)) return null;
+  const match = leadingMatch(stages);
+  if (!match) return null;
   const judge = judgeAll(match, inOplogView);
   return (view) => {
     const verdict = judge(view);
     return verdict === "rejects" || verdict === "dropped";
   };
+}
+
+/** The filter of the pipeline's leading $match, if it starts with one. */
+function leadingMatch(stages: Document[]): Document | undefined {
+  const match = (stages[0] as Document | undefined)?.$match as unknown;
+  return isDocument(match) ? match : undefined;
 }
 
 /** Which clauses may be judged before the lookup: those the server can evaluate without it. */
