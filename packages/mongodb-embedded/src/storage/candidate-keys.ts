@@ -13,6 +13,13 @@ import type { StoredCollection } from "./stored-collection.js";
 export interface IndexLookup {
   keys: Set<string>;
   order: IndexOrder;
+  /**
+   * Whether the lookup would yield this version of a document, one the index does not hold (a
+   * transaction's own write, or one committed after its snapshot). Absent for the _id index:
+   * a document's key is its _id's canonical key, so `keys` already names every document that
+   * could match, whichever version a reader sees.
+   */
+  mayYield?: (doc: Document) => boolean;
 }
 
 const ID_PATTERN = { _id: 1 };
@@ -36,7 +43,12 @@ export function planLookup(
     if (!values || !usable(values)) continue;
     const keys = new Set<string>();
     for (const value of values) for (const key of index.lookup(value)) keys.add(key);
-    return { keys, order: { pattern: index.spec.key, firstFieldValues: values } };
+    const wanted = new Set(values.map(canonicalKey));
+    return {
+      keys,
+      order: { pattern: index.spec.key, firstFieldValues: values },
+      mayYield: (doc) => index.listsUnderAny(doc, wanted),
+    };
   }
   return undefined;
 }

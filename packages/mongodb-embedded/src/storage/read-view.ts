@@ -301,15 +301,21 @@ export class ReadView {
 
   private keysToVisit(collection: StoredCollection, lookup: IndexLookup | undefined): Iterable<string> {
     const overlay = this.overlayOf(collection);
-    const candidates = lookup?.keys;
-    if (!candidates) {
+    if (!lookup) {
       if (!overlay || overlay.size === 0) return collection.keys();
       return new Set([...collection.keys(), ...overlay.keys()]);
     }
-    // Indexes describe the latest state; a snapshot also checks what changed since it.
-    for (const key of this.committedSinceSnapshot(collection).keys()) candidates.add(key);
-    if (overlay) for (const key of overlay.keys()) candidates.add(key);
-    return candidates;
+    // Indexes describe the latest state; a snapshot also checks what changed since it, where
+    // the version it sees could be yielded. A transaction re-checks every key written since
+    // its snapshot on every read: most could not.
+    const { keys, mayYield } = lookup;
+    if (!mayYield) return keys;
+    const add = (key: string, doc: Document | null) => {
+      if (doc && mayYield(doc)) keys.add(key);
+    };
+    for (const [key, doc] of this.committedSinceSnapshot(collection)) if (!overlay?.has(key)) add(key, doc);
+    if (overlay) for (const [key, doc] of overlay) add(key, doc);
+    return keys;
   }
 }
 

@@ -91,6 +91,11 @@ export class SecondaryIndex {
     return this.byFirstField.get(canonicalKey(value)) ?? EMPTY;
   }
 
+  /** Whether `lookup` of one of the values keyed `valueKeys` would list `doc` (were it indexed). */
+  listsUnderAny(doc: Document, valueKeys: ReadonlySet<string>): boolean {
+    return this.firstFieldKeys(doc).some((key) => valueKeys.has(key));
+  }
+
   /** Documents (other than `docKey`) that hold one of `doc`'s keys in this unique index. */
   holdersOfSameKey(docKey: string, doc: Document): string[] {
     const holders = new Set<string>();

@@ -115,6 +115,52 @@ void test("a scan of _id points at a snapshot finds a point's changed version wi
   assert.equal(result.docsExamined, 2);
 });
 
+void test("an _id lookup at a snapshot reads its own keys only, whatever else changed since", () => {
+  // A document value has no index bounds: the read is a lookup of the _id's canonical keys.
+  const collection = new StoredCollection("db", "c");
+  const id = (n: number) => ({ copied: n });
+  for (let n = 1; n <= 20; n++) collection.write(documentKey(id(n)), { _id: id(n), v: 0 }, 10n, undefined);
+  for (let n = 1; n <= 20; n++) collection.write(documentKey(id(n)), { _id: id(n), v: 1 }, 20n, 15n);
+  const overlay = new Map([
+    [documentKey(id(3)), null],
+    [documentKey(id(21)), { _id: id(21), v: 2 }],
+  ]);
+  const view = new ReadView(15n, () => overlay);
+  const read = (filter: object) => view.query(collection, { filter });
+  const seven = read({ _id: id(7) });
+  assert.deepEqual(
+    seven.found.map((v) => v.doc),
+    [{ _id: id(7), v: 0 }],
+  );
+  assert.equal(seven.path.stage, "IXSCAN");
+  assert.equal(seven.docsExamined, 1, "none of the other 19 documents committed since the snapshot");
+  assert.deepEqual(read({ _id: id(3) }).found, [], "deleted by the reader itself");
+  assert.deepEqual(
+    read({ _id: { $in: [id(21), id(22)] } }).found.map((v) => v.doc),
+    [{ _id: id(21), v: 2 }],
+  );
+});
+
+void test("a secondary lookup at a snapshot reads the changed documents whose seen version it could yield", () => {
+  const collection = new StoredCollection("db", "c");
+  collection.addIndex({ name: "k_1", key: { k: 1 }, unique: false, options: {} });
+  const wanted = { x: 1 };
+  const other = { x: 2 };
+  for (let n = 1; n <= 4; n++)
+    collection.write(documentKey(n), { _id: n, k: n === 1 ? wanted : other }, 10n, undefined);
+  // After the snapshot: 1 leaves the value, 2 takes it; the index only knows the new values.
+  collection.write(documentKey(1), { _id: 1, k: other }, 20n, 15n);
+  collection.write(documentKey(2), { _id: 2, k: wanted }, 21n, 15n);
+  collection.write(documentKey(4), { _id: 4, k: other, touched: true }, 22n, 15n);
+  // The reader's own write gives 3 the value.
+  const overlay = new Map([[documentKey(3), { _id: 3, k: wanted }]]);
+  const result = new ReadView(15n, () => overlay).query(collection, { filter: { k: wanted } });
+  assert.deepEqual(result.found.map((v) => v.doc._id).sort(), [1, 3]);
+  // 2 is listed by the index (its latest version) and read; 1 and 3 as changed versions that
+  // hold the value; 4 changed too, but no version of it this reader sees holds the value.
+  assert.equal(result.docsExamined, 3);
+});
+
 void test("a snapshot reader's index scans keep its snapshot while other writes commit between them", () => {
   const collection = new StoredCollection("db", "c");
   collection.addIndex({ name: "k_1", key: { k: 1 }, unique: false, options: {} });
