@@ -6,14 +6,17 @@ import type { SubsetRule } from "./rule.js";
 import { bsonKey, describeValue, isPlainDocument, isValidDate, numberValue } from "../bson/bson-value.js";
 import { fieldEntries, orderedDocument } from "@pattern-sidecar/bson-field-order";
 
-/** Why `entry` (described by `where`) cannot be ranked, or null when it can. */
-export function entryProblem(rule: SubsetRule, entry: unknown, where: string): string | null {
-  if (!isPlainDocument(entry)) return `${where} is ${describeValue(entry)}, expected a document`;
+/**
+ * Why `entry` cannot be ranked, or null when it can. `where` names it in the reason: asked only
+ * then, as a full-set document's name prints its `_id`, and every correction checks dozens.
+ */
+export function entryProblem(rule: SubsetRule, entry: unknown, where: () => string): string | null {
+  if (!isPlainDocument(entry)) return `${where()} is ${describeValue(entry)}, expected a document`;
   const id = entry[rule.idField];
   if (id === undefined || id === null)
-    return `${where}.${rule.idField} is ${describeValue(id)}, expected a value`;
+    return `${where()}.${rule.idField} is ${describeValue(id)}, expected a value`;
   const date = entry[rule.sortField];
-  if (!isValidDate(date)) return `${where}.${rule.sortField} is ${describeValue(date)}, expected a date`;
+  if (!isValidDate(date)) return `${where()}.${rule.sortField} is ${describeValue(date)}, expected a date`;
   return null;
 }
 

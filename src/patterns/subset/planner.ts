@@ -73,11 +73,11 @@ function checkEmbedded(rule: SubsetRule, source: Document): Checked<Document[]> 
     return { ok: false, reason: `${rule.arrayField} is ${describeValue(entries)}, expected an array` };
   }
   for (const [index, entry] of entries.entries()) {
-    const where = `${rule.arrayField}[${index}]`;
+    const where = () => `${rule.arrayField}[${index}]`;
     const problem = entryProblem(rule, entry, where);
     if (problem !== null) return { ok: false, reason: problem };
     if ((entry as Document)._id !== undefined) {
-      return { ok: false, reason: `${where}._id is present; an embedded entry must not carry an _id` };
+      return { ok: false, reason: `${where()}._id is present; an embedded entry must not carry an _id` };
     }
   }
   return { ok: true, value: entries as Document[] };
@@ -86,10 +86,10 @@ function checkEmbedded(rule: SubsetRule, source: Document): Checked<Document[]> 
 function checkFullSet(rule: SubsetRule, fullSet: Document[]): Checked<Map<string, Document>> {
   const byId = new Map<string, Document>();
   for (const doc of fullSet) {
-    const problem = entryProblem(rule, doc, `${rule.fullSetCollection} ${printedKey(doc._id)}`);
+    const problem = entryProblem(rule, doc, () => `${rule.fullSetCollection} ${printedKey(doc._id)}`);
     if (problem !== null) return { ok: false, reason: problem };
-    const form = embeddedForm(rule, doc);
-    if (!byId.has(entryKey(rule, form))) byId.set(entryKey(rule, form), form);
+    const key = entryKey(rule, doc);
+    if (!byId.has(key)) byId.set(key, embeddedForm(rule, doc));
   }
   return { ok: true, value: byId };
 }

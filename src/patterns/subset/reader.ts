@@ -23,10 +23,13 @@ function embeddedIds(rule: SubsetRule, source: Document): unknown[] {
     .filter((id) => id !== undefined);
 }
 
-function uniqueById(documents: Document[]): Document[] {
-  const byId = new Map<string, Document>();
-  for (const doc of documents) byId.set(bsonKey(doc._id), doc);
-  return [...byId.values()];
+/**
+ * Each full-set document once. A batch reads each one once (the holders' query asks only for
+ * pairs that the newest did not hold, and the full set is unique by pair), so the same document
+ * is the same object wherever a state lists it.
+ */
+function distinct(documents: Document[]): Document[] {
+  return [...new Set(documents)];
 }
 
 /** What one correction reads: a source, and for a propagated delete the entry it deleted. */
@@ -91,6 +94,21 @@ async function readSourcesWithNewest(
 
 const pairKey = (sourceId: unknown, entryId: unknown) => `${bsonKey(sourceId)}|${bsonKey(entryId)}`;
 
+/** Full-set documents of a batch by their source's key and their entry's key (bsonKey). */
+class HeldEntries {
+  private readonly bySource = new Map<string, Map<string, Document>>();
+
+  get(sourceKey: string, entryKey: string): Document | undefined {
+    return this.bySource.get(sourceKey)?.get(entryKey);
+  }
+
+  set(sourceKey: string, entryKey: string, doc: Document): void {
+    const entries = this.bySource.get(sourceKey);
+    if (entries) entries.set(entryKey, doc);
+    else this.bySource.set(sourceKey, new Map([[entryKey, doc]]));
+  }
+}
+
 /**
  * Each source with the entries wanted of it, a branch of one `$or`: a query's index ranges are
  * then the pairs wanted, where one `$in` of sources with one `$in` of entries walked every
@@ -120,8 +138,8 @@ async function readHolders(
   rule: SubsetRule,
   pairs: readonly [unknown, unknown][],
   session?: ClientSession,
-): Promise<Map<string, Document>> {
-  if (pairs.length === 0) return new Map();
+): Promise<Document[]> {
+  if (pairs.length === 0) return [];
   const branches = entriesBySource(rule, pairs);
   const held = await db
     .collection(rule.fullSetCollection)
@@ -130,11 +148,8 @@ async function readHolders(
     .toArray();
   const wanted = new Set(pairs.map(([source, entry]) => pairKey(source, entry)));
   // A null reference's `$in` also takes a missing one: kept by pair.
-  return new Map(
-    held
-      .filter((doc) => rule.referenceField in doc)
-      .map((doc) => [pairKey(doc[rule.referenceField], doc[rule.idField]), doc] as const)
-      .filter(([key]) => wanted.has(key)),
+  return held.filter(
+    (doc) => rule.referenceField in doc && wanted.has(pairKey(doc[rule.referenceField], doc[rule.idField])),
   );
 }
 
@@ -181,24 +196,30 @@ export async function readSubsetStates(
     rule.threshold + (deleting ? 1 : 0),
     context,
   );
+  // Each key printed once: a batch of trims looks every embedded entry up twice.
+  const sourceKeys = sources.map((read) => (read ? bsonKey(read.source._id) : ""));
+  const embedded = sources.map((read) =>
+    (read ? embeddedIds(rule, read.source) : []).map((id) => ({ id, key: bsonKey(id) })),
+  );
+  const deletedKeys = requests.map(({ entryId }) => (entryId === undefined ? undefined : bsonKey(entryId)));
   // The full set is unique by pair: an entry among a source's newest is held there, and
   // only the others (an older entry still embedded, a deleted one) are looked for.
-  const holders = new Map(
-    sources.flatMap((read) =>
-      (read?.newest ?? []).map((doc) => [pairKey(read!.source._id, doc[rule.idField]), doc] as const),
-    ),
-  );
+  const held = new HeldEntries();
+  sources.forEach((read, i) => {
+    for (const doc of read?.newest ?? []) held.set(sourceKeys[i]!, bsonKey(doc[rule.idField]), doc);
+  });
   const pairs = requests.flatMap(({ entryId, unsettled }, i): [unknown, unknown][] => {
     const read = sources[i];
     if (!read) return [];
-    const embedded = unsettled ? [] : embeddedIds(rule, read.source);
-    const ids = [...embedded, ...(entryId === undefined ? [] : [entryId])];
-    return ids.flatMap((id) => (holders.has(pairKey(read.source._id, id)) ? [] : [[read.source._id, id]]));
+    const wanted = unsettled ? [] : [...embedded[i]!];
+    if (entryId !== undefined) wanted.push({ id: entryId, key: deletedKeys[i]! });
+    return wanted.flatMap(({ id, key }) => (held.get(sourceKeys[i]!, key) ? [] : [[read.source._id, id]]));
   });
-  for (const [key, doc] of await readHolders(db, rule, pairs, session)) holders.set(key, doc);
+  for (const doc of await readHolders(db, rule, pairs, session))
+    held.set(bsonKey(doc[rule.referenceField]), bsonKey(doc[rule.idField]), doc);
   const holderOf = (i: number) => {
-    const { entryId } = requests[i]!;
-    return entryId === undefined ? undefined : holders.get(pairKey(sources[i]!.source._id, entryId));
+    const key = deletedKeys[i];
+    return key === undefined ? undefined : held.get(sourceKeys[i]!, key);
   };
   const deletedHolders = requests.flatMap((_, i) => (sources[i] ? [holderOf(i)?._id] : []));
   const ledgered = await readLedgered(
@@ -211,15 +232,15 @@ export async function readSubsetStates(
   return requests.map(({ entryId, unsettled }, i) => {
     const read = sources[i];
     if (!read) return null;
-    const embedded = embeddedIds(rule, read.source).flatMap((id) => {
-      const doc = holders.get(pairKey(read.source._id, id));
+    const embeddedHeld = embedded[i]!.flatMap(({ key }) => {
+      const doc = held.get(sourceKeys[i]!, key);
       return doc ? [doc] : [];
     });
-    const state: SubsetState = { source: read.source, fullSet: uniqueById([...embedded, ...read.newest]) };
+    const state: SubsetState = { source: read.source, fullSet: distinct([...embeddedHeld, ...read.newest]) };
     if (unsettled) state.unreadEntries = true;
     if (entryId === undefined) return state;
     const holder = holderOf(i);
-    if (holder) state.fullSet = uniqueById([...state.fullSet, holder]);
+    if (holder) state.fullSet = distinct([...state.fullSet, holder]);
     const copyIds = holder && ledgered.has(bsonKey(holder._id)) ? [holder._id] : [];
     state.deleted = { entryId, copyIds };
     return state;

@@ -127,6 +127,14 @@ void test("an embedded review without review_id is skipped with a reason naming 
   assert.match(plan.outcome === "skip" ? plan.reason : "", /^reviews\[0\]\.review_id is missing/);
 });
 
+void test("an embedded review carrying its own _id is skipped with a reason naming the entry", () => {
+  const plan = planSubset(rule, {
+    source: { _id: "p1", reviews: [review(1), { _id: 7, ...review(2) }] },
+    fullSet: [],
+  });
+  assert.match(plan.outcome === "skip" ? plan.reason : "", /^reviews\[1\]\._id is present/);
+});
+
 void test("a full-set review with a string date is skipped with a reason naming the document", () => {
   const bad = { _id: "r9", ...review(9), published_date: "2019-02-18", product_id: "p1" };
   const plan = planSubset(rule, { source: { _id: "p1", reviews: [] }, fullSet: [bad] });
