@@ -85,6 +85,8 @@ export interface ReadBudget {
   admitsDocuments(count: number): boolean;
   /** Whether `bytes` more would leave what this correction holds within the whole budget. */
   holdsWithin(bytes: number): boolean;
+  /** Whether `bytes` more would be admitted now, without waiting. */
+  admitsBytes(bytes: number): boolean;
   /** Takes `bytes`, waiting while other corrections hold the budget. */
   admit(bytes: number): Promise<void>;
 }

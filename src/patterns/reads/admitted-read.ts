@@ -2,7 +2,7 @@
 // budget admits them (PlanContext.budget; docs/deployment.md#container-image).
 import type { Collection, Document } from "mongodb";
 import { BatchOverBudgetError } from "../../errors.js";
-import type { ReadContext } from "../driver.js";
+import type { ReadBudget, ReadContext } from "../driver.js";
 import { numberValue, RAW, verbatim } from "../bson/bson-value.js";
 
 function bsonSize(raws: readonly unknown[]): number {
@@ -24,24 +24,63 @@ async function sizeOnServer(
 }
 
 /**
+ * A batch reads at once the documents it holds of at most this size: unadmitted, they weigh
+ * at most this much each (a megabyte for a batch of 64) while the budget is asked about them.
+ */
+export const SMALL_DOCUMENT_BYTES = 16 * 1024;
+
+/** `filter`, narrowed to the documents whose BSON size is at most (or over) `bytes`. */
+function bySize(filter: Document, comparison: "$lte" | "$gt", bytes: number): Document {
+  return { $and: [filter, { $expr: { [comparison]: [{ $bsonSize: "$$ROOT" }, bytes] } }] };
+}
+
+/**
  * The documents of `collection` that `filter` matches, at most `count` of them, read by
- * `read` with RAW and decoded by `verbatim` once the budget has admitted their BSON size.
- * Where they might have to wait (`count` documents of 16 MiB would not fit now), their size
- * is asked first and the bytes are read once admitted: a waiting correction would otherwise
- * hold up to 16 MiB per document. A batch (`count` over 1) always asks first, and one that
- * the whole budget could not hold is refused (BatchOverBudgetError): split into single
- * corrections, of which only one larger than the whole budget goes alone (memory-budget.ts).
+ * `read` (given the filter to read by) with RAW and decoded by `verbatim` once the budget has
+ * admitted their BSON size. A single document that might have to wait (one of 16 MiB would
+ * not fit now) has its size asked first and its bytes read once admitted: a waiting
+ * correction would otherwise hold up to 16 MiB per document. A batch reads its documents of
+ * at most SMALL_DOCUMENT_BYTES in one command and keeps them when they are all it asked for and
+ * the budget takes them at once; otherwise (a document larger, or missing, or a budget that
+ * would make it wait) it drops them and asks the size of the whole batch first, as a single
+ * document does (readAskingFirst).
  */
 export async function readAdmitted(
   collection: Collection,
   filter: Document,
   count: number,
-  read: () => Promise<readonly unknown[]>,
+  read: (filter: Document) => Promise<readonly unknown[]>,
   reads: ReadContext,
 ): Promise<Document[]> {
   const { budget } = reads;
+  if (!budget) return (await read(filter)).map(verbatim);
+  if (count > 1) {
+    const small = await read(bySize(filter, "$lte", SMALL_DOCUMENT_BYTES));
+    const bytes = bsonSize(small);
+    if (small.length === count && budget.holdsWithin(bytes) && budget.admitsBytes(bytes)) {
+      await budget.admit(bytes);
+      return small.map(verbatim);
+    }
+  }
+  return (await readAskingFirst(collection, filter, count, read, reads, budget)).map(verbatim);
+}
+
+/**
+ * Reads once the budget admitted the documents' size, asked first where they might have to
+ * wait; a batch always asks, and one that the whole budget could not hold is refused
+ * (BatchOverBudgetError): split into single corrections, of which only one larger than the
+ * whole budget goes alone (memory-budget.ts).
+ */
+async function readAskingFirst(
+  collection: Collection,
+  filter: Document,
+  count: number,
+  read: (filter: Document) => Promise<readonly unknown[]>,
+  reads: ReadContext,
+  budget: ReadBudget,
+): Promise<readonly unknown[]> {
   let admitted = 0;
-  if (budget && (count > 1 || !budget.admitsDocuments(count))) {
+  if (count > 1 || !budget.admitsDocuments(count)) {
     admitted = await sizeOnServer(collection, filter, reads);
     if (count > 1 && !budget.holdsWithin(admitted))
       throw new BatchOverBudgetError(
@@ -50,12 +89,12 @@ export async function readAdmitted(
       );
     if (admitted > 0) await budget.admit(admitted);
   }
-  const raws = await read();
+  const raws = await read(filter);
   // What the read adds (a joined field; outside a transaction, a document grown since) is
   // admitted without waiting, by a hold that holds something already.
   const more = bsonSize(raws) - admitted;
-  if (budget && more > 0) await budget.admit(more);
-  return raws.map(verbatim);
+  if (more > 0) await budget.admit(more);
+  return raws;
 }
 
 /** The documents of `collection` with the given `_id`s (in no order), read as readAdmitted reads. */
@@ -69,7 +108,7 @@ export function readManyAdmitted(
     collection,
     filter,
     ids.length,
-    () => collection.find(filter as never, { session: reads.session, ...RAW }).toArray(),
+    (narrowed) => collection.find(narrowed as never, { session: reads.session, ...RAW }).toArray(),
     reads,
   );
 }
@@ -85,8 +124,8 @@ export async function readOneAdmitted(
     collection,
     filter,
     1,
-    async () => {
-      const raw: unknown = await collection.findOne(filter as never, { session: reads.session, ...RAW });
+    async (narrowed) => {
+      const raw: unknown = await collection.findOne(narrowed as never, { session: reads.session, ...RAW });
       return raw === null ? [] : [raw];
     },
     reads,

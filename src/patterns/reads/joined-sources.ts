@@ -25,9 +25,9 @@ export async function readJoinedSources(
     sources,
     match,
     sourceIds.length,
-    () =>
+    (filter) =>
       sources
-        .aggregate([{ $match: match }, { $lookup: lookup }], { session: reads.session, ...RAW })
+        .aggregate([{ $match: filter }, { $lookup: lookup }], { session: reads.session, ...RAW })
         .toArray(),
     reads,
   );

@@ -69,6 +69,8 @@ export class MemoryBudget {
             held > 0 ||
             (this.waiters.length === 0 && this.used + count * MAX_DOCUMENT_BYTES <= this.capacity),
           holdsWithin: (bytes) => Math.max(held, planned + bytes) <= this.capacity,
+          // As holdUpTo decides.
+          admitsBytes: (bytes) => planned + bytes <= held || held > 0 || this.fits(planned + bytes - held),
           admit: (bytes) => holdUpTo((planned += bytes)),
         };
       },

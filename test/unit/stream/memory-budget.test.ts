@@ -136,6 +136,26 @@ void test("a batch is told it might wait when its documents of 16 MiB each would
   next.release();
 });
 
+void test("a plan is told whether bytes would be admitted at once, as admitting them would decide", async () => {
+  const budget = new MemoryBudget(32 * MIB);
+  const first = budget.hold();
+  const reads = first.plan();
+  assert.equal(reads.admitsBytes(32 * MIB), true);
+  await reads.admit(30 * MIB);
+  assert.equal(reads.admitsBytes(20 * MIB), true, "a hold that holds something never waits");
+  const second = budget.hold().plan();
+  assert.equal(second.admitsBytes(2 * MIB), true);
+  assert.equal(second.admitsBytes(3 * MIB), false);
+  const waiting = budget
+    .hold()
+    .plan()
+    .admit(3 * MIB);
+  assert.equal(second.admitsBytes(1), false, "nobody overtakes a waiting admission");
+  first.release();
+  await waiting;
+  assert.equal(second.admitsBytes(29 * MIB), true);
+});
+
 void test("a budget that is not a positive number of bytes is refused, naming the value", () => {
   assert.throws(() => new MemoryBudget(0), /positive number of bytes, got 0/);
 });

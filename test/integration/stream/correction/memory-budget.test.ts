@@ -2,17 +2,36 @@
 // BSON size as the server sent it, and decode nothing while the budget is spent.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BSON, type Document } from "mongodb";
+import { BSON, type CommandStartedEvent, type Document, type MongoClient } from "mongodb";
 import { readBucketState, readBucketStates } from "../../../../src/patterns/bucket/reader.js";
 import { BatchOverBudgetError } from "../../../../src/errors.js";
 import type { ReadContext } from "../../../../src/patterns/driver.js";
 import { readOutlierStates } from "../../../../src/patterns/outlier/reader.js";
 import { readSubsetStates } from "../../../../src/patterns/subset/reader.js";
 import { MemoryBudget } from "../../../../src/stream/correction/memory-budget.js";
+import { SMALL_DOCUMENT_BYTES } from "../../../../src/patterns/reads/admitted-read.js";
 import { useTestDatabase } from "../../../support/mongo.js";
 import { bucketRule, outlierRule, subsetRule, users } from "../../../unit/patterns/support/rules.js";
 
-const fixture = useTestDatabase("memory_budget");
+let client: MongoClient;
+const fixture = useTestDatabase("memory_budget", {
+  async setUp({ mongo }) {
+    client = await mongo.newClient({ monitorCommands: true });
+  },
+});
+
+/** The names of the commands `work` sends through `client`. */
+async function commandsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const record = (event: CommandStartedEvent) => sent.push(event.commandName);
+  client.on("commandStarted", record);
+  try {
+    await work();
+  } finally {
+    client.off("commandStarted", record);
+  }
+  return sent;
+}
 
 const BUDGET = 1024 * 1024;
 
@@ -133,5 +152,77 @@ void test("a batch the whole budget cannot hold is refused before it reads, to b
     single.release();
   }
   assert.ok(held.every((bytes) => bytes <= BUDGET));
+  hold.release();
+});
+
+/** Buckets of `trades` entries each: past the threshold, small (a hundred bytes an entry). */
+async function insertSmallBuckets(keys: string[], trades = 11): Promise<Document[]> {
+  const buckets = keys.map((key) => ({
+    _id: `${key}_1`,
+    customerId: key,
+    count: trades,
+    history: users(0, trades).map((u) => ({ u, pad: "x".repeat(80) })),
+  }));
+  await fixture.db.collection("trades").insertMany(buckets as never);
+  return buckets;
+}
+
+const sizeOf = (documents: Document[]) =>
+  documents.reduce((sum, doc) => sum + BSON.calculateObjectSize(doc), 0);
+
+void test("a batch of small documents the budget takes at once is read in one command, its size not asked", async () => {
+  const buckets = await insertSmallBuckets(["k", "l"]);
+  const held: number[] = [];
+  const budget = new MemoryBudget(BUDGET, { held: (bytes) => held.push(bytes), waited: () => {} });
+  const hold = budget.hold();
+  const db = client.db(fixture.db.databaseName);
+  const sent = await commandsOf(() =>
+    readBucketStates(db, bucketRule, ["k_1", "l_1"], { budget: hold.plan() }),
+  );
+  assert.equal(sent[0], "find", "the buckets, first");
+  assert.equal(sent.includes("aggregate"), false, "no size asked");
+  assert.equal(held.at(-1), sizeOf(buckets));
+  hold.release();
+});
+
+void test("a batch with a document over the small size asks the batch's size first", async () => {
+  const small = await insertSmallBuckets(["m"]);
+  const large = await insertSmallBuckets(["n"], 400);
+  assert.ok(BSON.calculateObjectSize(large[0]!) > SMALL_DOCUMENT_BYTES);
+  const held: number[] = [];
+  const budget = new MemoryBudget(BUDGET, { held: (bytes) => held.push(bytes), waited: () => {} });
+  const hold = budget.hold();
+  const db = client.db(fixture.db.databaseName);
+  let states: Awaited<ReturnType<typeof readBucketStates>> | undefined;
+  const sent = await commandsOf(async () => {
+    states = await readBucketStates(db, bucketRule, ["m_1", "n_1"], { budget: hold.plan() });
+  });
+  assert.deepEqual(sent.slice(0, 3), ["find", "aggregate", "find"], "small ones, the size, then all");
+  assert.deepEqual(
+    states!.buckets.map((bucket) => bucket?._id),
+    ["m_1", "n_1"],
+  );
+  assert.equal(held.at(-1), sizeOf([...small, ...large]), "admitted once, not the small ones twice");
+  hold.release();
+});
+
+void test("a batch of small documents that would wait for the budget waits before it decodes, holding nothing", async () => {
+  const buckets = await insertSmallBuckets(["o", "p"]);
+  let waited!: () => void;
+  const waiting = new Promise<void>((resolve) => (waited = resolve));
+  const held: number[] = [];
+  const budget = new MemoryBudget(BUDGET, { held: (bytes) => held.push(bytes), waited });
+  const other = budget.hold();
+  await other.plan().admit(BUDGET);
+  const hold = budget.hold();
+  let decoded = false;
+  const reading = readBucketStates(fixture.db, bucketRule, ["o_1", "p_1"], { budget: hold.plan() }).then(
+    () => (decoded = true),
+  );
+  await waiting;
+  assert.equal(decoded, false);
+  other.release();
+  await reading;
+  assert.equal(held.at(-1), sizeOf(buckets));
   hold.release();
 });
