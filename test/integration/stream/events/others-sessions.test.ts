@@ -1,7 +1,6 @@
 // A replica streaming its partitions leaves out, on the server, the transactions of the
 // sessions every other replica's leases list (watch-pipeline.ts): its stream's `lsid.id`
 // `$nin` holds them, whenever the other replica joined and took its share.
-import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Binary, CommandStartedEvent, Document } from "mongodb";
 import { waitUntil } from "../../../../src/cli/wait-until.js";
@@ -38,6 +37,7 @@ void test("a replica's stream leaves out the sessions of a replica that joined a
       (await state.find({ holder: "second", sessions: { $exists: true } }).toArray()).flatMap(
         (lease) => lease.sessions!,
       );
+    // The first's stream started before the second existed: only a stream started again holds them.
     await waitUntil(
       async () => {
         const sessions = await secondsSessions();
@@ -49,5 +49,4 @@ void test("a replica's stream leaves out the sessions of a replica that joined a
   } finally {
     await Promise.all(replicas.map((replica) => replica.stop()));
   }
-  assert.ok(pipelines.length >= 2, "the first replica's stream started again with the second's sessions");
 });
