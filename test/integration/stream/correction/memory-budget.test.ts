@@ -70,22 +70,37 @@ const cases: Case[] = [
   },
 ];
 
+/**
+ * Runs `read` while another correction holds `taken` of a budget of `capacity`: checks that it
+ * decodes nothing until that one releases its share, then returns what it read, its hold, and
+ * the bytes the budget held after each change.
+ */
+async function readOnceReleased<T>(
+  read: (reads: ReadContext) => Promise<T>,
+  { capacity = BUDGET, taken = capacity }: { capacity?: number; taken?: number } = {},
+) {
+  let waited!: () => void;
+  const waiting = new Promise<void>((resolve) => (waited = resolve));
+  const held: number[] = [];
+  const budget = new MemoryBudget(capacity, { held: (bytes) => held.push(bytes), waited });
+  const other = budget.hold();
+  await other.plan().admit(taken);
+  const hold = budget.hold();
+  let decoded = false;
+  const reading = read({ budget: hold.plan() }).then((result) => {
+    decoded = true;
+    return result;
+  });
+  await waiting;
+  assert.equal(decoded, false, "nothing is decoded while the budget cannot take it");
+  other.release();
+  return { result: await reading, hold, held };
+}
+
 for (const { name, collection, document, readAs = document, read } of cases) {
   void test(`reading ${name} waits for the memory budget, then admits its BSON size`, async () => {
     await fixture.db.collection(collection).insertOne(document as never);
-    let waited!: () => void;
-    const waiting = new Promise<void>((resolve) => (waited = resolve));
-    const held: number[] = [];
-    const budget = new MemoryBudget(BUDGET, { held: (bytes) => held.push(bytes), waited });
-    const other = budget.hold();
-    await other.plan().admit(BUDGET);
-    const hold = budget.hold();
-    let decoded = false;
-    const reading = read({ budget: hold.plan() }).then(() => (decoded = true));
-    await waiting;
-    assert.equal(decoded, false);
-    other.release();
-    await reading;
+    const { hold, held } = await readOnceReleased(read);
     assert.equal(held.at(-1), BSON.calculateObjectSize(readAs));
     hold.release();
   });
@@ -104,24 +119,14 @@ async function insertBuckets(keys: string[]): Promise<Document[]> {
 
 void test("a batch of buckets waits for the memory budget before it reads, then admits their sizes together", async () => {
   const buckets = await insertBuckets(["d", "e"]);
-  let waited!: () => void;
-  const waiting = new Promise<void>((resolve) => (waited = resolve));
-  const held: number[] = [];
-  const budget = new MemoryBudget(2 * BUDGET, { held: (bytes) => held.push(bytes), waited });
-  const other = budget.hold();
-  await other.plan().admit(BUDGET + 1);
-  const hold = budget.hold();
-  let decoded = false;
-  const reading = readBucketStates(fixture.db, bucketRule, ["d_1", "e_1", "missing"], {
-    budget: hold.plan(),
-  }).then((states) => {
-    decoded = true;
-    return states;
-  });
-  await waiting;
-  assert.equal(decoded, false, "nothing is read while the budget cannot take the batch");
-  other.release();
-  const states = await reading;
+  const {
+    result: states,
+    hold,
+    held,
+  } = await readOnceReleased(
+    (reads) => readBucketStates(fixture.db, bucketRule, ["d_1", "e_1", "missing"], reads),
+    { capacity: 2 * BUDGET, taken: BUDGET + 1 },
+  );
   assert.deepEqual(
     states.buckets.map((bucket) => bucket?._id ?? null),
     ["d_1", "e_1", null],
@@ -208,21 +213,9 @@ void test("a batch with a document over the small size asks the batch's size fir
 
 void test("a batch of small documents that would wait for the budget waits before it decodes, holding nothing", async () => {
   const buckets = await insertSmallBuckets(["o", "p"]);
-  let waited!: () => void;
-  const waiting = new Promise<void>((resolve) => (waited = resolve));
-  const held: number[] = [];
-  const budget = new MemoryBudget(BUDGET, { held: (bytes) => held.push(bytes), waited });
-  const other = budget.hold();
-  await other.plan().admit(BUDGET);
-  const hold = budget.hold();
-  let decoded = false;
-  const reading = readBucketStates(fixture.db, bucketRule, ["o_1", "p_1"], { budget: hold.plan() }).then(
-    () => (decoded = true),
+  const { hold, held } = await readOnceReleased((reads) =>
+    readBucketStates(fixture.db, bucketRule, ["o_1", "p_1"], reads),
   );
-  await waiting;
-  assert.equal(decoded, false);
-  other.release();
-  await reading;
   assert.equal(held.at(-1), sizeOf(buckets));
   hold.release();
 });
