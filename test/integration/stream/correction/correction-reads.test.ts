@@ -6,7 +6,7 @@ import { test } from "node:test";
 import type { Document, MongoClient } from "mongodb";
 import { readBucketState } from "../../../../src/patterns/bucket/reader.js";
 import { readLooseEntryStates, type LooseKey } from "../../../../src/patterns/bucket/open-bucket-reader.js";
-import { numberValue } from "../../../../src/patterns/bson/bson-value.js";
+import { numbersByValue, numberValue } from "../../../../src/patterns/bson/bson-value.js";
 import { readOutlierStates } from "../../../../src/patterns/outlier/reader.js";
 import { readSubsetStates } from "../../../../src/patterns/subset/reader.js";
 import { driverOf } from "../../../../src/patterns/registry.js";
@@ -191,6 +191,50 @@ void test("reading 20 products at once finds the older review each embeds, and o
       [[ids[i], 0]],
     );
   }
+});
+
+void test("a batch's older reviews are found under their own product, ids that look like numbers and prefix each other too", async () => {
+  // Each product embeds an old review under a number and under a string that prints the same;
+  // only one of them is in its full set, and product "7" holds the other type.
+  const products: [unknown, unknown][] = [
+    [7, 1],
+    ["7", "1"],
+    [70, "10"],
+  ];
+  const date = (i: number) => new Date(1_600_000_000_000 + i * 1000);
+  for (const [productId, held] of products) {
+    const newer = Array.from({ length: subsetRule.threshold }, (_, i) => ({
+      product_id: productId,
+      review_id: 100 + i,
+      published_date: date(100 + i),
+    }));
+    await fixture.db
+      .collection("reviews")
+      .insertMany([{ product_id: productId, review_id: held, published_date: date(1) }, ...newer]);
+    const lookalike = typeof held === "number" ? String(held) : Number(held);
+    await fixture.db.collection("products").insertOne({
+      _id: productId as never,
+      reviews: [held, lookalike].map((review_id) => ({ review_id, published_date: date(1) })),
+    });
+  }
+  const states = await readSubsetStates(
+    db(),
+    subsetRule,
+    products.map(([sourceId]) => ({ sourceId })),
+    { stateCollection: "state" },
+  );
+  // The newer ones are numbers from 100 on; numbers are compared by value, as read verbatim.
+  const isNewer = (id: unknown) => (numberValue(id) ?? -1) >= 100;
+  const older = states.map((state) =>
+    state!.fullSet
+      .filter((doc) => !isNewer(doc.review_id))
+      .map((doc) => [numbersByValue(doc.product_id), numbersByValue(doc.review_id)]),
+  );
+  assert.deepEqual(
+    older,
+    products.map((pair) => [pair]),
+  );
+  for (const state of states) assert.equal(state!.fullSet.length, subsetRule.threshold + 1);
 });
 
 /** `customers` with one loose trade each and an open bucket, beside `others` customers' buckets. */
