@@ -45,14 +45,17 @@ export class MemoryBudget {
   /** A hold for one correction. */
   hold(): BudgetHold {
     let held = 0;
+    /**
+     * Whether raising the hold to `bytes` would wait. Only a hold that holds nothing waits: two
+     * that each held part and waited for more could wait for each other for ever. What it reads
+     * after its first documents (a chunk, a product's reviews) is counted without waiting.
+     */
+    const waitsFor = (bytes: number) => bytes > held && held === 0 && !this.fits(bytes);
     /** Raises what the hold holds to `bytes`, waiting only while it holds nothing. */
     const holdUpTo = async (bytes: number) => {
       const more = bytes - held;
       if (more <= 0) return;
-      // Only a hold that holds nothing waits: two that each held part and waited for more
-      // could wait for each other for ever. What it reads after its first documents (a
-      // chunk, a product's reviews) is counted without waiting.
-      if (held > 0 || this.fits(more)) this.take(more);
+      if (!waitsFor(bytes)) this.take(more);
       else {
         this.observer?.waited();
         await new Promise<void>((admitted) => this.waiters.push({ bytes: more, admitted }));
@@ -69,8 +72,7 @@ export class MemoryBudget {
             held > 0 ||
             (this.waiters.length === 0 && this.used + count * MAX_DOCUMENT_BYTES <= this.capacity),
           holdsWithin: (bytes) => Math.max(held, planned + bytes) <= this.capacity,
-          // As holdUpTo decides.
-          admitsBytes: (bytes) => planned + bytes <= held || held > 0 || this.fits(planned + bytes - held),
+          admitsBytes: (bytes) => !waitsFor(planned + bytes),
           admit: (bytes) => holdUpTo((planned += bytes)),
         };
       },
