@@ -165,17 +165,23 @@ for (const field of RENAMED) {
 /** The event fields an oplog view has (change-event.ts, oplogView): those mongod reads from the entry itself. */
 const OPLOG_VIEW = new Set(["operationType", "ns", "to", "documentKey", "lsid", "txnNumber"]);
 
-/** Whether the clause reads only fields of the oplog view, so that the view decides it as the event would. */
-function inOplogView(key: string, value: unknown): boolean {
-  if (key === "$expr") return fieldPathsIn(value).every((path) => OPLOG_VIEW.has(path.split(".")[0]!));
-  return !key.startsWith("$") && OPLOG_VIEW.has(key.split(".")[0]!);
+/**
+ * Clauses that read only event fields among `matchFields` (a path predicate, by its first name)
+ * or, inside an $expr, among `exprFields` (every field path it reads).
+ */
+function readingOnly(matchFields: ReadonlySet<string>, exprFields = matchFields): Judgeable {
+  const firstName = (path: string) => path.split(".")[0]!;
+  return (key, value) =>
+    key === "$expr"
+      ? fieldPathsIn(value).every((path) => exprFields.has(firstName(path)))
+      : !key.startsWith("$") && matchFields.has(firstName(key));
 }
 
+/** Whether the clause reads only fields of the oplog view, so that the view decides it as the event would. */
+const inOplogView = readingOnly(OPLOG_VIEW);
+
 /** Whether mongod's oplog filter can judge the clause, so that an event it rejects is never looked up. */
-function oplogRewritable(key: string, value: unknown): boolean {
-  if (key === "$expr") return fieldPathsIn(value).every((path) => EXPR_REWRITTEN.has(path.split(".")[0]!));
-  return !key.startsWith("$") && MATCH_REWRITTEN.has(key.split(".")[0]!);
-}
+const oplogRewritable = readingOnly(MATCH_REWRITTEN, EXPR_REWRITTEN);
 
 /** The field paths ("$a.b", without the "$") an aggregation expression reads; variables left out. */
 function fieldPathsIn(value: unknown): string[] {
