@@ -24,8 +24,9 @@ async function sizeOnServer(
 }
 
 /**
- * A batch reads at once the documents it holds of at most this size: unadmitted, they weigh
- * at most this much each (a megabyte for a batch of 64) while the budget is asked about them.
+ * A batch reads at once its documents of at most this size: before the budget is asked, they
+ * weigh at most this much each (a megabyte for a batch of 64), plus what the read joins to them
+ * (a last chunk, a product's newest reviews), which was always read before it was admitted.
  */
 export const SMALL_DOCUMENT_BYTES = 16 * 1024;
 

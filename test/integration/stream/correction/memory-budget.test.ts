@@ -190,6 +190,28 @@ void test("a batch of small documents the budget takes at once is read in one co
   hold.release();
 });
 
+void test("a batch of small products is read in one command, what its join adds admitted with them", async () => {
+  const products = [
+    { _id: 21, reviews: [] },
+    { _id: 22, reviews: [] },
+  ];
+  await fixture.db.collection("products").insertMany(products as never);
+  const held: number[] = [];
+  const budget = new MemoryBudget(BUDGET, { held: (bytes) => held.push(bytes), waited: () => {} });
+  const hold = budget.hold();
+  const db = client.db(fixture.db.databaseName);
+  const sent = await commandsOf(() =>
+    readSubsetStates(db, subsetRule, [{ sourceId: 21 }, { sourceId: 22 }], {
+      budget: hold.plan(),
+      stateCollection: "state",
+    }),
+  );
+  assert.deepEqual(sent, ["aggregate"], "the products and their newest reviews, no size asked");
+  // As the reply holds them: each with its (empty) newest reviews joined.
+  assert.equal(held.at(-1), sizeOf(products.map((product) => ({ ...product, __patternSidecarNewest: [] }))));
+  hold.release();
+});
+
 void test("a batch with a document over the small size asks the batch's size first", async () => {
   const small = await insertSmallBuckets(["m"]);
   const large = await insertSmallBuckets(["n"], 400);
