@@ -6,6 +6,7 @@ import type { Db } from "mongodb";
 import { setTimeout as sleep } from "node:timers/promises";
 import { waitUntil } from "../src/cli/wait-until.js";
 import { currentClusterTime } from "../src/stream/position/cluster-time.js";
+import { driverOf } from "../src/patterns/registry.js";
 import { metricTotal, startSidecar, testConfig, waitForCaughtUp } from "../test/support/harness.js";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
 import type { Benchmark } from "./benchmark.js";
@@ -91,25 +92,33 @@ export async function prepareMixedBacklog(
  * (the mix, always first, cost a third more CPU per correction in each process than its
  * patterns alone did after it), where a sidecar draining a real backlog has long warmed up.
  * Its backlog, written in well under a second, is left to settle first: a product pushed less
- * than `settleMs` (1 s) before the sidecar starts is trimmed at once and copied after the wait,
- * and the drain, which ends at one correction per trigger, would end before those copies.
+ * than `settleMs` before the sidecar starts is trimmed at once and copied after the wait, and
+ * the drain, which ends at one correction per trigger, would end before those copies.
  */
 const WARM_UP = {
   events: 5_000,
   cycle: ["sale", "trade", "review", "review-delete", "loose-trade"],
-  settleMs: 1_500,
+  settled: true,
 } as const;
+
+/** Past the rules' `settleMs`: the wait's own timer and the events' clock are not exact. */
+const SETTLE_MARGIN_MS = 500;
+
+/** The longest any rule's corrections wait for their writes to settle, in the bench's config. */
+function settleMsOf(db: Db): number {
+  return Math.max(0, ...config(db).rules.map((rule) => driverOf(rule).planning.settleMs?.(rule) ?? 0));
+}
 
 async function drainWorkload(
   mongo: TestMongo,
   server: ServerProcess | undefined,
   cycle: readonly TriggerKind[],
-  { events = EVENTS, settleMs = 0 } = {},
+  { events = EVENTS, settled = false } = {},
 ): Promise<Drain> {
   const db = mongo.client.db(uniqueDatabaseName("bench_mixed"));
   try {
     const { triggers, triggerTotal, raw } = await prepareMixedBacklog(mongo, db, cycle, events);
-    await sleep(settleMs);
+    if (settled) await sleep(settleMsOf(db) + SETTLE_MARGIN_MS);
     // One correction for each trigger, and the sentinel's.
     const drained = await sidecarDrain(mongo, db, server, triggerTotal + 1);
     await verifyMixedCorrected(db, triggers);
