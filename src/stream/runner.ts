@@ -656,8 +656,11 @@ export class Runner {
         stream,
         rules: this.rules,
         // Corrections wait for one of `concurrency` slots; many more targets in flight
-        // is what lets ready ones share a transaction (correction-batch.ts).
-        inFlight: config.concurrency * SHARED_TRANSACTION_MAX,
+        // is what lets ready ones share a transaction (correction-batch.ts). Twice a full
+        // batch per slot: with one, the targets waiting when a slot frees are only those
+        // the last batch made room for, in arrival order, and a batch could not be taken
+        // from one rule (batch-choice.ts).
+        inFlight: config.concurrency * SHARED_TRANSACTION_MAX * 2,
         tokens: partitioned
           ? {
               persistResumeToken: (token, seconds) =>

@@ -11,12 +11,14 @@
 // each target is then corrected on its own, as if it had never been batched: the
 // transaction either committed every plan or none, and every correction re-reads anyway.
 import type { Plan } from "../../patterns/plan.js";
+import { chooseBatch } from "./batch-choice.js";
 import { driverOf } from "../../patterns/registry.js";
 import {
   correctInSlot,
   correctionSessions,
   correctTarget,
   planAndWrite,
+  planGroupOf,
   recordSharedOutcomes,
   type CorrectionContext,
 } from "./correction.js";
@@ -75,7 +77,10 @@ export class CorrectionBatcher {
   private async flush(): Promise<void> {
     const failed = await this.context.slots.run(() => {
       this.flushPending = false;
-      const batch = this.waiting.splice(0, SHARED_TRANSACTION_MAX);
+      const { batch, rest } = chooseBatch(this.waiting, SHARED_TRANSACTION_MAX, ({ target }) =>
+        planGroupOf(target),
+      );
+      this.waiting = rest;
       this.scheduleFlush();
       return batch.length === 1 ? this.correctAlone(batch[0]!) : this.correctShared(batch);
     });

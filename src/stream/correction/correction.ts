@@ -294,6 +294,11 @@ interface TargetGroup {
   indexes: number[];
 }
 
+/** Targets of one rule and role plan together (planMany), from one read per batch. */
+export function planGroupOf(target: CorrectionTarget): string {
+  return `${target.rule.name}|${target.role}`;
+}
+
 /** The targets grouped by rule and role; a target without planMany's help is a group of one. */
 function sameRuleAndRole(targets: readonly CorrectionTarget[]): TargetGroup[] {
   const groups = new Map<string, TargetGroup>();
@@ -301,7 +306,7 @@ function sameRuleAndRole(targets: readonly CorrectionTarget[]): TargetGroup[] {
     const driver = driverOf(target.rule);
     const together =
       driver.planning.planMany && driver.planning.independentTargets?.(target.rule, target.role);
-    const key = together ? `${target.rule.name}|${target.role}` : `#${index}`;
+    const key = together ? planGroupOf(target) : `#${index}`;
     const group = groups.get(key) ?? { rule: target.rule, targets: [], indexes: [] };
     group.targets.push(target);
     group.indexes.push(index);

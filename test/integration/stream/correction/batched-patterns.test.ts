@@ -8,6 +8,8 @@ import { waitUntil } from "../../../../src/cli/wait-until.js";
 import { uniqueDatabaseName, useTestDatabase } from "../../../support/mongo.js";
 import {
   correctionsLogged,
+  insertBook,
+  isBookCorrected,
   review,
   startSidecar,
   testConfig,
@@ -102,6 +104,53 @@ void test("buckets pushed past the threshold while no sidecar ran split in share
       [`same_${stamp(100)}_000001`, 1],
     ],
   );
+  assert.equal(sharedFailures(sidecar), 0);
+});
+
+void test("a backlog of two patterns is corrected in transactions of one rule each", async () => {
+  const db = await databaseWithPosition("batched_by_rule");
+  const sales = db.collection<{ _id: number; customers_purchased: string[] }>("sales");
+  const trades = db.collection<{ _id: string; customerId: string; history: Document[]; count: number }>(
+    "trades",
+  );
+  const triggers = 3 * DOCUMENTS;
+  const full = Array.from({ length: THRESHOLD }, (_, i) => trade(i));
+  for (let id = 0; id < triggers; id++) await insertBook(db, id, 50);
+  await trades.insertMany(
+    Array.from({ length: triggers }, (_, id) => ({
+      _id: `c${id}_${stamp(0)}`,
+      customerId: `c${id}`,
+      history: full,
+      count: THRESHOLD,
+    })),
+  );
+  // Interleaved, as an application writing both collections leaves its changes.
+  for (let id = 0; id < triggers; id++) {
+    await sales.updateOne({ _id: id }, { $push: { customers_purchased: "user50" } });
+    await trades.updateOne(
+      { _id: `c${id}_${stamp(0)}` },
+      { $push: { history: trade(100) }, $inc: { count: 1 } },
+    );
+  }
+
+  const { sidecar } = await drain(
+    db,
+    async () => (await trades.countDocuments({ [`history.${THRESHOLD}`]: { $exists: true } })) === 0,
+  );
+  await waitUntil(async () => isBookCorrected(db, triggers - 1, 51), {
+    description: "the last book corrected",
+  });
+
+  for (let id = 0; id < triggers; id++) assert.ok(await isBookCorrected(db, id, 51), `book ${id}`);
+  assert.equal(await trades.countDocuments({ count: 1 }), triggers, "one bucket split off each full one");
+  // Taken in arrival order, every batch would hold both rules.
+  const transactions = sidecar.logs.filter((line) => line.msg === "corrected documents");
+  const rulesIn = (line: (typeof transactions)[number]) =>
+    new Set((line.corrections as { rule: string }[]).map(({ rule }) => rule)).size;
+  const alone = transactions
+    .filter((line) => rulesIn(line) === 1)
+    .reduce((sum, line) => sum + Number(line.batch), 0);
+  assert.ok(alone > triggers, `${alone} of ${2 * triggers} corrections in transactions of one rule`);
   assert.equal(sharedFailures(sidecar), 0);
 });
 
