@@ -3,6 +3,7 @@ import { Double, Long } from "bson";
 import { bsonTag, isNumeric, isPlainDocument } from "./bson-types.js";
 import { expressionError, expressionTypeName, isNullish } from "./expression-values.js";
 import { hashedIndexKeyOf } from "./hashed-index-key.js";
+import { bsonSize } from "./bson-size.js";
 import { bsonSizeOf } from "./mingo-bson-size.js";
 import { $convert } from "./native-convert.js";
 import { NativeUnsupported, type OperatorCompiler } from "./native-expression-types.js";
@@ -111,9 +112,22 @@ const $getField: OperatorCompiler = (argument, compiler) => {
   };
 };
 
-/** A document's BSON size in bytes (mingo-bson-size.ts). */
+/** The expressions that name the document itself, whose size is remembered (query/bson-size.ts). */
+const WHOLE_DOCUMENT = new Set(["$$ROOT", "$$CURRENT"]);
+
+/**
+ * A document's BSON size in bytes (mingo-bson-size.ts). The document itself (`$$ROOT`, as a
+ * read that keeps small documents asks of every candidate) is a stored version or a stage's
+ * output, never mutated: its size is measured once, as a cursor's batch measures it again.
+ */
 const $bsonSize: OperatorCompiler = (argument, compiler) => {
   const [input] = compileExactly("$bsonSize", argument, compiler, 1);
+  const operand = Array.isArray(argument) ? argument[0] : argument;
+  if (typeof operand === "string" && WHOLE_DOCUMENT.has(operand))
+    return (frame) => {
+      const doc = input(frame);
+      return isPlainDocument(doc) ? bsonSize(doc) : bsonSizeOf(doc);
+    };
   return (frame) => bsonSizeOf(input(frame));
 };
 
