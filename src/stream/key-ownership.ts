@@ -17,7 +17,10 @@ export function keysOfPartitions(owned: readonly number[], partitions: number): 
   const held = new Set(owned);
   if (held.size === partitions) return EVERY_KEY;
   return {
-    description: held.size === 0 ? "no key" : `partitions ${[...held].sort((a, b) => a - b).join(", ")}`,
+    // Made when a log line asks: the runner asks for a replica's keys for every target it reads.
+    get description() {
+      return held.size === 0 ? "no key" : `partitions ${[...held].sort((a, b) => a - b).join(", ")}`;
+    },
     owns: (target) => held.has(partitionOfTarget(target, partitions)),
   };
 }

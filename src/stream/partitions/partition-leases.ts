@@ -74,6 +74,8 @@ export class PartitionLeases implements Fencing {
   }>;
   private readonly leases = new Map<number, WriterLease>();
   private lastOwned: number[] = [];
+  /** owned()'s answer and the millisecond it was made in. */
+  private ownedNow: { at: number; partitions: readonly number[] } | undefined;
   /** What the last round read; nothing before the first. */
   private roster: Roster = { writer: undefined, members: [], owners: new Map(), othersSessions: [] };
   private timer: NodeJS.Timeout | undefined;
@@ -85,11 +87,25 @@ export class PartitionLeases implements Fencing {
     this.leaseDocs = keeperDb.collection(options.stateCollection);
   }
 
-  /** The partitions whose lease this replica holds now, by its own clock; ascending. */
+  /**
+   * The partitions whose lease this replica holds now, by its own clock; ascending. Asked for
+   * every event a stream reads and every target it dispatches: an answer holds for the rest of
+   * its millisecond (a lease's `held` compares the clock's milliseconds), unless a lease changes.
+   */
   owned(): number[] {
-    return [...this.leases]
-      .flatMap(([partition, lease]) => (lease.held ? [partition] : []))
-      .sort((a, b) => a - b);
+    const at = Date.now();
+    if (this.ownedNow?.at !== at) {
+      const partitions = [...this.leases]
+        .flatMap(([partition, lease]) => (lease.held ? [partition] : []))
+        .sort((a, b) => a - b);
+      this.ownedNow = { at, partitions };
+    }
+    return [...this.ownedNow.partitions];
+  }
+
+  /** A lease was taken, renewed, lost or released: owned() answers afresh. */
+  private leasesChanged(): void {
+    this.ownedNow = undefined;
   }
 
   /** The fence of each partition among the targets': a batch commits only while all are held. */
@@ -224,7 +240,10 @@ export class PartitionLeases implements Fencing {
     const renewal = WriterLease.renewTogether(atTerm.map((partition) => this.leases.get(partition)!));
     const others = partitions.filter((partition) => !atTerm.includes(partition));
     await settleAll([
-      renewal.finally(() => atTerm.forEach((partition) => this.forgetIfLost(partition))),
+      renewal.finally(() => {
+        this.leasesChanged();
+        atTerm.forEach((partition) => this.forgetIfLost(partition));
+      }),
       ...others.map((partition) => this.take(partition)),
     ]);
   }
@@ -235,6 +254,7 @@ export class PartitionLeases implements Fencing {
     try {
       // Held by a replica that has not handed it over yet: false now, taken at a later round.
       await lease.acquireOrRenew();
+      this.leasesChanged();
       this.forgetIfLost(partition);
     } catch (err) {
       if (!(err instanceof TakeoverBlockedError)) throw err;
@@ -245,6 +265,7 @@ export class PartitionLeases implements Fencing {
   /** Drops a partition whose lease this replica has no term of: a later round tries to take it. */
   private forgetIfLost(partition: number): void {
     if (this.leases.get(partition)?.termHeld === undefined) this.leases.delete(partition);
+    this.leasesChanged();
   }
 
   private newLease(partition: number): WriterLease {
@@ -265,6 +286,7 @@ export class PartitionLeases implements Fencing {
     for (const partition of partitions) {
       await this.leases.get(partition)?.release();
       this.leases.delete(partition);
+      this.leasesChanged();
     }
     this.options.logger.info({ partitions }, "partitions handed over");
   }
