@@ -55,3 +55,9 @@ void test("a document key is partitioned by its canonical Extended JSON, the sam
     partitionOf('{"region":"eu","n":{"$numberInt":"1"}}', 16),
   );
 });
+
+void test("a target asked again, or among another partition count, gets that count's partition", () => {
+  const book = target(outlierRule, "source", 12_345);
+  for (const count of [16, 7, 16, 1, 7])
+    assert.equal(partitionOfTarget(book, count), partitionOf(12_345, count), `${count} partitions`);
+});
