@@ -133,9 +133,7 @@ class EventConsumer {
           // The server closes the stream after an invalidate; it restarts after this event.
           if (event.operationType === "invalidate")
             this.failure ??= new StreamInvalidatedError("change stream invalidated", { ns: event.ns });
-          // Read ahead of the corrections in flight by as many again, no more: a queued
-          // event may show up to MAX_SHOWN_BYTES (watch-pipeline.ts) of what its update pushed.
-          await this.queue.whenBelow(inFlight * 2);
+          await this.queue.whenBelow(inFlight * 4);
           await this.tracker.whenHeldBelow(MAX_HELD_EVENTS, () => this.failure !== undefined);
         } else {
           // An empty batch: the server has nothing newer for us, so nothing lags behind.
