@@ -440,11 +440,16 @@ export class Runner {
    * The writer lease's holder corrects every key only once it holds every partition: replicas
    * streaming by partition hand theirs over when they see the lease taken, after their running
    * corrections commit, and a paused one's is taken once expired; none corrects beside it.
+   * Replicas started together may each find no other live at first: one takes the lease, the
+   * others see it and hand over what they took. Once a round shows the lead is not needed
+   * after all (others live, no unpartitioned work), it ends, having corrected nothing, rather
+   * than gather every partition only to hand most of them back.
    */
   private async holdEveryPartition(): Promise<boolean> {
     let waited = false;
     while (this.mayContinue()) {
       await this.partitionLeases.roundOnce();
+      if (!(await this.needsWriterLease())) return false;
       if (this.partitionLeases.holdsEvery) return true;
       if (!waited) this.options.logger.info("waiting for the other replicas to hand their partitions over");
       waited = true;
