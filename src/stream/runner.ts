@@ -666,6 +666,8 @@ export class Runner {
         // the last batch made room for, in arrival order, and a batch could not be taken
         // from one rule (batch-choice.ts).
         inFlight: config.concurrency * SHARED_TRANSACTION_MAX * 2,
+        // As far as before in-flight doubled (2,048 at concurrency 8), not four times it.
+        readAhead: config.concurrency * SHARED_TRANSACTION_MAX * 4,
         tokens: partitioned
           ? {
               persistResumeToken: (token, seconds) =>

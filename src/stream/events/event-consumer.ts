@@ -33,6 +33,12 @@ export interface EventConsumerOptions {
   rules: readonly PatternRule[];
   /** How many targets may be queued or correcting at once (different documents). */
   inFlight: number;
+  /**
+   * How many corrections may be queued or running before the stream is read further; four
+   * times `inFlight` by default. A queued event may show up to MAX_SHOWN_BYTES
+   * (watch-pipeline.ts) of what its update pushed: the bound is also the memory's.
+   */
+  readAhead?: number;
   tokens: Pick<TokenStore, "persistResumeToken">;
   metrics: Metrics;
   logger: Logger;
@@ -115,6 +121,7 @@ class EventConsumer {
 
   async run(): Promise<void> {
     const { stream, shouldContinue, inFlight, stretch, handOver } = this.options;
+    const readAhead = this.options.readAhead ?? inFlight * 4;
     const abandonQueued = () => this.queue.abandon(HANDED_OVER);
     if (handOver?.aborted) abandonQueued();
     // Every correction waiting for its writes to settle listens to it too, however many.
@@ -133,7 +140,7 @@ class EventConsumer {
           // The server closes the stream after an invalidate; it restarts after this event.
           if (event.operationType === "invalidate")
             this.failure ??= new StreamInvalidatedError("change stream invalidated", { ns: event.ns });
-          await this.queue.whenBelow(inFlight * 4);
+          await this.queue.whenBelow(readAhead);
           await this.tracker.whenHeldBelow(MAX_HELD_EVENTS, () => this.failure !== undefined);
         } else {
           // An empty batch: the server has nothing newer for us, so nothing lags behind.
