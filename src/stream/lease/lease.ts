@@ -118,7 +118,9 @@ type TakeoverAttempt =
   | { kind: "taken"; term: number; fenced: Set<string> }
   | { kind: "held elsewhere" }
   /** A transaction of the previous holder has written its fence document and is still open. */
-  | { kind: "blocked"; previousSessions: Binary[]; conflict: unknown };
+  | { kind: "blocked"; previousSessions: Binary[]; conflict: unknown }
+  /** Another replica is taking the lease at the same moment: its transaction holds the document. */
+  | { kind: "contended" };
 
 export class WriterLease implements Fencing {
   private readonly keeperDb: Db;
@@ -238,7 +240,7 @@ export class WriterLease implements Fencing {
         { cause: attempt.conflict },
       );
     }
-    this.heldByAnother = attempt.kind === "held elsewhere";
+    this.heldByAnother = attempt.kind === "held elsewhere" || attempt.kind === "contended";
     if (attempt.kind !== "taken") return undefined;
     this.fenced = attempt.fenced;
     return attempt.term;
@@ -292,8 +294,10 @@ export class WriterLease implements Fencing {
       if (error instanceof MongoServerError && error.code === CODE.DuplicateKey)
         return { kind: "held elsewhere" };
       if (!isRetryableTransactionError(error)) throw error;
-      // A conflict on the lease document itself (another replica taking it at the same moment)
-      // leaves no previous holder known: nothing to kill.
+      // A conflict on the lease document itself: no previous holder's transaction is in the
+      // way, another replica's takeover is; whoever commits first holds it, and a later round
+      // sees which (replicas started together race for it, and none of them should warn).
+      if (found.previous === undefined) return { kind: "contended" };
       return { kind: "blocked", previousSessions: sessionsOf(found.previous), conflict: error };
     } finally {
       await session.endSession();

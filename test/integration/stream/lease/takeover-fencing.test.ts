@@ -137,7 +137,7 @@ void test("a correction on a session the lease does not list is refused before i
   }
 });
 
-void test("a takeover that conflicts on the lease document itself kills no one's sessions", async () => {
+void test("a takeover that conflicts on the lease document itself kills no one's sessions, and waits", async () => {
   await leader();
   await expireLease();
   // Another replica's takeover under way: its transaction holds the lease document.
@@ -151,7 +151,9 @@ void test("a takeover that conflicts on the lease document itself kills no one's
     bystander.startTransaction();
     await fixture.db.collection("corrected").insertOne({ _id: "bystander" as never }, { session: bystander });
 
-    await assert.rejects((await standby()).acquireOrRenew(), TakeoverBlockedError);
+    const racedBy = await standby();
+    assert.equal(await racedBy.acquireOrRenew(), false, "another replica is taking it: not held, no error");
+    assert.equal(racedBy.heldElsewhere, true);
     await bystander.commitTransaction();
     await racing.abortTransaction();
     assert.deepEqual(await events(), [{ _id: "bystander" }]);
