@@ -235,7 +235,7 @@ export class WriterLease implements Fencing {
     }
     if (attempt.kind === "blocked") {
       throw new TakeoverBlockedError(
-        "a transaction of the previous holder of the writer lease is still open; taking over once it ends",
+        "a transaction still holds the lease's documents (the previous holder's, or another replica's taking it too); taking over once it ends",
         { holder: this.holder, lease: this.leaseId },
         { cause: attempt.conflict },
       );
