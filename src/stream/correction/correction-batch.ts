@@ -1,8 +1,9 @@
 // Several ready corrections in one transaction: one fence, one read of all their documents
 // (where the driver can: planMany), one bulk write per collection and one commit for the
-// lot, instead of for each. Targets wait for one of the `concurrency` slots (slots.ts); all
-// those waiting when it frees up, up to a bound, share it, so that batches grow with the
-// backlog and a lone live event is corrected at once. Targets whose driver declares
+// lot, instead of for each. Targets wait for one of the `concurrency` slots (slots.ts); those
+// waiting when it frees up share it, up to a bound and one rule at a time where there are more
+// (batch-choice.ts), so that batches grow with the backlog and a lone live event is corrected
+// at once. Targets whose driver declares
 // corrections of their role independent (disjoint documents read and written) share a
 // transaction, whether or not their event showed them broken: the batch's one read in the
 // transaction decides for each what a preview would, and a target needing nothing writes
