@@ -92,21 +92,27 @@ async function readSourcesWithNewest(
   );
 }
 
-const pairKey = (sourceId: unknown, entryId: unknown) => `${bsonKey(sourceId)}|${bsonKey(entryId)}`;
+/** Values by a source's key and an entry's key (bsonKey), each printed once by the caller. */
+class ByPair<T> {
+  private readonly bySource = new Map<string, Map<string, T>>();
 
-/** Full-set documents of a batch by their source's key and their entry's key (bsonKey). */
-class HeldEntries {
-  private readonly bySource = new Map<string, Map<string, Document>>();
-
-  get(sourceKey: string, entryKey: string): Document | undefined {
+  get(sourceKey: string, entryKey: string): T | undefined {
     return this.bySource.get(sourceKey)?.get(entryKey);
   }
 
-  set(sourceKey: string, entryKey: string, doc: Document): void {
+  set(sourceKey: string, entryKey: string, value: T): void {
     const entries = this.bySource.get(sourceKey);
-    if (entries) entries.set(entryKey, doc);
-    else this.bySource.set(sourceKey, new Map([[entryKey, doc]]));
+    if (entries) entries.set(entryKey, value);
+    else this.bySource.set(sourceKey, new Map([[entryKey, value]]));
   }
+}
+
+/** An entry of a source looked for in the full set, with both keys. */
+interface WantedPair {
+  source: unknown;
+  entry: unknown;
+  sourceKey: string;
+  entryKey: string;
 }
 
 /**
@@ -114,13 +120,12 @@ class HeldEntries {
  * then the pairs wanted, where one `$in` of sources with one `$in` of entries walked every
  * source with every entry.
  */
-function entriesBySource(rule: SubsetRule, pairs: readonly [unknown, unknown][]): Document[] {
+function entriesBySource(rule: SubsetRule, wanted: readonly WantedPair[]): Document[] {
   const bySource = new Map<string, { source: unknown; entries: unknown[] }>();
-  for (const [source, entry] of pairs) {
-    const key = bsonKey(source);
-    const group = bySource.get(key);
+  for (const { source, entry, sourceKey } of wanted) {
+    const group = bySource.get(sourceKey);
     if (group) group.entries.push(entry);
-    else bySource.set(key, { source, entries: [entry] });
+    else bySource.set(sourceKey, { source, entries: [entry] });
   }
   return [...bySource.values()].map(({ source, entries }) => ({
     [rule.referenceField]: { $in: [source] },
@@ -129,28 +134,33 @@ function entriesBySource(rule: SubsetRule, pairs: readonly [unknown, unknown][])
 }
 
 /**
- * The full-set documents holding given entries of given sources (the embedded ones, a deleted
- * one), in one query whose `$or` branches the unique `{ reference, id }` index answers, each
- * its own index scan (mongodb.com/docs/manual/reference/operator/query/or, "$or Clauses and Indexes").
+ * Adds to `held` the full-set documents holding the `wanted` entries of their sources (the
+ * embedded ones, a deleted one), read in one query whose `$or` branches the unique
+ * `{ reference, id }` index answers, each its own index scan
+ * (mongodb.com/docs/manual/reference/operator/query/or, "$or Clauses and Indexes").
  */
 async function readHolders(
   db: Db,
   rule: SubsetRule,
-  pairs: readonly [unknown, unknown][],
+  wanted: readonly WantedPair[],
+  held: ByPair<Document>,
   session?: ClientSession,
-): Promise<Document[]> {
-  if (pairs.length === 0) return [];
-  const branches = entriesBySource(rule, pairs);
-  const held = await db
+): Promise<void> {
+  if (wanted.length === 0) return;
+  const branches = entriesBySource(rule, wanted);
+  const found = await db
     .collection(rule.fullSetCollection)
     .find(branches.length === 1 ? branches[0]! : { $or: branches }, { session, ...RAW })
     .map(verbatim)
     .toArray();
-  const wanted = new Set(pairs.map(([source, entry]) => pairKey(source, entry)));
-  // A null reference's `$in` also takes a missing one: kept by pair.
-  return held.filter(
-    (doc) => rule.referenceField in doc && wanted.has(pairKey(doc[rule.referenceField], doc[rule.idField])),
-  );
+  const asked = new ByPair<true>();
+  for (const { sourceKey, entryKey } of wanted) asked.set(sourceKey, entryKey, true);
+  for (const doc of found) {
+    // A null reference's `$in` also takes a missing one: kept by pair.
+    if (!(rule.referenceField in doc)) continue;
+    const [sourceKey, entryKey] = [bsonKey(doc[rule.referenceField]), bsonKey(doc[rule.idField])];
+    if (asked.get(sourceKey, entryKey)) held.set(sourceKey, entryKey, doc);
+  }
 }
 
 /** `_id`s of the given full-set documents that the copy ledger names (the sidecar's copies). */
@@ -204,19 +214,21 @@ export async function readSubsetStates(
   const deletedKeys = requests.map(({ entryId }) => (entryId === undefined ? undefined : bsonKey(entryId)));
   // The full set is unique by pair: an entry among a source's newest is held there, and
   // only the others (an older entry still embedded, a deleted one) are looked for.
-  const held = new HeldEntries();
+  const held = new ByPair<Document>();
   sources.forEach((read, i) => {
     for (const doc of read?.newest ?? []) held.set(sourceKeys[i]!, bsonKey(doc[rule.idField]), doc);
   });
-  const pairs = requests.flatMap(({ entryId, unsettled }, i): [unknown, unknown][] => {
+  const wanted = requests.flatMap(({ entryId, unsettled }, i): WantedPair[] => {
     const read = sources[i];
     if (!read) return [];
-    const wanted = unsettled ? [] : [...embedded[i]!];
-    if (entryId !== undefined) wanted.push({ id: entryId, key: deletedKeys[i]! });
-    return wanted.flatMap(({ id, key }) => (held.get(sourceKeys[i]!, key) ? [] : [[read.source._id, id]]));
+    const entries = unsettled ? [] : [...embedded[i]!];
+    if (entryId !== undefined) entries.push({ id: entryId, key: deletedKeys[i]! });
+    const sourceKey = sourceKeys[i]!;
+    return entries.flatMap(({ id, key }) =>
+      held.get(sourceKey, key) ? [] : [{ source: read.source._id, entry: id, sourceKey, entryKey: key }],
+    );
   });
-  for (const doc of await readHolders(db, rule, pairs, session))
-    held.set(bsonKey(doc[rule.referenceField]), bsonKey(doc[rule.idField]), doc);
+  await readHolders(db, rule, wanted, held, session);
   const holderOf = (i: number) => {
     const key = deletedKeys[i];
     return key === undefined ? undefined : held.get(sourceKeys[i]!, key);
