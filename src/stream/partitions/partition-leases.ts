@@ -240,10 +240,7 @@ export class PartitionLeases implements Fencing {
     const renewal = WriterLease.renewTogether(atTerm.map((partition) => this.leases.get(partition)!));
     const others = partitions.filter((partition) => !atTerm.includes(partition));
     await settleAll([
-      renewal.finally(() => {
-        this.leasesChanged();
-        atTerm.forEach((partition) => this.forgetIfLost(partition));
-      }),
+      renewal.finally(() => atTerm.forEach((partition) => this.forgetIfLost(partition))),
       ...others.map((partition) => this.take(partition)),
     ]);
   }
@@ -254,7 +251,6 @@ export class PartitionLeases implements Fencing {
     try {
       // Held by a replica that has not handed it over yet: false now, taken at a later round.
       await lease.acquireOrRenew();
-      this.leasesChanged();
       this.forgetIfLost(partition);
     } catch (err) {
       if (!(err instanceof TakeoverBlockedError)) throw err;
@@ -262,7 +258,10 @@ export class PartitionLeases implements Fencing {
     }
   }
 
-  /** Drops a partition whose lease this replica has no term of: a later round tries to take it. */
+  /**
+   * After a lease's renewal or takeover answered: drops the partition if this replica has no
+   * term of it (a later round tries to take it), and lets owned() answer afresh either way.
+   */
   private forgetIfLost(partition: number): void {
     if (this.leases.get(partition)?.termHeld === undefined) this.leases.delete(partition);
     this.leasesChanged();
