@@ -31,12 +31,15 @@ void test("$bsonSize of $$ROOT in a later stage measures what the earlier stages
   const stored = await collection.findOne({ _id: 1 });
   assert.equal(stored?.size, BSON.calculateObjectSize({ _id: 1, a: "x", b: "set by the first stage" }));
 
-  const [added] = await collection
+  // The $match judges $addFields' output, a new document: measured as it stands, with `c`.
+  const added = { ...stored, c: "added" };
+  const [matched] = await collection
     .aggregate([
       { $addFields: { c: "added" } },
-      { $match: { $expr: { $gt: [{ $bsonSize: "$$CURRENT" }, 0] } } },
+      { $match: { $expr: { $eq: [{ $bsonSize: "$$CURRENT" }, BSON.calculateObjectSize(added)] } } },
       { $project: { measured: { $bsonSize: "$$ROOT" }, whole: "$$ROOT" } },
     ])
     .toArray();
-  assert.equal(added?.measured, BSON.calculateObjectSize(added?.whole as Document));
+  assert.ok(matched, "the stage's output matched at its own size");
+  assert.equal(matched.measured, BSON.calculateObjectSize(matched.whole as Document));
 });
