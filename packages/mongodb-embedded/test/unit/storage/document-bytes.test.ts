@@ -7,7 +7,7 @@ import { sameBsonBytes } from "../../../src/storage/document-bytes.js";
 
 // A small domain, so that independently drawn documents often serialize alike: values that
 // look different in JS but not in BSON (1 and Int32(1), an undefined field and none, 0 and -0).
-const { document } = fc.letrec((tie) => ({
+const { document, value } = fc.letrec((tie) => ({
   scalar: fc.constantFrom<unknown>(
     0,
     -0,
@@ -46,8 +46,18 @@ void describe("document bytes", () => {
   });
 
   void it("sizes a document with an appended field as many bytes as it serializes to", () => {
+    // Up to 12 joined documents (two-digit indexes), some measured before (a stored version
+    // is), and arrays of other values, measured whole.
+    const measuredFirst = ([joined, measured]: [Document, boolean]) => {
+      if (measured) bsonSize(joined);
+      return joined;
+    };
+    const joinedDocuments = fc
+      .array(fc.tuple(document, fc.boolean()), { maxLength: 12, size: "max" })
+      .map((pairs) => pairs.map(measuredFirst));
+    const joinedValues = fc.oneof(joinedDocuments, fc.array(value, { maxLength: 12 }));
     fc.assert(
-      fc.property(document, fc.array(document, { maxLength: 3 }), (doc, joined) => {
+      fc.property(document, joinedValues, (doc, joined) => {
         const base = { _id: 1, ...doc };
         bsonSize(base);
         return (
@@ -55,6 +65,7 @@ void describe("document bytes", () => {
           serialize({ ...base, jöined: joined }).length
         );
       }),
+      { numRuns: 1000 },
     );
   });
 
