@@ -33,12 +33,15 @@ export interface EventConsumerOptions {
   rules: readonly PatternRule[];
   /** How many targets may be queued or correcting at once (different documents). */
   inFlight: number;
-  /**
-   * How many corrections may be queued or running before the stream is read further; four
-   * times `inFlight` by default. A queued event may show up to MAX_SHOWN_BYTES
-   * (watch-pipeline.ts) of what its update pushed: the bound is also the memory's.
-   */
+  /** How many corrections may be queued or running before the stream is read further; four times `inFlight` by default. */
   readAhead?: number;
+  /**
+   * How many bytes the entries unfinished events show (positionsSet, up to MAX_SHOWN_BYTES
+   * each, watch-pipeline.ts) may add up to before the stream is read further;
+   * READ_AHEAD_SHOWN_BYTES by default. The count alone let 2,048 events of megabyte pushes
+   * queue gigabytes.
+   */
+  readAheadBytes?: number;
   tokens: Pick<TokenStore, "persistResumeToken">;
   metrics: Metrics;
   logger: Logger;
@@ -84,6 +87,14 @@ export interface EventConsumerOptions {
 // stream is not read further, so memory stays bounded until the slow one finishes or is parked.
 const MAX_HELD_EVENTS = 10_000;
 
+/** EventConsumerOptions.readAheadBytes' default: sixteen events each showing MAX_SHOWN_BYTES. */
+export const READ_AHEAD_SHOWN_BYTES = 16 * 1024 * 1024;
+
+/** The BSON bytes of the entries an event shows; 0 for one that shows none. */
+function shownBytes(event: ProjectedChangeEvent): number {
+  return event.positionsSet ? BSON.calculateObjectSize({ positionsSet: event.positionsSet }) : 0;
+}
+
 /** Why corrections not started are dropped (EventConsumerOptions.handOver). */
 const HANDED_OVER = "the stream was handed over";
 
@@ -122,6 +133,7 @@ class EventConsumer {
   async run(): Promise<void> {
     const { stream, shouldContinue, inFlight, stretch, handOver } = this.options;
     const readAhead = this.options.readAhead ?? inFlight * 4;
+    const readAheadBytes = this.options.readAheadBytes ?? READ_AHEAD_SHOWN_BYTES;
     const abandonQueued = () => this.queue.abandon(HANDED_OVER);
     if (handOver?.aborted) abandonQueued();
     // Every correction waiting for its writes to settle listens to it too, however many.
@@ -141,7 +153,7 @@ class EventConsumer {
           if (event.operationType === "invalidate")
             this.failure ??= new StreamInvalidatedError("change stream invalidated", { ns: event.ns });
           await this.queue.whenBelow(readAhead);
-          await this.tracker.whenHeldBelow(MAX_HELD_EVENTS, () => this.failure !== undefined);
+          await this.tracker.whenHeldBelow(MAX_HELD_EVENTS, () => this.failure !== undefined, readAheadBytes);
         } else {
           // An empty batch: the server has nothing newer for us, so nothing lags behind.
           this.options.onCaughtUp(this.queue.pending === 0 && this.settling.size === 0);
@@ -168,7 +180,7 @@ class EventConsumer {
     const targets = owns ? received.filter(owns) : received;
     const seconds = event.clusterTime?.getHighBitsUnsigned();
     this.newestSeconds = seconds ?? this.newestSeconds;
-    const position = this.tracker.begin({ token: event._id, seconds });
+    const position = this.tracker.begin({ token: event._id, seconds }, shownBytes(event));
     // Counted per event, outside the task: events that joined one correction all led to it.
     const actedOn = new Set<PatternRule>();
     const corrections = targets.map(async (target) => {
@@ -184,7 +196,10 @@ class EventConsumer {
       },
       (error: unknown) => {
         // Dropped at a hand-over: unfinished, the event holds the position back for the next owner.
-        if (error instanceof TaskAbandonedError) return;
+        if (error instanceof TaskAbandonedError) {
+          this.tracker.dropShown(position);
+          return;
+        }
         this.failure ??= error;
         this.tracker.wake();
       },

@@ -403,3 +403,80 @@ void test("a hand-over drops the corrections not started, and the position stays
     await next.close();
   }
 });
+
+/** Books 50 purchasers long, whose next push passes the threshold and shows what it pushed. */
+async function fullBooks(db: Db, ids: readonly number[]) {
+  const sales = db.collection<{ _id: number; customers_purchased: string[] }>("sales");
+  for (const id of ids)
+    await sales.insertOne({
+      _id: id,
+      customers_purchased: overfullBook(id).customers_purchased.slice(0, 50),
+    });
+  return (id: number, bytes: number) =>
+    sales.updateOne({ _id: id }, { $push: { customers_purchased: "x".repeat(bytes) } });
+}
+
+void test("the stream is read no further while what unfinished events show reaches the bytes' limit", async () => {
+  const { db } = fixture;
+  const push = await fullBooks(db, [61, 62, 63, 64]);
+  const started: unknown[] = [];
+  const held = deferred();
+  const consumer = await startConsumer(db, {
+    readAheadBytes: 2_000, // one pushed entry of 1,500 bytes fits; with a second, the limit is reached
+    correct: async (target) => {
+      started.push(numbersByValue(target.id));
+      await held.promise;
+      return { outcome: "none" };
+    },
+  });
+  try {
+    for (const id of [61, 62, 63, 64]) await push(id, 1_500);
+    await waitUntil(() => started.length === 2, {
+      timeoutMs: 10_000,
+      description: "two corrections started",
+    });
+    await delay(STOP_NOTICED_MS);
+    assert.deepEqual(started, [61, 62], "books 63 and 64 are not read while 61 and 62 show 3,000 bytes");
+    held.resolve();
+    await waitUntil(() => started.length === 4, { timeoutMs: 10_000, description: "every book corrected" });
+  } finally {
+    held.resolve();
+    await consumer.stop();
+  }
+});
+
+void test("a hand-over while the bytes' limit holds the stream back drops what waits and ends", async () => {
+  const { db } = fixture;
+  const push = await fullBooks(db, [71, 72]);
+  const started: unknown[] = [];
+  const firstHeld = deferred();
+  const handOver = new AbortController();
+  const consumer = await startConsumer(db, {
+    inFlight: 1, // book 71's correction holds the only slot while 72's waits
+    readAheadBytes: 2_000,
+    handOver: handOver.signal,
+    correct: async (target) => {
+      started.push(numbersByValue(target.id));
+      if (numbersByValue(target.id) === 71) await firstHeld.promise;
+      return { outcome: "none" };
+    },
+  });
+  let stopped: Promise<unknown> | undefined;
+  try {
+    await push(71, 500);
+    await push(72, 2_500); // alone past the limit: only its drop lets the consumer go on
+    await waitUntil(() => started.includes(71), { timeoutMs: 10_000, description: "book 71's correction" });
+    await delay(STOP_NOTICED_MS);
+    consumer.stopReading();
+    handOver.abort();
+    firstHeld.resolve();
+    stopped = consumer.stop();
+    const ended = await Promise.race([stopped.then(() => true), delay(5_000).then(() => false)]);
+    assert.ok(ended, "the consumer ended after the hand-over");
+    assert.deepEqual(started, [71], "book 72's correction was dropped, not started");
+  } finally {
+    firstHeld.resolve();
+    // A consumer that never ends must fail the test, not hang the suite.
+    await Promise.race([stopped ?? consumer.stop(), delay(5_000)]);
+  }
+});
