@@ -163,6 +163,8 @@ function resolutionFor(
 }
 
 function assertArrayFiltersUsed(arrayFilters: Map<string, unknown>, updates: FieldUpdate[]): void {
+  // Most updates have none: their paths need no walk for identifiers.
+  if (arrayFilters.size === 0) return;
   const used = new Set(updates.flatMap((u) => identifiersInPath(u.path)));
   for (const identifier of arrayFilters.keys()) {
     if (!used.has(identifier)) {
