@@ -299,7 +299,16 @@ export class Runner {
    * and rebalancing").
    */
   private async needsWriterLease(): Promise<boolean> {
-    if (this.historyLost || !this.partitionLeases.othersLive) return true;
+    return this.needsWriterLeaseHere() || (await this.sharedWorkNeedsWriterLease());
+  }
+
+  /** What only this replica knows: its stream lost its history, or it found no other live. */
+  private needsWriterLeaseHere(): boolean {
+    return this.historyLost || !this.partitionLeases.othersLive;
+  }
+
+  /** What the state collection says for every replica: a sweep of every key left halfway, or a first start. */
+  private async sharedWorkNeedsWriterLease(): Promise<boolean> {
     if (await this.partitionSweeps.unpartitionedPending()) return true;
     return (
       (await this.tokens.load()) === null &&
@@ -361,10 +370,14 @@ export class Runner {
    * A sweep is due or this replica is alone: the stream ends, the loop takes the writer lease;
    * or another replica took it (as the last membership round read): the stream ends, and this
    * one waits until it is released; or a session to leave out is new (sessionsNotExcluded): the
-   * stream ends, and the loop starts it again with the session in its `$match`.
+   * stream ends, and the loop starts it again with the session in its `$match`. Only the
+   * replica streaming partition 0 reads whether shared work is due (two reads a round): once
+   * it takes the writer lease for it, the others' rounds find the lease taken.
    */
   private async endPartitionStreamIfDue(): Promise<void> {
-    const due = await this.needsWriterLease().catch(() => false);
+    const due = this.streamedPartitions.includes(0)
+      ? await this.needsWriterLease().catch(() => false)
+      : this.needsWriterLeaseHere();
     if (this.mode !== "partitions") return;
     if (due || this.partitionLeases.writerElsewhere || this.sessionsNotExcluded()) this.streamStop.abort();
   }
