@@ -317,6 +317,14 @@ export class Runner {
     );
   }
 
+  /**
+   * Whether this replica, streaming by partition, tends what every partition shares (the
+   * shared position, unpartitioned work due): the one streaming partition 0. One suffices.
+   */
+  private get tendsSharedState(): boolean {
+    return this.streamedPartitions.includes(0);
+  }
+
   /** Whether a replica holds the writer lease now (an old version's, or one sweeping). */
   private async writerLeaseHeld(): Promise<boolean> {
     return (await this.partitionLeases.writerLeaseHolder()) !== undefined;
@@ -370,12 +378,12 @@ export class Runner {
    * A sweep is due or this replica is alone: the stream ends, the loop takes the writer lease;
    * or another replica took it (as the last membership round read): the stream ends, and this
    * one waits until it is released; or a session to leave out is new (sessionsNotExcluded): the
-   * stream ends, and the loop starts it again with the session in its `$match`. Only the
-   * replica streaming partition 0 reads whether shared work is due (two reads a round): once
-   * it takes the writer lease for it, the others' rounds find the lease taken.
+   * stream ends, and the loop starts it again with the session in its `$match`. Whether shared
+   * work is due (two reads a round) only the replica tending shared state reads: once it takes
+   * the writer lease for it, the others' rounds find the lease taken.
    */
   private async endPartitionStreamIfDue(): Promise<void> {
-    const due = this.streamedPartitions.includes(0)
+    const due = this.tendsSharedState
       ? await this.needsWriterLease().catch(() => false)
       : this.needsWriterLeaseHere();
     if (this.mode !== "partitions") return;
@@ -718,12 +726,12 @@ export class Runner {
   /**
    * The shared position moves up to the oldest position every partition passed, and state
    * records are pruned behind it, never behind one replica's own stream (docs/operations.md,
-   * "Positions"). Only the replica streaming partition 0 moves it: one suffices, and each
-   * move reads every partition's position (three commands a second per replica, where
-   * replicas storing theirs every second each moved it).
+   * "Positions"). Only the replica tending shared state moves it: each move reads every
+   * partition's position (three commands a second per replica, where replicas storing theirs
+   * every second each moved it).
    */
   private async advanceSharedPosition(): Promise<void> {
-    if (!this.streamedPartitions.includes(0)) return;
+    if (!this.tendsSharedState) return;
     try {
       const shared = await this.tokens.load();
       const passed = await this.partitionPositions.passedByAll(this.options.config.partitions, shared);
