@@ -26,7 +26,7 @@ import {
   type ProjectedChangeEvent,
 } from "./targets.js";
 import type { TokenStore } from "../position/token-store.js";
-import { NAMESPACE_EVENTS } from "./watch-pipeline.js";
+import { MAX_SHOWN_BYTES, NAMESPACE_EVENTS } from "./watch-pipeline.js";
 
 export interface EventConsumerOptions {
   stream: ChangeStream<Document, ProjectedChangeEvent>;
@@ -88,7 +88,7 @@ export interface EventConsumerOptions {
 const MAX_HELD_EVENTS = 10_000;
 
 /** EventConsumerOptions.readAheadBytes' default: sixteen events each showing MAX_SHOWN_BYTES. */
-export const READ_AHEAD_SHOWN_BYTES = 16 * 1024 * 1024;
+export const READ_AHEAD_SHOWN_BYTES = 16 * MAX_SHOWN_BYTES;
 
 /** The BSON bytes of the entries an event shows; 0 for one that shows none. */
 function shownBytes(event: ProjectedChangeEvent): number {

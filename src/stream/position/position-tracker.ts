@@ -75,7 +75,7 @@ export class PositionTracker<Token> {
    * `shownLimit` bytes, or `stop()` says to give up waiting. An event that alone shows more
    * is waited for, not refused: it finishes, and the bytes with it.
    */
-  async whenHeldBelow(limit: number, stop: () => boolean, shownLimit = Infinity): Promise<void> {
+  async whenHeldBelow(limit: number, stop: () => boolean, shownLimit: number): Promise<void> {
     while ((this.held >= limit || this.shown >= shownLimit) && !stop())
       await new Promise<void>((resolve) => this.releaseWaiters.push(resolve));
   }

@@ -16,7 +16,11 @@ import { currentClusterTime } from "../../../../src/stream/position/cluster-time
 import type { PatternRule } from "../../../../src/patterns/driver.js";
 import { consumeEvents, type EventConsumerOptions } from "../../../../src/stream/events/event-consumer.js";
 import type { ProjectedChangeEvent } from "../../../../src/stream/events/targets.js";
-import { buildWatchPipeline, watchOptions } from "../../../../src/stream/events/watch-pipeline.js";
+import {
+  buildWatchPipeline,
+  MAX_SHOWN_BYTES,
+  watchOptions,
+} from "../../../../src/stream/events/watch-pipeline.js";
 import { deferred } from "../../../support/deferred.js";
 import { metricTotal, review, testConfig } from "../../../support/harness.js";
 import { useTestDatabase } from "../../../support/mongo.js";
@@ -439,6 +443,39 @@ void test("the stream is read no further while what unfinished events show reach
     assert.deepEqual(started, [61, 62], "books 63 and 64 are not read while 61 and 62 show 3,000 bytes");
     held.resolve();
     await waitUntil(() => started.length === 4, { timeoutMs: 10_000, description: "every book corrected" });
+  } finally {
+    held.resolve();
+    await consumer.stop();
+  }
+});
+
+void test("at the default limit, sixteen pushes near the shown maximum are read ahead, and one past it shows nothing", async () => {
+  const { db } = fixture;
+  const books = Array.from({ length: 20 }, (_, i) => 81 + i);
+  const push = await fullBooks(db, [80, ...books]);
+  const started: unknown[] = [];
+  const held = deferred();
+  const consumer = await startConsumer(db, {
+    inFlight: 32, // every correction read starts, so that the started ones are the ones read
+    correct: async (target) => {
+      started.push(numbersByValue(target.id));
+      await held.promise;
+      return { outcome: "none" };
+    },
+  });
+  try {
+    // Past MAX_SHOWN_BYTES the event names only the book: it counts nothing.
+    await push(80, MAX_SHOWN_BYTES + 1_000);
+    // Each shows a little under 1 MB: sixteen stay below the 16 MiB default, the seventeenth reaches it.
+    for (const id of books) await push(id, 1_000_000);
+    await waitUntil(() => started.length === 18, {
+      timeoutMs: 20_000,
+      description: "18 corrections started",
+    });
+    await delay(STOP_NOTICED_MS);
+    assert.deepEqual(started, [80, ...books.slice(0, 17)], "the last three books wait");
+    held.resolve();
+    await waitUntil(() => started.length === 21, { timeoutMs: 20_000, description: "every book corrected" });
   } finally {
     held.resolve();
     await consumer.stop();
