@@ -107,6 +107,9 @@ export class Runner {
   private mode: "lead" | "partitions" | "none" = "none";
   /** The partitions the current partitioned stream reads (its filter and its positions). */
   private streamedPartitions: number[] = [];
+  /** The shared position, when last moved, fell short of this replica's own; and when that was tried. */
+  private sharedPositionBehind = false;
+  private sharedPositionTriedAt = 0;
   /** The sessions (hex) whose transactions the current stream leaves out on the server. */
   private streamExcludes = new Set<string>();
   /** The current partitioned stream, awaited before its partitions are handed over. */
@@ -383,6 +386,7 @@ export class Runner {
    * the writer lease for it, the others' rounds find the lease taken.
    */
   private async endPartitionStreamIfDue(): Promise<void> {
+    if (this.tendsSharedState) await this.advanceSharedPositionIfBehind();
     const due = this.tendsSharedState
       ? await this.needsWriterLease().catch(() => false)
       : this.needsWriterLeaseHere();
@@ -709,9 +713,13 @@ export class Runner {
         onCaughtUp: (caughtUp) => this.lag.setCaughtUp(caughtUp),
         onEventProcessed: (clusterTimeSeconds) => this.lag.eventProcessed(clusterTimeSeconds),
         onEventRead: (clusterTime) => this.poison.eventRead(clusterTime),
+        // An idle partition's store moves the shared position too: another's may have held it back.
         onPositionPersisted: partitioned
           ? () => this.advanceSharedPosition()
-          : (clusterTimeSeconds) => this.statePruning.positionPersisted(clusterTimeSeconds),
+          : async (clusterTimeSeconds) => {
+              if (clusterTimeSeconds !== undefined)
+                await this.statePruning.positionPersisted(clusterTimeSeconds);
+            },
         onNamespaceEvent: (event) => this.namespaceChanged(event),
         ...(mode === "narrow" ? { stretch: { maxEvents: NARROW_STRETCH_EVENTS } } : {}),
       });
@@ -728,20 +736,31 @@ export class Runner {
    * records are pruned behind it, never behind one replica's own stream (docs/operations.md,
    * "Positions"). Only the replica tending shared state moves it: each move reads every
    * partition's position (three commands a second per replica, where replicas storing theirs
-   * every second each moved it).
+   * every second each moved it). It tries when it stores its own, and, while what all passed
+   * is short of that, each lease round too: an idle stream stores its own only when its token
+   * moves, and the partitions that held the shared position back may since have moved on.
    */
   private async advanceSharedPosition(): Promise<void> {
     if (!this.tendsSharedState) return;
+    this.sharedPositionTriedAt = Date.now();
     try {
       const shared = await this.tokens.load();
       const passed = await this.partitionPositions.passedByAll(this.options.config.partitions, shared);
+      this.sharedPositionBehind = this.partitionPositions.behindOwn(passed);
       if (!passed || !(await this.tokens.advanceTo(passed.resumeToken, passed.clusterTimeSeconds))) return;
       if (passed.clusterTimeSeconds !== undefined)
         await this.statePruning.positionPersisted(passed.clusterTimeSeconds);
     } catch (err) {
-      // The partitions' own positions are stored; the next one stored tries again.
+      // The partitions' own positions are stored; the next one stored (or round) tries again.
+      this.sharedPositionBehind = true;
       reportError(this.options, err, "could not advance the shared position; will retry");
     }
+  }
+
+  /** A lease round's retry of the shared position, when it fell short and no store tried since. */
+  private advanceSharedPositionIfBehind(): Promise<void> {
+    const triedRecently = Date.now() - this.sharedPositionTriedAt < this.keeper.renewIntervalMs;
+    return this.sharedPositionBehind && !triedRecently ? this.advanceSharedPosition() : Promise.resolve();
   }
 
   /**

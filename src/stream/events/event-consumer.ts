@@ -70,9 +70,10 @@ export interface EventConsumerOptions {
   onEventProcessed: (clusterTimeSeconds: number) => void;
   /**
    * Called after a resume token is persisted, with the cluster time in seconds of the newest
-   * event it covers (every event up to it has been processed), when that is known.
+   * event it covers (every event up to it has been processed), when that is known: an idle
+   * stream's post-batch token covers no event.
    */
-  onPositionPersisted?: (clusterTimeSeconds: number) => Promise<void>;
+  onPositionPersisted?: (clusterTimeSeconds: number | undefined) => Promise<void>;
   /** A drop or rename in the database, awaited before the next event. */
   onNamespaceEvent: (event: ProjectedChangeEvent) => Promise<void>;
   /** How often the position is written while events are processed. */
@@ -370,7 +371,7 @@ class EventConsumer {
       reportError(this.options, err, "could not persist the resume token; will retry", { level: "error" });
       return;
     }
-    if (position.seconds !== undefined) await this.options.onPositionPersisted?.(position.seconds);
+    await this.options.onPositionPersisted?.(position.seconds);
   }
 }
 

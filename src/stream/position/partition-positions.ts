@@ -32,6 +32,8 @@ const newerOf = <T extends { resumeToken: Document }>(a: T, b: T): T =>
 export class PartitionPositions {
   private readonly positions: Collection<StoredPartitionPosition>;
   private writtenAt: number | undefined;
+  /** The token this process last stored as its partitions' position. */
+  private lastStored: Document | undefined;
 
   constructor(
     db: Db,
@@ -55,6 +57,13 @@ export class PartitionPositions {
       { ordered: false },
     );
     this.writtenAt = updatedAt.getTime();
+    this.lastStored = resumeToken;
+  }
+
+  /** Whether `passed` is older than (or, undefined, short of) the position this process last stored. */
+  behindOwn(passed: PassedByAll | undefined): boolean {
+    if (this.lastStored === undefined) return false;
+    return passed === undefined || isOlder(passed.resumeToken, this.lastStored);
   }
 
   /** Seconds since this process last stored its partitions' positions; undefined before. */

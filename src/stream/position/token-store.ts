@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import type { Collection, Db, Document } from "mongodb";
 import type { PatternRule } from "../../patterns/driver.js";
+import { CODE, codeOf } from "../../mongodb-codes.js";
 
 export interface StoredPosition {
   _id: string;
@@ -59,17 +60,32 @@ export class TokenStore {
   /**
    * Moves the stored position (of these rules) forward to `resumeToken`, never back: replicas
    * streaming by partition advance it each to the oldest position they all passed, and one of
-   * them may have read an older one than another wrote. Returns whether it moved.
+   * them may have read an older one than another wrote. Stores it where there is none (or one
+   * of other rules): replicas that began by partition at once, their first start's sweep begun
+   * and handed over before any stream led, have no other writer of it. Returns whether it moved.
    */
   async advanceTo(resumeToken: Document, clusterTimeSeconds?: number): Promise<boolean> {
     const updatedAt = new Date();
     // Tokens' string `_data` sorts as the events do (partition-positions.ts).
-    const { modifiedCount } = await this.positions.updateOne(
-      { _id: this.name, rulesFingerprint: this.fingerprint, "resumeToken._data": { $lt: resumeToken._data } },
-      { $set: { resumeToken, updatedAt, clusterTimeSeconds } },
-    );
-    if (modifiedCount === 1) this.writtenAt = updatedAt.getTime();
-    return modifiedCount === 1;
+    const behind = {
+      $or: [
+        { rulesFingerprint: { $ne: this.fingerprint } },
+        { "resumeToken._data": { $lt: resumeToken._data } },
+      ],
+    };
+    try {
+      await this.positions.updateOne(
+        { _id: this.name, ...behind },
+        { $set: { resumeToken, rulesFingerprint: this.fingerprint, updatedAt, clusterTimeSeconds } },
+        { upsert: true },
+      );
+    } catch (err) {
+      // Stored already, at or past it: the upsert's insert met the document the filter left out.
+      if (codeOf(err) === CODE.DuplicateKey) return false;
+      throw err;
+    }
+    this.writtenAt = updatedAt.getTime();
+    return true;
   }
 
   /**

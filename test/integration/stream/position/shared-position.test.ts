@@ -15,7 +15,7 @@ import {
   testConfig,
   type TestSidecar,
 } from "../../../support/harness.js";
-import { useTestDatabase } from "../../../support/mongo.js";
+import { uniqueDatabaseName, useTestDatabase } from "../../../support/mongo.js";
 
 let config: Config;
 const sidecars: TestSidecar[] = [];
@@ -24,12 +24,13 @@ const fixture = useTestDatabase("shared_position", {
     config = testConfig(db.databaseName, { leaseSeconds: 1, partitions: 4 });
   },
   tearDown: async () => {
-    await Promise.all(sidecars.map((sidecar) => sidecar.stop()));
+    await Promise.all(sidecars.splice(0).map((sidecar) => sidecar.stop()));
   },
 });
 
 const sharedPosition = () =>
-  fixture.db
+  fixture.mongo.client
+    .db(config.database)
     .collection<{ _id: string; resumeToken: Document; clusterTimeSeconds?: number }>(config.stateCollection)
     .findOne({ _id: streamName(config.database) });
 
@@ -61,4 +62,52 @@ void test("replicas streaming by partition move the shared position past what th
   const after = (await sharedPosition())!;
   assert.ok(String(after.resumeToken._data) > String(before.resumeToken._data), "it only moved forward");
   assert.ok(sidecars.every(streamsItsShare), "both still stream their share");
+});
+
+const positionIds = (partitions: readonly number[]) => partitions.map((p) => `position.partition.${p}`);
+
+const booksIn = (partition: number) => range(100, 300).filter((id) => partitionOf(id, 4) === partition);
+
+const tokenOf = (doc: { resumeToken: Document }) => String(doc.resumeToken._data);
+
+void test("the shared position is stored where none is, once the partitions missing when the tender stored its own have theirs", async () => {
+  // Two replicas that began by partition at once (their first start's sweep handed over before
+  // any stream led) have no shared position, and the tender's first store may find the other's
+  // partitions unstored; when the other's are stored, the tender's stream may be idle.
+  await Promise.all(sidecars.splice(0).map((sidecar) => sidecar.stop()));
+  const db = fixture.mongo.client.db(uniqueDatabaseName("shared_position_none"));
+  config = testConfig(db.databaseName, { leaseSeconds: 1, partitions: 4 });
+  await startReplicasSharing(fixture.mongo, config, ["a", "b"], sidecars);
+  const tender = sidecars.find((sidecar) => sidecar.runner.status().partitions.includes(0))!;
+  const state = db.collection<{ _id: string; resumeToken: Document }>(config.stateCollection);
+  const othersIds = positionIds(sidecars.find((sidecar) => sidecar !== tender)!.runner.status().partitions);
+  const tendersIds = positionIds(tender.runner.status().partitions);
+  const positionsOf = (ids: string[]) => state.find({ _id: { $in: ids } }).toArray();
+  const othersPositions = await positionsOf(othersIds);
+  assert.equal(othersPositions.length, 2, "the other replica's positions stored");
+
+  // Until the tender stores its own while the other's are gone (the other's stream restarts
+  // once after sharing and stores them again): a book under the threshold is an event only
+  // the tender reads, with nothing to correct.
+  for (const book of booksIn(0)) {
+    await state.deleteMany({ _id: { $in: [streamName(config.database), ...othersIds] } });
+    const before = await positionsOf(tendersIds);
+    await insertBook(db, book, 10);
+    await waitUntil(
+      async () => (await positionsOf(tendersIds)).every((doc, i) => tokenOf(doc) > tokenOf(before[i]!)),
+      { description: "the tender's positions stored past the book" },
+    );
+    if ((await positionsOf(othersIds)).length === 0) break;
+  }
+  for (const position of othersPositions)
+    await state.replaceOne({ _id: position._id }, position, { upsert: true });
+
+  await waitUntil(async () => (await sharedPosition()) !== null, {
+    timeoutMs: 15_000,
+    description: "the shared position stored",
+  });
+  const stored = tokenOf((await sharedPosition())!);
+  const current = (await positionsOf([...tendersIds, ...othersIds])).map(tokenOf).sort();
+  assert.ok(stored >= othersPositions.map(tokenOf).sort()[0]!, "past what the other had passed");
+  assert.ok(stored <= current[0]!, "not past a partition's position");
 });
