@@ -270,6 +270,12 @@ export class LeaseAudit {
     await this.stream.close();
   }
 
+  /** Closes the stream without reading on: a run that failed before finish() must not leave it reading. */
+  async close(): Promise<void> {
+    await this.stream.close();
+    await this.reading.catch(() => undefined);
+  }
+
   /** How many terms of the writer lease began: the first holder's, then one per takeover. */
   get terms(): number {
     return this.ledger.writerTerms;

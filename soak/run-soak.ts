@@ -168,9 +168,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const db = client.db(options.database);
   const workloads = [outlierWorkload(), bucketWorkload(), subsetWorkload(), badDocumentsWorkload()];
   let replicas: Replica[] = [];
+  let audit: LeaseAudit | undefined;
   try {
     for (const workload of workloads) await workload.setUp(db);
-    const audit = await LeaseAudit.start(client, db, STATE_COLLECTION);
+    audit = await LeaseAudit.start(client, db, STATE_COLLECTION);
     replicas = await startReplicas(options, logDir);
     await waitForFirstPosition(db, replicas);
     const until = Date.now() + options.seconds * 1_000;
@@ -201,6 +202,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     };
   } finally {
     await Promise.all(replicas.map((replica) => replica.stop()));
+    // Before the client closes: its stream's next read would fail unhandled, hiding why the run ended.
+    await audit?.close();
     await client.close();
   }
 }
