@@ -17,6 +17,7 @@ import {
   users,
   type TestSidecar,
   correctionsLogged,
+  waitForCaughtUp,
 } from "../../../support/harness.js";
 
 const BOOKS = 40;
@@ -45,7 +46,8 @@ async function start(db: Db, concurrency = 8): Promise<TestSidecar> {
 async function writeBacklog(label: string, earlierExtra?: string): Promise<Db> {
   const db = fixture.mongo.client.db(uniqueDatabaseName(label));
   const first = await start(db);
-  await waitUntil(() => first.runner.status().caughtUp, { description: "the first sidecar to stream" });
+  // Swept, not only caught up: a sweep left pending would race the next sidecar's stream.
+  await waitForCaughtUp(first.runner);
   await first.stop();
   for (let id = 0; id < BOOKS; id++) await insertBook(db, id, 50);
   if (earlierExtra !== undefined) {

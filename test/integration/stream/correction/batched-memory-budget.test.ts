@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import { BSON, type Document } from "mongodb";
 import { waitUntil } from "../../../../src/cli/wait-until.js";
 import { uniqueDatabaseName, useTestDatabase } from "../../../support/mongo.js";
-import { correctionsLogged, startSidecar, testConfig, type TestSidecar } from "../../../support/harness.js";
+import {
+  correctionsLogged,
+  startSidecar,
+  testConfig,
+  waitForCaughtUp,
+  type TestSidecar,
+} from "../../../support/harness.js";
 
 const BUCKETS = 12;
 const THRESHOLD = 10;
@@ -30,7 +36,8 @@ void test("a backlog of buckets larger than the memory budget is split in transa
   const config = testConfig(db.databaseName, { concurrency: 2, correctionMemoryMiB: 1 });
   const first = await startSidecar(fixture.mongo, config, { waitForStreaming: false });
   sidecars.push(first);
-  await waitUntil(() => first.runner.status().caughtUp, { description: "the first sidecar to stream" });
+  // Swept, not only caught up: a sweep left pending would race the next sidecar's stream.
+  await waitForCaughtUp(first.runner);
   await first.stop();
 
   const trades = db.collection<{ _id: string; customerId: string; history: Document[]; count: number }>(
