@@ -386,10 +386,7 @@ export class Runner {
    * the writer lease for it, the others' rounds find the lease taken.
    */
   private async endPartitionStreamIfDue(): Promise<void> {
-    if (this.tendsSharedState) await this.advanceSharedPositionIfBehind();
-    const due = this.tendsSharedState
-      ? await this.needsWriterLease().catch(() => false)
-      : this.needsWriterLeaseHere();
+    const due = this.tendsSharedState ? await this.tendSharedState() : this.needsWriterLeaseHere();
     if (this.mode !== "partitions") return;
     if (due || this.partitionLeases.writerElsewhere || this.sessionsNotExcluded()) this.streamStop.abort();
   }
@@ -716,10 +713,7 @@ export class Runner {
         // An idle partition's store moves the shared position too: another's may have held it back.
         onPositionPersisted: partitioned
           ? () => this.advanceSharedPosition()
-          : async (clusterTimeSeconds) => {
-              if (clusterTimeSeconds !== undefined)
-                await this.statePruning.positionPersisted(clusterTimeSeconds);
-            },
+          : (clusterTimeSeconds) => this.statePruning.positionPersisted(clusterTimeSeconds),
         onNamespaceEvent: (event) => this.namespaceChanged(event),
         ...(mode === "narrow" ? { stretch: { maxEvents: NARROW_STRETCH_EVENTS } } : {}),
       });
@@ -748,8 +742,7 @@ export class Runner {
       const passed = await this.partitionPositions.passedByAll(this.options.config.partitions, shared);
       this.sharedPositionBehind = this.partitionPositions.behindOwn(passed);
       if (!passed || !(await this.tokens.advanceTo(passed.resumeToken, passed.clusterTimeSeconds))) return;
-      if (passed.clusterTimeSeconds !== undefined)
-        await this.statePruning.positionPersisted(passed.clusterTimeSeconds);
+      await this.statePruning.positionPersisted(passed.clusterTimeSeconds);
     } catch (err) {
       // The partitions' own positions are stored; the next one stored (or round) tries again.
       this.sharedPositionBehind = true;
@@ -757,10 +750,14 @@ export class Runner {
     }
   }
 
-  /** A lease round's retry of the shared position, when it fell short and no store tried since. */
-  private advanceSharedPositionIfBehind(): Promise<void> {
+  /**
+   * The tender's lease round: retries the shared position if it fell short and no store tried
+   * since, then answers whether work needing the writer lease is due (false when unreadable).
+   */
+  private async tendSharedState(): Promise<boolean> {
     const triedRecently = Date.now() - this.sharedPositionTriedAt < this.keeper.renewIntervalMs;
-    return this.sharedPositionBehind && !triedRecently ? this.advanceSharedPosition() : Promise.resolve();
+    if (this.sharedPositionBehind && !triedRecently) await this.advanceSharedPosition();
+    return this.needsWriterLease().catch(() => false);
   }
 
   /**

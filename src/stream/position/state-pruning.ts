@@ -24,10 +24,14 @@ export class StatePruning {
     this.records = stateRecordsOf(rules);
   }
 
-  /** Called when a position is persisted: at most once per interval, prunes what lies before it. */
-  async positionPersisted(clusterTimeSeconds: number): Promise<void> {
+  /**
+   * Called when a position is persisted: at most once per interval, prunes what lies before it;
+   * nothing for a position of unknown cluster time (an idle stream's post-batch token).
+   */
+  async positionPersisted(clusterTimeSeconds: number | undefined): Promise<void> {
     const now = Date.now();
-    if (this.records.length === 0 || now - this.lastPruneAt < this.intervalMs) return;
+    if (clusterTimeSeconds === undefined || this.records.length === 0) return;
+    if (now - this.lastPruneAt < this.intervalMs) return;
     this.lastPruneAt = now;
     for (const records of this.records) {
       try {
