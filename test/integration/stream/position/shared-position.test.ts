@@ -102,8 +102,9 @@ void test("the shared position is stored where none is, once the partitions miss
     if (storedWhileOthersGone) break;
   }
   assert.ok(storedWhileOthersGone, "the tender stored its own while the other's were gone");
-  for (const position of othersPositions)
-    await state.replaceOne({ _id: position._id }, position, { upsert: true });
+  // Only where still gone: one the other stored again meanwhile is newer, and stays.
+  for (const { _id, ...position } of othersPositions)
+    await state.updateOne({ _id }, { $setOnInsert: position }, { upsert: true });
 
   await waitUntil(async () => (await sharedPosition()) !== null, {
     timeoutMs: 15_000,
