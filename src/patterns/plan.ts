@@ -7,12 +7,26 @@ import type { Document } from "mongodb";
 // loose bucket entry folded into a bucket, an overflow chunk without a sequence appended after
 // the numbered ones), or a copy the sidecar itself made of an entry an application had
 // deleted (a subset's copy-back, undone); deploy/mongodb-role.js grants remove on those
-// collections alone. An upsert writes the sidecar's own records (the copy ledger,
-// subset/copy-ledger.ts), never an application's document.
+// collections alone. An upsert writes the sidecar's own records (records.ts), never an
+// application's document.
 export type Write =
   | { op: "insertOne"; collection: string; document: Document }
   | { op: "updateOne"; collection: string; filter: Document; update: Document; upsert?: true }
   | { op: "deleteOne"; collection: string; filter: Document };
+
+/**
+ * A record of the sidecar's own (the copy ledger's, subset/copy-ledger.ts) to keep in
+ * `collection`, the state collection, with the plan's writes: the records of one transaction
+ * are stored together (records.ts).
+ */
+export interface RecordWrite {
+  op: "record";
+  collection: string;
+  record: Document;
+}
+
+/** What a plan writes: documents, and records of its own. */
+export type PlannedWrite = Write | RecordWrite;
 
 /** Kind of correction, a closed set (it is a metric label). */
 export type CorrectionKind = "moved" | "split" | "trimmed" | "repaired" | "copied" | "folded" | "deleted";
@@ -46,7 +60,7 @@ export type Plan =
   | ({
       outcome: "writes";
       kind: CorrectionKind;
-      writes: Write[];
+      writes: PlannedWrite[];
       elementsMoved: number;
       absent?: Absent[];
       /** Part of a correction (PlanContext.maxWrites): a state within the rule's invariants, not yet its shape. */

@@ -6,6 +6,7 @@ import type { Config } from "../config/schema.js";
 import type { Logger } from "../ops/logger.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { MigrationOptions, PatternRule } from "../patterns/driver.js";
+import { foldRecords } from "../patterns/records.js";
 import { applyWrites } from "./correction/apply.js";
 import { CorrectionBatcher } from "./correction/correction-batch.js";
 import type { CorrectionContext } from "./correction/correction.js";
@@ -149,7 +150,7 @@ export function wireMigration(options: Pick<WiringOptions, "client" | "db" | "co
         { maxAttempts: config.maxTransactionAttempts },
         async (session) => {
           const planned = await plan(session);
-          if (planned.outcome === "writes") await applyWrites(db, planned.writes, session);
+          if (planned.outcome === "writes") await applyWrites(db, foldRecords(planned.writes), session);
           return planned;
         },
       ),

@@ -1,54 +1,24 @@
-// The copy ledger: one small document in the state collection for every entry the sidecar
-// copies into a full set, written in the copy's own transaction:
-// `{_id: {copied: <the copy's _id>}, rule, source, entry, copiedAt}`. It tells the
-// sidecar's copies apart from documents an application wrote: a delete propagated later
-// undoes a copy the sidecar made after that delete (a copy-back of an entry still embedded)
-// and keeps an application's re-insert. `copiedAt` is the server's clock ($currentDate), so
-// that the stream can prune entries by the cluster time it has processed (pruneCopyLedger).
+// The copy ledger: a record `{copied: <the copy's _id>, rule, source, entry}` for every entry
+// the sidecar copies into a full set, written in the copy's own transaction, in the state
+// collection (with the transaction's other records: records.ts). It tells the sidecar's
+// copies apart from documents an application wrote: a delete propagated later undoes a copy
+// the sidecar made after that delete (a copy-back of an entry still embedded) and keeps an
+// application's re-insert. Records are stamped with the server's clock, so that the stream
+// can prune them by the cluster time it has processed (pruneCopyLedger).
+//
+// Versions before records were shared kept a document per copy,
+// `{_id: {copied: <the copy's _id>}, rule, source, entry, copiedAt}`: those are still read,
+// undone and pruned here (LEGACY_*), for the five minutes after an upgrade they can matter.
 import type { ClientSession, Db, Document } from "mongodb";
-import { RAW, verbatimOrNull } from "../bson/bson-value.js";
+import { bsonKey, RAW, verbatim } from "../bson/bson-value.js";
 import type { IndexWanted } from "../driver.js";
-import type { Write } from "../plan.js";
+import type { RecordWrite, Write } from "../plan.js";
+import { RECORDED_AT, RECORDS } from "../records.js";
 
 /** Where copies are recorded, and how a copy's `_id` is chosen (before the copy, so the ledger can name it). */
 export interface CopyLedger {
   collection: string;
   newId: () => unknown;
-}
-
-/** The field pruning reads; only the ledger's documents in the state collection have it. */
-const COPIED_AT = "copiedAt";
-
-/**
- * How far before the processed cluster time an entry must have been copied to be pruned.
- * `copiedAt` is the primary's wall clock, a cluster time counts whole seconds and may run
- * ahead of it (gossip from a member whose clock is ahead), and after a failover the new
- * primary's clock may lag: the margin covers the difference. An entry pruned too early would
- * only let one copy-back survive, the behaviour without propagation.
- */
-export const PRUNE_MARGIN_SECONDS = 300;
-
-export function copyLedgerIndexes(stateCollection: string): IndexWanted[] {
-  return [{ collection: stateCollection, keys: { [COPIED_AT]: 1 }, options: { sparse: true } }];
-}
-
-/**
- * An entry is needed only until the delete its copy may have to undo has been processed, and
- * a copy-back is made after that delete: once every event up to `processedSeconds` has been
- * processed, an entry copied before it (less the margin) concerns no delete still to come.
- */
-export async function pruneCopyLedger(
-  db: Db,
-  stateCollection: string,
-  processedSeconds: number,
-): Promise<number> {
-  const before = new Date((processedSeconds - PRUNE_MARGIN_SECONDS) * 1000);
-  const { deletedCount } = await db.collection(stateCollection).deleteMany({ [COPIED_AT]: { $lt: before } });
-  return deletedCount;
-}
-
-export function ledgerId(copyId: unknown): Document {
-  return { copied: copyId };
 }
 
 /** What a copy records: which rule made it, for which source document, of which entry. */
@@ -58,7 +28,100 @@ export interface CopyRecord {
   entry: unknown;
 }
 
-/** What the ledger recorded of the copy `copyId` made by rule `rule`, if it still holds it. */
+/** A copy the ledger names: its record, and the ledger document that holds it. */
+export interface LedgeredCopy extends CopyRecord {
+  copied: unknown;
+  recordedIn: unknown;
+  /** Recorded in a document of its own (LEGACY_COPIED_AT). */
+  legacy?: true;
+}
+
+const COPIED = "copied";
+/** The per-copy documents' stamp, an earlier version's `recordedAt`. */
+const LEGACY_COPIED_AT = "copiedAt";
+
+/**
+ * How far before the processed cluster time an entry must have been copied to be pruned.
+ * The stamp is the primary's wall clock, a cluster time counts whole seconds and may run
+ * ahead of it (gossip from a member whose clock is ahead), and after a failover the new
+ * primary's clock may lag: the margin covers the difference. An entry pruned too early would
+ * only let one copy-back survive, the behaviour without propagation.
+ */
+export const PRUNE_MARGIN_SECONDS = 300;
+
+// Not sparse: a planner may skip a sparse index (the embedded server always does), and the
+// state collection's other documents are few.
+export function copyLedgerIndexes(stateCollection: string): IndexWanted[] {
+  return [
+    { collection: stateCollection, keys: { [`${RECORDS}.${COPIED}`]: 1 } },
+    { collection: stateCollection, keys: { [RECORDED_AT]: 1 } },
+    { collection: stateCollection, keys: { [LEGACY_COPIED_AT]: 1 }, options: { sparse: true } },
+  ];
+}
+
+/**
+ * An entry is needed only until the delete its copy may have to undo has been processed, and
+ * a copy-back is made after that delete: once every event up to `processedSeconds` has been
+ * processed, an entry copied before it (less the margin) concerns no delete still to come.
+ * Every record in the state collection is the ledger's (records.ts).
+ */
+export async function pruneCopyLedger(
+  db: Db,
+  stateCollection: string,
+  processedSeconds: number,
+): Promise<number> {
+  const before = { $lt: new Date((processedSeconds - PRUNE_MARGIN_SECONDS) * 1000) };
+  const state = db.collection(stateCollection);
+  // One delete per index, each served by its own.
+  const pruned = await state.deleteMany({ [RECORDED_AT]: before });
+  const legacy = await state.deleteMany({ [LEGACY_COPIED_AT]: before });
+  return pruned.deletedCount + legacy.deletedCount;
+}
+
+export function recordCopy(ledger: CopyLedger, copyId: unknown, record: CopyRecord): RecordWrite {
+  return { op: "record", collection: ledger.collection, record: { [COPIED]: copyId, ...record } };
+}
+
+/** Takes the copy's record out of the ledger (it is undone), read in the same transaction. */
+export function forgetCopy(ledgerCollection: string, copy: LedgeredCopy): Write {
+  const filter = { _id: copy.recordedIn };
+  if (copy.legacy) return { op: "deleteOne", collection: ledgerCollection, filter };
+  return {
+    op: "updateOne",
+    collection: ledgerCollection,
+    filter,
+    update: { $pull: { [RECORDS]: { [COPIED]: copy.copied } } },
+  };
+}
+
+/** The copies among `copyIds` that the ledger names for `rule`, in one query. */
+export async function findCopies(
+  db: Db,
+  ledgerCollection: string,
+  copyIds: readonly unknown[],
+  rule: string,
+  session?: ClientSession,
+): Promise<LedgeredCopy[]> {
+  if (copyIds.length === 0) return [];
+  const wanted = new Set(copyIds.map(bsonKey));
+  const found = await db
+    .collection(ledgerCollection)
+    .find(
+      {
+        $or: [
+          { [`${RECORDS}.${COPIED}`]: { $in: copyIds } },
+          { _id: { $in: copyIds.map((id) => ({ [COPIED]: id })) } },
+        ],
+      } as never,
+      { session, ...RAW },
+    )
+    .toArray();
+  return found
+    .flatMap((raw) => copiesIn(verbatim(raw)))
+    .filter((copy) => copy.rule === rule && wanted.has(bsonKey(copy.copied)));
+}
+
+/** What the copy `copyId` made by rule `rule` recorded, if the ledger still holds it. */
 export async function readCopyRecord(
   db: Db,
   ledgerCollection: string,
@@ -66,23 +129,21 @@ export async function readCopyRecord(
   rule: string,
   session?: ClientSession,
 ): Promise<CopyRecord | null> {
-  const found = await db
-    .collection(ledgerCollection)
-    .findOne({ _id: ledgerId(copyId) as never, rule }, { session, ...RAW });
-  return verbatimOrNull(found) as CopyRecord | null;
+  return (await findCopies(db, ledgerCollection, [copyId], rule, session))[0] ?? null;
 }
 
-// An upsert rather than an insert: only an update can take the server's clock.
-export function recordCopy(ledger: CopyLedger, copyId: unknown, record: CopyRecord): Write {
-  return {
-    op: "updateOne",
-    collection: ledger.collection,
-    filter: { _id: ledgerId(copyId) },
-    update: { $set: { ...record }, $currentDate: { [COPIED_AT]: true } },
-    upsert: true,
-  };
-}
-
-export function forgetCopy(ledgerCollection: string, copyId: unknown): Write {
-  return { op: "deleteOne", collection: ledgerCollection, filter: { _id: ledgerId(copyId) } };
+/** The copies a ledger document records: its records, or itself (legacy). */
+export function copiesIn(document: Document): LedgeredCopy[] {
+  const records: unknown = document[RECORDS];
+  if (Array.isArray(records)) {
+    return (records as Document[]).map((record) => ({
+      copied: record[COPIED],
+      rule: record.rule as string,
+      source: record.source,
+      entry: record.entry,
+      recordedIn: document._id,
+    }));
+  }
+  const { _id, rule, source, entry } = document;
+  return [{ copied: (_id as Document)[COPIED], rule, source, entry, recordedIn: _id, legacy: true }];
 }

@@ -18,14 +18,14 @@
 // - With a copy ledger, every copy gets its `_id` here and is recorded in the same plan.
 // - Guards: the source by `_id` + exact array size (or the array's absence); copies by the
 //   unique `(referenceField, idField)` index of the full set; the undone copy-back by its
-//   `_id` and entry, and its ledger entry by `_id`.
+//   `_id` and entry, and its ledger record by the document that holds it.
 import type { Document } from "mongodb";
 import type { SubsetRule } from "./rule.js";
 import { bsonKey, describeValue, printedKey, sameBsonValue } from "../bson/bson-value.js";
-import { forgetCopy, recordCopy, type CopyLedger } from "./copy-ledger.js";
+import { forgetCopy, recordCopy, type CopyLedger, type LedgeredCopy } from "./copy-ledger.js";
 import { fieldEntries, orderedDocument } from "@pattern-sidecar/bson-field-order";
 import { embeddedForm, entryKey, entryProblem, newestFirst } from "./entries.js";
-import type { CorrectionKind, Plan, Write } from "../plan.js";
+import type { CorrectionKind, Plan, PlannedWrite, Write } from "../plan.js";
 
 export interface SubsetState {
   source: Document;
@@ -49,11 +49,11 @@ export interface DeletedEntry {
   /** The idField value the deleted full-set document held (its pre-image's). */
   entryId: unknown;
   /**
-   * `_id`s of the sidecar's copies (the ledger's) among the full-set documents holding the
-   * entry now. With a deletion, fullSet holds at least the `threshold + 1` newest, so that
-   * the next newest is there to take its place.
+   * The sidecar's copies (the ledger's) among the full-set documents holding the entry now.
+   * With a deletion, fullSet holds at least the `threshold + 1` newest, so that the next
+   * newest is there to take its place.
    */
-  copyIds: unknown[];
+  copies: LedgeredCopy[];
 }
 
 /** What a propagated delete removes: the entry, and the sidecar's copy-back of it if there is one. */
@@ -61,7 +61,7 @@ interface Removal {
   key: string;
   copyBack: Document | undefined;
   /** The writes that undo the copy-back and its ledger entry. */
-  undo: Write[];
+  undo: PlannedWrite[];
 }
 
 type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -150,7 +150,7 @@ export function planSubset(
   const settling = unsettled && copies.value.length === 0 ? ({ leavesNothing: true } as const) : {};
   if (unsettled && !keepsAll(rule, newest, copies.value)) return { outcome: "none" };
   if (unchanged && copying.length === 0 && !removal?.copyBack) return { outcome: "none", ...settling };
-  const writes: Write[] = [
+  const writes: PlannedWrite[] = [
     ...copying.flatMap((entry) => copyToFullSet(rule, state.source._id, entry, ledger)),
     ...(removal?.undo ?? []),
   ];
@@ -170,12 +170,14 @@ function keepsAll(rule: SubsetRule, newest: Document[], entries: Document[]): bo
 /** The entry a propagated delete removes, or undefined when an application has written it again. */
 function removalOf(rule: SubsetRule, state: SubsetState, ledger?: CopyLedger): Removal | undefined {
   if (!state.deleted) return undefined;
-  const { entryId, copyIds } = state.deleted;
+  const { entryId, copies } = state.deleted;
   const key = bsonKey(entryId);
   const holder = state.fullSet.find((doc) => bsonKey(doc[rule.idField]) === key);
   if (!holder) return { key, copyBack: undefined, undo: [] };
-  const copiedBySidecar = ledger !== undefined && copyIds.some((id) => sameBsonValue(id, holder._id));
-  return copiedBySidecar ? { key, copyBack: holder, undo: undoCopyBack(rule, holder, ledger) } : undefined;
+  const copy = copies.find(({ copied }) => sameBsonValue(copied, holder._id));
+  return ledger && copy
+    ? { key, copyBack: holder, undo: undoCopyBack(rule, holder, ledger, copy) }
+    : undefined;
 }
 
 function withoutEntry(rule: SubsetRule, embedded: Document[], key: string): Document[] {
@@ -187,7 +189,12 @@ function kindOf(rule: SubsetRule, copied: number, embeddedCount: number): Correc
   return embeddedCount > rule.threshold ? "trimmed" : "repaired";
 }
 
-function copyToFullSet(rule: SubsetRule, sourceId: unknown, entry: Document, ledger?: CopyLedger): Write[] {
+function copyToFullSet(
+  rule: SubsetRule,
+  sourceId: unknown,
+  entry: Document,
+  ledger?: CopyLedger,
+): PlannedWrite[] {
   // The entry's fields in its order (a spread would put integer-like names first), then the
   // reference, as `{ ...entry, [referenceField]: sourceId }` would place it.
   const fields = [...fieldEntries(entry), [rule.referenceField, sourceId] as const];
@@ -206,7 +213,7 @@ function copyToFullSet(rule: SubsetRule, sourceId: unknown, entry: Document, led
   ];
 }
 
-function undoCopyBack(rule: SubsetRule, copyBack: Document, ledger: CopyLedger): Write[] {
+function undoCopyBack(rule: SubsetRule, copyBack: Document, ledger: CopyLedger, copy: LedgeredCopy): Write[] {
   const filter = {
     _id: copyBack._id,
     [rule.referenceField]: copyBack[rule.referenceField],
@@ -214,7 +221,7 @@ function undoCopyBack(rule: SubsetRule, copyBack: Document, ledger: CopyLedger):
   };
   return [
     { op: "deleteOne", collection: rule.fullSetCollection, filter },
-    forgetCopy(ledger.collection, copyBack._id),
+    forgetCopy(ledger.collection, copy),
   ];
 }
 

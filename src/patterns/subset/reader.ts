@@ -8,7 +8,7 @@ import type { ClientSession, Db, Document } from "mongodb";
 import { bsonKey, RAW, verbatim } from "../bson/bson-value.js";
 import { readJoinedSources } from "../reads/joined-sources.js";
 import type { ReadContext } from "../driver.js";
-import { ledgerId } from "./copy-ledger.js";
+import { findCopies } from "./copy-ledger.js";
 import { referringTo } from "../reads/reference-filter.js";
 import type { SubsetRule } from "./rule.js";
 import type { SubsetState } from "./planner.js";
@@ -163,25 +163,6 @@ async function readHolders(
   }
 }
 
-/** `_id`s of the given full-set documents that the copy ledger names (the sidecar's copies). */
-async function readLedgered(
-  db: Db,
-  rule: SubsetRule,
-  stateCollection: string,
-  copyIds: readonly unknown[],
-  session?: ClientSession,
-): Promise<Set<string>> {
-  if (copyIds.length === 0) return new Set();
-  const records = await db
-    .collection(stateCollection)
-    .find(
-      { _id: { $in: copyIds.map(ledgerId) } as never, rule: rule.name },
-      { session, projection: { _id: 1 } },
-    )
-    .toArray();
-  return new Set(records.map((record) => bsonKey((record._id as unknown as Document).copied)));
-}
-
 /**
  * The states several corrections plan from, read together (inside their transaction when
  * given a session): each source with its `threshold` newest full-set documents (one more
@@ -234,13 +215,14 @@ export async function readSubsetStates(
     return key === undefined ? undefined : held.get(sourceKeys[i]!, key);
   };
   const deletedHolders = requests.flatMap((_, i) => (sources[i] ? [holderOf(i)?._id] : []));
-  const ledgered = await readLedgered(
+  const ledgered = await findCopies(
     db,
-    rule,
     stateCollection,
     deletedHolders.filter((id) => id !== undefined),
+    rule.name,
     session,
   );
+  const copyOf = new Map(ledgered.map((copy) => [bsonKey(copy.copied), copy]));
   return requests.map(({ entryId, unsettled }, i) => {
     const read = sources[i];
     if (!read) return null;
@@ -253,8 +235,8 @@ export async function readSubsetStates(
     if (entryId === undefined) return state;
     const holder = holderOf(i);
     if (holder) state.fullSet = distinct([...state.fullSet, holder]);
-    const copyIds = holder && ledgered.has(bsonKey(holder._id)) ? [holder._id] : [];
-    state.deleted = { entryId, copyIds };
+    const copy = holder && copyOf.get(bsonKey(holder._id));
+    state.deleted = { entryId, copies: copy ? [copy] : [] };
     return state;
   });
 }

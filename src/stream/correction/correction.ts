@@ -26,6 +26,7 @@ import { applyWrites, checkAbsent } from "./apply.js";
 import { bulkWriteFenced, isBulkWriteRefused, stopUsingBulkWrite, supportsBulkWrite } from "./bulk-write.js";
 import type { Fence, Fencing } from "../lease/fencing.js";
 import { driverOf } from "../../patterns/registry.js";
+import { foldRecords } from "../../patterns/records.js";
 import type { OwnWrites } from "../events/own-writes.js";
 import { targetFields, targetLabels, type CorrectionTarget } from "../events/targets.js";
 import type { EventPlans } from "./event-plans.js";
@@ -196,14 +197,16 @@ export async function planAndWrite(
       (await planTargets(context.db, targets, inParts ? extended(planContext, { maxWrites }) : planContext));
     const writing = plans.filter((plan) => plan.outcome === "writes");
     if (writing.length > 0) {
-      const writes = writing.flatMap((plan) => plan.writes);
-      onPlanned?.(writes.length);
-      if (writes.length > maxWrites)
-        throw new BatchTooLargeError(`the plans would write ${writes.length} documents`, {
+      // Counted before the records are folded: each still costs the transaction its index keys.
+      const planned = writing.flatMap((plan) => plan.writes);
+      onPlanned?.(planned.length);
+      if (planned.length > maxWrites)
+        throw new BatchTooLargeError(`the plans would write ${planned.length} documents`, {
           batch: targets.length,
           maxWrites,
         });
       const absent = writing.flatMap((plan) => plan.absent ?? []);
+      const writes = foldRecords(planned);
       await writeFenced(context, { targets, writes, absent }, session).catch((error: unknown) => {
         throw guessed && classify(error) === "bad_document" ? guessRefused(error, targets) : error;
       });

@@ -7,6 +7,7 @@ import type { Document } from "mongodb";
 import { outlierDriver } from "../../../../src/patterns/outlier/index.js";
 import type { CorrectionTarget } from "../../../../src/patterns/driver.js";
 import { applyWrites } from "../../../../src/stream/correction/apply.js";
+import { foldRecords } from "../../../../src/patterns/records.js";
 import { useTestDatabase } from "../../../support/mongo.js";
 import { outlierRule, users } from "../../../unit/patterns/support/rules.js";
 
@@ -28,7 +29,7 @@ async function correctBook(bookId: number): Promise<void> {
         stateCollection: "state",
       });
       assert.equal(plan.outcome, "writes");
-      if (plan.outcome === "writes") await applyWrites(fixture.db, plan.writes, session);
+      if (plan.outcome === "writes") await applyWrites(fixture.db, foldRecords(plan.writes), session);
     }),
   );
 }

@@ -29,20 +29,25 @@ async function remainingIds(): Promise<unknown[]> {
   return docs.map((doc) => doc._id);
 }
 
-void test("ledger entries copied before the processed position, less the margin, are pruned; the rest stays", async () => {
+void test("ledger records written before the processed position, less the margin, are pruned; the rest stays", async () => {
   const position = 1_700_000_000;
   const at = (seconds: number) => new Date(seconds * 1000);
+  const records = [{ copied: 1, rule: subsetRule.name, source: 1, entry: 1 }];
   await fixture.db.collection(STATE).insertMany([
+    { _id: "batch-old" as never, records, recordedAt: at(position - PRUNE_MARGIN_SECONDS - 1) },
+    { _id: "batch-within-margin" as never, records, recordedAt: at(position - PRUNE_MARGIN_SECONDS + 1) },
+    { _id: "batch-after" as never, records, recordedAt: at(position + 10) },
+    // An earlier version's document per copy, pruned alike.
     { _id: { copied: "old" } as never, copiedAt: at(position - PRUNE_MARGIN_SECONDS - 1) },
-    { _id: { copied: "within-margin" } as never, copiedAt: at(position - PRUNE_MARGIN_SECONDS + 1) },
     { _id: { copied: "after" } as never, copiedAt: at(position + 10) },
     { _id: "changestream:shop" as never, updatedAt: at(0) },
   ]);
   await pruning().positionPersisted(position);
   assert.deepEqual(await remainingIds(), [
+    "batch-after",
+    "batch-within-margin",
     "changestream:shop",
     { copied: "after" },
-    { copied: "within-margin" },
   ]);
 });
 

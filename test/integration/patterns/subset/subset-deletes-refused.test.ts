@@ -72,6 +72,6 @@ void test("without pre-images, a deleted review still embedded is copied back at
   assert.equal(await fixture.db.collection("reviews").countDocuments({ product_id: 1, review_id: 12 }), 1);
   const ledger = await fixture.db
     .collection("pattern_sidecar_state")
-    .countDocuments({ copiedAt: { $exists: true } });
+    .countDocuments({ records: { $exists: true } });
   assert.equal(ledger, 0, "no copy recorded");
 });

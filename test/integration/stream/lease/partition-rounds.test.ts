@@ -5,7 +5,7 @@
 // rest of the state collection.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Binary, CommandStartedEvent, Db } from "mongodb";
+import { ObjectId, type Binary, type CommandStartedEvent, type Db } from "mongodb";
 import { rosterFilter } from "../../../../src/stream/partitions/partition-leases.js";
 import { sessionIdHex } from "../../../../src/stream/lease/session-pool.js";
 import { fencedPartitions } from "../../../support/harness.js";
@@ -91,11 +91,13 @@ void test("a renewal that finds one partition taken loses that one only", async 
 
 void test("a round's read examines the leases and heartbeats, not the rest of the state collection", async () => {
   const { db } = fixture;
-  // What else the state collection holds in numbers: the subset rules' copy ledger, positions.
+  // What else the state collection holds in numbers: the subset rules' copy ledger (a
+  // transaction's records, or an earlier version's document per copy), positions.
   await db
     .collection<{ _id: unknown }>(STATE)
     .insertMany([
-      ...Array.from({ length: 2_000 }, (_, i) => ({ _id: { copied: i } })),
+      ...Array.from({ length: 1_000 }, (_, i) => ({ _id: new ObjectId(), records: [{ copied: i }] })),
+      ...Array.from({ length: 1_000 }, (_, i) => ({ _id: { copied: i } })),
       ...Array.from({ length: 500 }, (_, i) => ({ _id: `position.${i}` })),
     ]);
   const replica = await countedReplica("alone");

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { Document } from "mongodb";
-import type { CopyLedger } from "../../../../src/patterns/subset/copy-ledger.js";
+import { copiesIn, type CopyLedger } from "../../../../src/patterns/subset/copy-ledger.js";
 import { planSubset } from "../../../../src/patterns/subset/planner.js";
 import type { SubsetState } from "../../../../src/patterns/subset/planner.js";
 import { MemoryDb } from "../support/memory-db.js";
@@ -123,9 +123,8 @@ void test("deletes, pulls and writes interleaved with corrections leave every su
       );
       // Every ledger entry left names a copy that is still there (undone copies take theirs along).
       const copyIds = new Set(fullSet.map((doc) => doc._id));
-      for (const entry of model.db.find(STATE)) {
-        const copied = (entry._id as Document).copied;
-        assert.ok(copyIds.has(copied) || !model.alive.has(entry.entry as number), `ledger ${String(copied)}`);
+      for (const { copied, entry } of model.db.find(STATE).flatMap(copiesIn)) {
+        assert.ok(copyIds.has(copied) || !model.alive.has(entry as number), `ledger ${String(copied)}`);
       }
     }),
     { numRuns: 300 },

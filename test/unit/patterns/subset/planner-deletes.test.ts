@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
 import { planSubset } from "../../../../src/patterns/subset/planner.js";
-import type { CopyLedger } from "../../../../src/patterns/subset/copy-ledger.js";
+import { copiesIn, type CopyLedger, type LedgeredCopy } from "../../../../src/patterns/subset/copy-ledger.js";
 import type { Plan } from "../../../../src/patterns/plan.js";
 import { MEMORY_DB_NOW, type MemoryDb } from "../support/memory-db.js";
 import { embeddedIds, fullSetIds, range, reviewsDb } from "../support/product-reviews.js";
@@ -20,6 +20,14 @@ function review(id: number): Document {
     review_author: `author${id}`,
     published_date: new Date(Date.UTC(2017, 11, 6) + id * DAY),
   };
+}
+
+/** The ledger's records of the copy `copyId`. */
+function ledgerRecordsOf(db: MemoryDb, copyId: unknown): LedgeredCopy[] {
+  return db
+    .find(STATE)
+    .flatMap(copiesIn)
+    .filter(({ copied }) => copied === copyId);
 }
 
 /** A ledger whose copy ids count up: "copy1", "copy2", ... */
@@ -94,10 +102,7 @@ void test("a copy-back the sidecar made after the delete is deleted with its led
   assert.equal(plan.outcome === "writes" && plan.kind, "deleted");
   assert.deepEqual(fullSetIds(db), range(1, 11));
   assert.deepEqual(embeddedIds(db), range(2, 11).reverse());
-  assert.deepEqual(
-    db.find(STATE, (doc) => (doc._id as Document).copied === copyBack?._id),
-    [],
-  );
+  assert.deepEqual(ledgerRecordsOf(db, copyBack?._id), []);
 });
 
 void test("a review an application inserted again after deleting it stays, embedded", () => {
@@ -129,10 +134,10 @@ void test("propagating a delete also copies reviews pushed meanwhile, recording 
   assert.deepEqual(embeddedIds(db), [13, ...range(3, 11).reverse()]);
   assert.deepEqual(fullSetIds(db), [...range(1, 11), 13]);
   const copy13 = db.find("reviews", (doc) => doc.review_id === 13)[0];
-  assert.equal(db.find(STATE, (doc) => (doc._id as Document).copied === copy13?._id).length, 1);
+  assert.equal(ledgerRecordsOf(db, copy13?._id).length, 1);
 });
 
-void test("every copy gets its _id in the plan and a ledger entry naming rule, product, entry and the server's time", () => {
+void test("every copy gets its _id in the plan and a ledger record naming rule, product, entry and the server's time", () => {
   const plan = planSubset(
     rule,
     { source: { _id: "p1", reviews: [review(1)] }, fullSet: [] },
@@ -145,21 +150,14 @@ void test("every copy gets its _id in the plan and a ledger entry naming rule, p
       collection: "reviews",
       document: { _id: "copy1", ...review(1), product_id: "p1" },
     },
-    {
-      op: "updateOne",
-      collection: STATE,
-      filter: { _id: { copied: "copy1" } },
-      update: {
-        $set: { rule: rule.name, source: "p1", entry: 1 },
-        $currentDate: { copiedAt: true },
-      },
-      upsert: true,
-    },
+    { op: "record", collection: STATE, record: { copied: "copy1", rule: rule.name, source: "p1", entry: 1 } },
   ]);
   const db = reviewsDb();
   db.insertOne("products", { _id: "p1", reviews: [review(1)] });
   db.apply(plan.writes);
-  assert.deepEqual(db.find(STATE)[0]?.copiedAt, MEMORY_DB_NOW);
+  const [ledger] = db.find(STATE);
+  assert.deepEqual(ledger?.recordedAt, MEMORY_DB_NOW);
+  assert.deepEqual(ledger?.records, [{ copied: "copy1", rule: rule.name, source: "p1", entry: 1 }]);
 });
 
 void test("without a ledger (deletes not propagated) copies are not recorded and get the server's _id", () => {
@@ -172,21 +170,41 @@ void test("without a ledger (deletes not propagated) copies are not recorded and
   assert.equal(plan.writes[0]?.op === "insertOne" && plan.writes[0].document._id, undefined);
 });
 
-void test("a copy-back is undone only by its _id, product and entry, guarded", () => {
-  const copyBack = { _id: "copy7", ...review(12), product_id: "p1" };
+const copyBack = { _id: "copy7", ...review(12), product_id: "p1" };
+
+/** Propagates the delete of review 12, whose holder is `copyBack`, recorded as `copy` says. */
+function undoCopyBack(copy: LedgeredCopy): Plan {
   const source = { _id: "p1", reviews: [review(12), review(11)] };
   const fullSet = [copyBack, { _id: "a11", ...review(11), product_id: "p1" }];
-  const plan = planSubset(
-    rule,
-    { source, fullSet, deleted: { entryId: 12, copyIds: ["copy7"] } },
-    countingLedger(),
-  );
+  return planSubset(rule, { source, fullSet, deleted: { entryId: 12, copies: [copy] } }, countingLedger());
+}
+
+const copy7 = { copied: "copy7", rule: rule.name, source: "p1", entry: 12 };
+
+void test("a copy-back is undone only by its _id, product and entry, guarded, and its record pulled", () => {
+  const plan = undoCopyBack({ ...copy7, recordedIn: "batch3" });
   assert.ok(plan.outcome === "writes");
-  const deletes = plan.writes.filter((write) => write.op === "deleteOne");
-  assert.deepEqual(deletes, [
-    { op: "deleteOne", collection: "reviews", filter: { _id: "copy7", product_id: "p1", review_id: 12 } },
-    { op: "deleteOne", collection: STATE, filter: { _id: { copied: "copy7" } } },
-  ]);
+  assert.deepEqual(
+    plan.writes.filter((write) => write.collection !== "products"),
+    [
+      { op: "deleteOne", collection: "reviews", filter: { _id: "copy7", product_id: "p1", review_id: 12 } },
+      {
+        op: "updateOne",
+        collection: STATE,
+        filter: { _id: "batch3" },
+        update: { $pull: { records: { copied: "copy7" } } },
+      },
+    ],
+  );
+});
+
+void test("a copy-back recorded by an earlier version, in a document of its own, is forgotten with it", () => {
+  const plan = undoCopyBack({ ...copy7, recordedIn: { copied: "copy7" }, legacy: true });
+  assert.ok(plan.outcome === "writes");
+  assert.deepEqual(
+    plan.writes.filter((write) => write.collection === STATE),
+    [{ op: "deleteOne", collection: STATE, filter: { _id: { copied: "copy7" } } }],
+  );
 });
 
 void test("a review pulled from the product by an application stays in reviews and the array is refilled", () => {

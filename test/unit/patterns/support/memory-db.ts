@@ -1,13 +1,15 @@
 // A tiny in-memory stand-in for the collections a plan writes to, for tests of the pure
 // planners only. It understands exactly the filters and update operators the planners are
 // allowed to emit (equality, $size, $exists; $set, $unset, $inc, $push with $each and a
-// $slice keeping the first entries, $currentDate, which reads the MemoryDb's clock; upserts
-// by an equality filter) and throws on anything else, so a planner that strays from them
+// $slice keeping the first entries, $pull of the entries equal to a document's fields,
+// $currentDate, which reads the MemoryDb's clock; upserts by an equality filter; the records
+// of a batch folded as the sidecar folds them, src/patterns/records.ts) and throws on anything else, so a planner that strays from them
 // fails its tests. A batch of writes applies all or nothing, as the sidecar's transaction does.
 import { BSON, ObjectId } from "bson";
 import type { Document } from "mongodb";
 import { bsonKey, isPlainDocument } from "../../../../src/patterns/bson/bson-value.js";
-import type { Write } from "../../../../src/patterns/plan.js";
+import type { PlannedWrite, Write } from "../../../../src/patterns/plan.js";
+import { foldRecords } from "../../../../src/patterns/records.js";
 
 function clone<T>(value: T): T {
   // Numbers come back as JS numbers, as the driver promotes them by default: an int64 too
@@ -90,6 +92,11 @@ const UPDATE_OPERATORS: Record<string, (doc: Document, field: string, operand: u
     if (!Array.isArray(current)) throw new Error(`memory-db: $push to non-array ${field}`);
     doc[field] = [...(current as unknown[]), ...clone(each)].slice(0, slice as number | undefined);
   },
+  $pull: (doc, field, operand) => {
+    const current: unknown = doc[field];
+    if (!Array.isArray(current)) throw new Error(`memory-db: $pull from non-array ${field}`);
+    doc[field] = (current as Document[]).filter((entry) => !matches(entry, operand as Document));
+  },
 };
 
 export function applyUpdate(document: Document, update: Document): void {
@@ -162,10 +169,10 @@ export class MemoryDb {
   }
 
   /** Applies every write or none: a guarded write matching nothing throws StaleWriteError. */
-  apply(writes: readonly Write[]): void {
+  apply(writes: readonly PlannedWrite[]): void {
     const before = new Map([...this.collections].map(([name, docs]) => [name, docs.map(clone)]));
     try {
-      for (const write of writes) this.applyWrite(write);
+      for (const write of foldRecords(writes)) this.applyWrite(write);
     } catch (error) {
       this.collections = before;
       throw error;

@@ -13,6 +13,7 @@ import { splitBaseIds, type BucketState } from "../../../../src/patterns/bucket/
 import type { OutlierState, OverflowChunkState } from "../../../../src/patterns/outlier/planner.js";
 import { lastChunkOf, type LastChunk } from "../../../../src/patterns/outlier/overflow-chunks.js";
 import type { SubsetState } from "../../../../src/patterns/subset/planner.js";
+import { copiesIn } from "../../../../src/patterns/subset/copy-ledger.js";
 import { matches, type MemoryDb } from "./memory-db.js";
 
 // MongoDB sorts a missing field as null, before every number.
@@ -108,7 +109,7 @@ export function readSubsetState(
   return { source, fullSet: [...new Set([...embedded, ...newest])] };
 }
 
-/** What src/patterns/subset/reader.ts reads for a propagated delete: one more newest, the holder, its ledger entry. */
+/** What src/patterns/subset/reader.ts reads for a propagated delete: one more newest, the holder, its ledger record. */
 export function readDeletionState(
   db: MemoryDb,
   rule: SubsetRule,
@@ -120,13 +121,18 @@ export function readDeletionState(
   const [holder] = db.find(rule.fullSetCollection, (doc) =>
     matches(doc, { [rule.referenceField]: sourceId, [rule.idField]: entryId }),
   );
-  const ledgered =
-    holder !== undefined &&
-    db.find(stateCollection, (doc) => matches(doc, { _id: { copied: holder._id }, rule: rule.name })).length >
-      0;
+  const copies =
+    holder === undefined
+      ? []
+      : db
+          .find(stateCollection)
+          .flatMap(copiesIn)
+          .filter(
+            ({ copied, rule: name }) => name === rule.name && matches({ copied }, { copied: holder._id }),
+          );
   const fullSet =
     holder && !state.fullSet.some((doc) => matches(doc, { _id: holder._id }))
       ? [...state.fullSet, holder]
       : state.fullSet;
-  return { ...state, fullSet, deleted: { entryId, copyIds: ledgered ? [holder._id] : [] } };
+  return { ...state, fullSet, deleted: { entryId, copies } };
 }
