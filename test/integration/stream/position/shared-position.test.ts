@@ -89,9 +89,15 @@ void test("the shared position is stored where none is, once the partitions miss
   // Until the tender stores its own while the other's are gone (the other's stream restarts
   // once after sharing and stores them again): a book under the threshold, in the tender's
   // partition, which no stream's filter passes, moves the tender's post-batch token only.
+  // What each of the other's positions held when last deleted: none the tender read was newer.
+  const lastDeleted = new Map(othersPositions.map((doc) => [doc._id, doc]));
   let storedWhileOthersGone = false;
   for (const book of booksIn(0)) {
-    await state.deleteMany({ _id: { $in: [streamName(config.database), ...othersIds] } });
+    await state.deleteOne({ _id: streamName(config.database) });
+    for (const _id of othersIds) {
+      const deleted = await state.findOneAndDelete({ _id });
+      if (deleted) lastDeleted.set(_id, deleted);
+    }
     const before = await positionsOf(tendersIds);
     await insertBook(db, book, 10);
     await waitUntil(
@@ -102,8 +108,10 @@ void test("the shared position is stored where none is, once the partitions miss
     if (storedWhileOthersGone) break;
   }
   assert.ok(storedWhileOthersGone, "the tender stored its own while the other's were gone");
-  // Only where still gone: one the other stored again meanwhile is newer, and stays.
-  for (const { _id, ...position } of othersPositions)
+  // As they were when deleted, and only where still gone: one the other stored again
+  // meanwhile is newer, and stays. An older one would move a position backwards, which no
+  // replica does, and the shared position the tender made from what it read could be past it.
+  for (const { _id, ...position } of lastDeleted.values())
     await state.updateOne({ _id }, { $setOnInsert: position }, { upsert: true });
 
   await waitUntil(async () => (await sharedPosition()) !== null, {
