@@ -72,7 +72,8 @@ export async function pruneCopyLedger(
 ): Promise<number> {
   const before = { $lt: new Date((processedSeconds - PRUNE_MARGIN_SECONDS) * 1000) };
   const state = db.collection(stateCollection);
-  // One delete per index, each served by its own.
+  // One delete per index, so that mongod serves each by its own (the embedded server plans on
+  // no sparse index: the legacy one is a scan there, as pruning was before records).
   const pruned = await state.deleteMany({ [RECORDED_AT]: before });
   const legacy = await state.deleteMany({ [LEGACY_COPIED_AT]: before });
   return pruned.deletedCount + legacy.deletedCount;

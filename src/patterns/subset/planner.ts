@@ -61,7 +61,7 @@ interface Removal {
   key: string;
   copyBack: Document | undefined;
   /** The writes that undo the copy-back and its ledger entry. */
-  undo: PlannedWrite[];
+  undo: Write[];
 }
 
 type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };

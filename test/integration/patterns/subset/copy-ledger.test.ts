@@ -47,7 +47,7 @@ void test("a transaction's copies are recorded in one document, each found by it
     ["a", "a"],
     ["c", "c"],
   ]);
-  assert.ok(found.every(({ recordedIn }) => recordedIn instanceof ObjectId && !found[0]!.legacy));
+  assert.ok(found.every(({ recordedIn, legacy }) => recordedIn instanceof ObjectId && !legacy));
 });
 
 void test("another rule's copy is not this rule's", async () => {

@@ -14,7 +14,7 @@ import type { OutlierState, OverflowChunkState } from "../../../../src/patterns/
 import { lastChunkOf, type LastChunk } from "../../../../src/patterns/outlier/overflow-chunks.js";
 import type { SubsetState } from "../../../../src/patterns/subset/planner.js";
 import { copiesIn } from "../../../../src/patterns/subset/copy-ledger.js";
-import { matches, type MemoryDb } from "./memory-db.js";
+import { matches, valueKey, type MemoryDb } from "./memory-db.js";
 
 // MongoDB sorts a missing field as null, before every number.
 function sequenceOf(rule: OutlierRule, chunk: Document): number {
@@ -128,7 +128,7 @@ export function readDeletionState(
           .find(stateCollection)
           .flatMap(copiesIn)
           .filter(
-            ({ copied, rule: name }) => name === rule.name && matches({ copied }, { copied: holder._id }),
+            ({ copied, rule: name }) => name === rule.name && valueKey(copied) === valueKey(holder._id),
           );
   const fullSet =
     holder && !state.fullSet.some((doc) => matches(doc, { _id: holder._id }))
