@@ -179,6 +179,10 @@ async function run(): Promise<string[]> {
       ],
     ];
     for (const [kind, latencies] of mixed.seen) table.push([`mix, ${kind}: p50 / p99`, p50p99(latencies)]);
+    table.push([
+      "mix: CPU per correction, bench process (sidecar) / server",
+      cpuPerCorrection(mixed, bare.cpuPerTrigger),
+    ]);
     for (const kind of ["sale", "trade", "review"] as const) {
       const alone = await sidecarRound(mongo, server, [kind], WARM_UP / 2, ALONE);
       table.push([
