@@ -30,6 +30,9 @@ async function sizeOnServer(
  */
 export const SMALL_DOCUMENT_BYTES = 16 * 1024;
 
+/** What a single document read before the budget is asked may weigh: what a batch of 64 may. */
+export const SMALL_SINGLE_DOCUMENT_BYTES = 64 * SMALL_DOCUMENT_BYTES;
+
 /** `filter`, narrowed to the documents whose BSON size is at most (or over) `bytes`. */
 function bySize(filter: Document, comparison: "$lte" | "$gt", bytes: number): Document {
   return { $and: [filter, { $expr: { [comparison]: [{ $bsonSize: "$$ROOT" }, bytes] } }] };
@@ -38,13 +41,13 @@ function bySize(filter: Document, comparison: "$lte" | "$gt", bytes: number): Do
 /**
  * The documents of `collection` that `filter` matches, at most `count` of them, read by
  * `read` (given the filter to read by) with RAW and decoded by `verbatim` once the budget has
- * admitted their BSON size. A single document that might have to wait (one of 16 MiB would
- * not fit now) has its size asked first and its bytes read once admitted: a waiting
- * correction would otherwise hold up to 16 MiB per document. A batch reads its documents of
- * at most SMALL_DOCUMENT_BYTES in one command and keeps them when they are all it asked for and
- * the budget takes them at once; otherwise (a document larger, or missing, or a budget that
- * would make it wait) it drops them and asks the size of the whole batch first, as a single
- * document does (readAskingFirst).
+ * admitted their BSON size. A single document the budget would take whatever its size (up to
+ * 16 MiB) is read at once. Otherwise the documents are first read only if small (at most
+ * SMALL_DOCUMENT_BYTES each in a batch, SMALL_SINGLE_DOCUMENT_BYTES alone) in one command, and
+ * kept when they are all it asked for and the budget takes them at once; otherwise (a document
+ * larger, or missing, or a budget that would make it wait) they are dropped, and the size of
+ * them all is asked first (readAskingFirst): a waiting correction would otherwise hold up to
+ * 16 MiB per document.
  */
 export async function readAdmitted(
   collection: Collection,
@@ -55,8 +58,12 @@ export async function readAdmitted(
 ): Promise<Document[]> {
   const { budget } = reads;
   if (!budget) return (await read(filter)).map(verbatim);
-  if (count > 1) {
-    const small = await read(bySize(filter, "$lte", SMALL_DOCUMENT_BYTES));
+  // While other corrections hold part of the budget (the default holds one document of 16
+  // MiB), asking a single document's size first cost a command per correction under load.
+  if (count > 1 || !budget.admitsDocuments(count)) {
+    const small = await read(
+      bySize(filter, "$lte", count > 1 ? SMALL_DOCUMENT_BYTES : SMALL_SINGLE_DOCUMENT_BYTES),
+    );
     const bytes = bsonSize(small);
     if (small.length === count && budget.holdsWithin(bytes) && budget.admitsBytes(bytes)) {
       await budget.admit(bytes);
@@ -89,6 +96,8 @@ async function readAskingFirst(
         { bytes: admitted, documents: count },
       );
     if (admitted > 0) await budget.admit(admitted);
+    // In a transaction the read sees what the size did: nothing to read.
+    if (admitted === 0 && reads.session) return [];
   }
   const raws = await read(filter);
   // What the read adds (a joined field; outside a transaction, a document grown since) is

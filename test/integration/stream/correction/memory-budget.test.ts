@@ -9,7 +9,10 @@ import type { ReadContext } from "../../../../src/patterns/driver.js";
 import { readOutlierStates } from "../../../../src/patterns/outlier/reader.js";
 import { readSubsetStates } from "../../../../src/patterns/subset/reader.js";
 import { MemoryBudget } from "../../../../src/stream/correction/memory-budget.js";
-import { SMALL_DOCUMENT_BYTES } from "../../../../src/patterns/reads/admitted-read.js";
+import {
+  SMALL_DOCUMENT_BYTES,
+  SMALL_SINGLE_DOCUMENT_BYTES,
+} from "../../../../src/patterns/reads/admitted-read.js";
 import { useTestDatabase } from "../../../support/mongo.js";
 import { bucketRule, outlierRule, subsetRule, users } from "../../../unit/patterns/support/rules.js";
 
@@ -240,4 +243,59 @@ void test("a batch of small documents that would wait for the budget waits befor
   );
   assert.equal(held.at(-1), sizeOf(buckets));
   hold.release();
+});
+
+void test("a small document alone is read in one command while other corrections hold part of the budget", async () => {
+  await insertSmallBuckets(["q"]);
+  const budget = new MemoryBudget(BUDGET);
+  const other = budget.hold();
+  await other.plan().admit(1);
+  const hold = budget.hold();
+  const db = client.db(fixture.db.databaseName);
+  let state: Awaited<ReturnType<typeof readBucketState>> | undefined;
+  const sent = await commandsOf(async () => {
+    state = await readBucketState(db, bucketRule, "q_1", { budget: hold.plan() });
+  });
+  assert.deepEqual(sent, ["find"], "the bucket, its size not asked (and no split _id taken to look up)");
+  assert.equal(state?.bucket._id, "q_1");
+  assert.equal((state?.bucket.history as unknown[]).length, 11);
+  hold.release();
+  other.release();
+});
+
+void test("a document alone over the small size has its size asked before it is read", async () => {
+  const [large] = await insertSmallBuckets(["r"], 12_000);
+  assert.ok(BSON.calculateObjectSize(large!) > SMALL_SINGLE_DOCUMENT_BYTES);
+  const held: number[] = [];
+  const budget = new MemoryBudget(BUDGET, { held: (bytes) => held.push(bytes), waited: () => {} });
+  const hold = budget.hold();
+  const db = client.db(fixture.db.databaseName);
+  const sent = await commandsOf(() => readBucketState(db, bucketRule, "r_1", { budget: hold.plan() }));
+  assert.deepEqual(sent.slice(0, 3), ["find", "aggregate", "find"], "not small, the size, then the bucket");
+  assert.equal(held.at(-1), BSON.calculateObjectSize(large!));
+  hold.release();
+});
+
+void test("in a transaction, a document whose size says it is missing is not read again", async () => {
+  const budget = new MemoryBudget(BUDGET);
+  const other = budget.hold();
+  await other.plan().admit(1);
+  const hold = budget.hold();
+  const db = client.db(fixture.db.databaseName);
+  const session = client.startSession();
+  try {
+    let state: Awaited<ReturnType<typeof readBucketState>> | undefined;
+    const sent = await commandsOf(() =>
+      session.withTransaction(async () => {
+        state = await readBucketState(db, bucketRule, "missing_1", { budget: hold.plan(), session });
+      }),
+    );
+    assert.equal(state, null);
+    assert.deepEqual(sent.slice(0, 2), ["find", "aggregate"], "the small read, then the size");
+    assert.equal(sent.filter((name) => name === "find").length, 1, "nothing read once the size is 0");
+  } finally {
+    await session.endSession();
+    hold.release();
+    other.release();
+  }
 });
