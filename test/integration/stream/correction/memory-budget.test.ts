@@ -2,7 +2,7 @@
 // BSON size as the server sent it, and decode nothing while the budget is spent.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BSON, type CommandStartedEvent, type Document, type MongoClient } from "mongodb";
+import { BSON, type CommandStartedEvent, type Db, type Document, type MongoClient } from "mongodb";
 import { readBucketState, readBucketStates } from "../../../../src/patterns/bucket/reader.js";
 import { BatchOverBudgetError } from "../../../../src/errors.js";
 import type { ReadContext } from "../../../../src/patterns/driver.js";
@@ -44,7 +44,7 @@ interface Case {
   document: Document;
   /** The document as the read's reply holds it, when it adds to what is stored. */
   readAs?: Document;
-  read(reads: ReadContext): Promise<unknown>;
+  read(reads: ReadContext, db?: Db): Promise<unknown>;
 }
 
 const cases: Case[] = [
@@ -54,13 +54,13 @@ const cases: Case[] = [
     document: { _id: 1, customers_purchased: users(0, 60) },
     // The reader's $lookup joins the source's last chunk (none) to it.
     readAs: { _id: 1, customers_purchased: users(0, 60), __patternSidecarLastChunk: [] },
-    read: (reads) => readOutlierStates(fixture.db, outlierRule, [1], reads),
+    read: (reads, db = fixture.db) => readOutlierStates(db, outlierRule, [1], reads),
   },
   {
     name: "a bucket",
     collection: "trades",
     document: { _id: "c_1", customerId: "c", count: 11, history: users(0, 11).map((u) => ({ u })) },
-    read: (reads) => readBucketState(fixture.db, bucketRule, "c_1", reads),
+    read: (reads, db = fixture.db) => readBucketState(db, bucketRule, "c_1", reads),
   },
   {
     name: "a subset's product",
@@ -68,8 +68,8 @@ const cases: Case[] = [
     document: { _id: 1, reviews: [] },
     // The reader's $lookup joins the product's newest reviews (none) to it.
     readAs: { _id: 1, reviews: [], __patternSidecarNewest: [] },
-    read: (reads) =>
-      readSubsetStates(fixture.db, subsetRule, [{ sourceId: 1 }], { ...reads, stateCollection: "state" }),
+    read: (reads, db = fixture.db) =>
+      readSubsetStates(db, subsetRule, [{ sourceId: 1 }], { ...reads, stateCollection: "state" }),
   },
 ];
 
@@ -245,9 +245,12 @@ void test("a batch of small documents that would wait for the budget waits befor
   hold.release();
 });
 
+/** The default budget (`correctionMemoryMiB`): idle, it takes a document of any size at once. */
+const DEFAULT_BUDGET = 16 * 1024 * 1024;
+
 void test("a small document alone is read in one command while other corrections hold part of the budget", async () => {
   await insertSmallBuckets(["q"]);
-  const budget = new MemoryBudget(BUDGET);
+  const budget = new MemoryBudget(DEFAULT_BUDGET);
   const other = budget.hold();
   await other.plan().admit(1);
   const hold = budget.hold();
@@ -277,7 +280,7 @@ void test("a document alone over the small size has its size asked before it is 
 });
 
 void test("in a transaction, a document whose size says it is missing is not read again", async () => {
-  const budget = new MemoryBudget(BUDGET);
+  const budget = new MemoryBudget(DEFAULT_BUDGET);
   const other = budget.hold();
   await other.plan().admit(1);
   const hold = budget.hold();
@@ -299,3 +302,20 @@ void test("in a transaction, a document whose size says it is missing is not rea
     other.release();
   }
 });
+
+for (const { name, collection, document, readAs = document, read } of cases) {
+  void test(`reading ${name} alone while another correction holds part of the budget is one command`, async () => {
+    // The same document as the test above reads: the file's tests share one database.
+    await fixture.db.collection(collection).replaceOne({ _id: document._id }, document, { upsert: true });
+    const held: number[] = [];
+    const budget = new MemoryBudget(DEFAULT_BUDGET, { held: (bytes) => held.push(bytes), waited: () => {} });
+    const other = budget.hold();
+    await other.plan().admit(1);
+    const hold = budget.hold();
+    const sent = await commandsOf(() => read({ budget: hold.plan() }, client.db(fixture.db.databaseName)));
+    assert.equal(sent.length, 1, `one read, its size not asked: ${sent.join(", ")}`);
+    assert.equal(held.at(-1), 1 + BSON.calculateObjectSize(readAs), "admitted beside the other's byte");
+    hold.release();
+    other.release();
+  });
+}
