@@ -114,6 +114,14 @@ export async function countingCommands<T>(
   return { result, commands };
 }
 
+/** Commands per correction in all, then the six most frequent by name (`counts` by name, as commandsBetween gives them). */
+export function commandsPerCorrection(counts: Map<string, number>, corrections: number): string {
+  const most = [...counts].sort(([, a], [, b]) => b - a).slice(0, 6);
+  const per = (total: number) => (total / corrections).toFixed(3);
+  const all = [...counts.values()].reduce((sum, total) => sum + total, 0);
+  return `${per(all)} (${most.map(([name, total]) => `${name} ${per(total)}`).join(", ")})`;
+}
+
 /** The commands the server ran between two readings of commandTotals, by name. */
 export function commandsBetween(
   before: Map<string, number>,

@@ -10,7 +10,7 @@ import { driverOf } from "../src/patterns/registry.js";
 import { metricTotal, startSidecar, testConfig, waitForCaughtUp } from "../test/support/harness.js";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
 import type { Benchmark } from "./benchmark.js";
-import { rawDrain } from "./backlog-probes.js";
+import { commandsBetween, commandsPerCorrection, commandTotals, rawDrain } from "./backlog-probes.js";
 import { collectGarbage, startClock } from "./measure.js";
 import {
   insertMixedDocuments,
@@ -28,7 +28,7 @@ import { count, heading, ms, printTable } from "./report.js";
 
 const EVENTS = 20_000;
 const TRIGGER_EVERY = 5;
-export const DRAIN_TIMEOUT_MS = 120_000;
+const DRAIN_TIMEOUT_MS = 120_000;
 export const SIDECAR_SETTINGS = { leaseSeconds: 3, concurrency: 8 };
 /** The goal of issue 35 for every workload: the sidecar drains at least this share of the bare stream's rate. */
 const GOAL_RATIO = 0.3;
@@ -58,6 +58,8 @@ interface Drain {
   triggers: number;
   /** CPU per trigger while the sidecar drained: this process (the sidecar, mostly) and the server's. */
   cpuPerTrigger: { sidecar: number; server: number | undefined };
+  /** The commands the server ran while the sidecar drained, by name (the bench's own serverStatus left out). */
+  commands: Map<string, number>;
 }
 
 /**
@@ -130,6 +132,7 @@ async function drainWorkload(
       sidecarMs: drained.ms,
       triggers: triggerTotal,
       cpuPerTrigger: { sidecar: perTrigger(drained.ownCpuMs)!, server: perTrigger(drained.serverCpuMs) },
+      commands: drained.commands,
     };
   } finally {
     await db.dropDatabase();
@@ -149,13 +152,18 @@ async function sidecarDrain(
       timeoutMs: DRAIN_TIMEOUT_MS,
       intervalMs: 5,
     });
+    const commandsBefore = await commandTotals(db);
     const elapsed = startClock();
     const cpuBefore = { own: ownCpuMs(), server: processCpuMs(server?.pid) };
     const committed = () => metricTotal(sidecar.metrics.corrections);
     await waitForMixedCorrected(db, committed, corrections, DRAIN_TIMEOUT_MS);
     const serverAfter = processCpuMs(server?.pid);
+    const ms = elapsed();
+    const commands = commandsBetween(commandsBefore, await commandTotals(db));
+    commands.delete("serverStatus");
     return {
-      ms: elapsed(),
+      ms,
+      commands,
       ownCpuMs: ownCpuMs() - cpuBefore.own,
       serverCpuMs:
         cpuBefore.server === undefined || serverAfter === undefined
@@ -182,6 +190,7 @@ function rows(label: string, drain: Drain): string[][] {
       `${ratio.toFixed(3)}${ratio >= GOAL_RATIO ? "" : " (goal NOT met)"}; ${count(raw)} ev/s; ${count(sidecar)} ev/s; ${count((drain.triggers * 1000) / drain.sidecarMs)}`,
     ],
     [`${label}: CPU per correction, sidecar (bench process) / server`, `${ms(ownCpu)} / ${ms(serverCpu)}`],
+    [`${label}: commands per correction`, commandsPerCorrection(drain.commands, drain.triggers)],
   ];
 }
 
