@@ -2,9 +2,8 @@
 // from the write to seeing its correction (a book's overflow chunk, a bucket's split-off one,
 // a product's trimmed array), per pattern, against the same writer and observer with no
 // correction between them (the bare round); then each pattern alone, for its CPU per correction.
+// The sidecar runs as deployed (sidecar-process.ts), not on the writer's and observer's event loop.
 import type { ChangeStreamDocument, Db } from "mongodb";
-import { waitUntil } from "../src/cli/wait-until.js";
-import { startSidecar, testConfig, type TestSidecar } from "../test/support/harness.js";
 import { startTestMongo, uniqueDatabaseName, type TestMongo } from "../test/support/mongo.js";
 import type { Benchmark } from "./benchmark.js";
 import { bareLatencies, triggerLatencies, type TriggerTimes } from "./backlog-probes.js";
@@ -12,6 +11,7 @@ import { percentile } from "./measure.js";
 import { fullBucketId, insertMixedDocuments, writeTrigger, type TriggerKind } from "./mixed-load.js";
 import { ownCpuMs, processCpuMs } from "./process-cpu.js";
 import { startServerProcess, type ServerProcess } from "./server-process.js";
+import { startSidecarProcess, type SidecarProcess } from "./sidecar-process.js";
 import { count, heading, ms, printTable } from "./report.js";
 
 const RATE = 200;
@@ -82,21 +82,33 @@ interface Round {
   /** Latencies by kind (ms), triggers never seen left out. */
   seen: Map<TriggerKind, number[]>;
   missed: number;
-  cpuPerTrigger: { bench: number; server: number | undefined };
+  cpuPerTrigger: CpuPerTrigger;
+}
+
+/** CPU per trigger of each process: the bench's (the writer and the observer), the sidecar's, the server's. */
+interface CpuPerTrigger {
+  bench: number;
+  sidecar: number | undefined;
+  server: number | undefined;
 }
 
 /** Runs `work` over `triggers` triggers and gives the CPU each process spent per trigger. */
-async function withCpu<T>(server: ServerProcess | undefined, triggers: number, work: () => Promise<T>) {
-  const before = { own: ownCpuMs(), server: processCpuMs(server?.pid) };
+async function withCpu<T>(
+  processes: { server: ServerProcess | undefined; sidecar?: SidecarProcess },
+  triggers: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; cpuPerTrigger: CpuPerTrigger }> {
+  const pids = { sidecar: processes.sidecar?.pid, server: processes.server?.pid };
+  const before = { own: ownCpuMs(), sidecar: processCpuMs(pids.sidecar), server: processCpuMs(pids.server) };
   const result = await work();
-  const serverAfter = processCpuMs(server?.pid);
-  const serverMs =
-    before.server === undefined || serverAfter === undefined ? undefined : serverAfter - before.server;
+  const perTrigger = (after: number | undefined, start: number | undefined) =>
+    after === undefined || start === undefined ? undefined : (after - start) / triggers;
   return {
     result,
     cpuPerTrigger: {
       bench: (ownCpuMs() - before.own) / triggers,
-      server: serverMs === undefined ? undefined : serverMs / triggers,
+      sidecar: perTrigger(processCpuMs(pids.sidecar), before.sidecar),
+      server: perTrigger(processCpuMs(pids.server), before.server),
     },
   };
 }
@@ -109,20 +121,20 @@ async function sidecarRound(
   measured: number,
 ): Promise<Round> {
   const db = mongo.client.db(uniqueDatabaseName("bench_mixed_live"));
-  let sidecar: TestSidecar | undefined;
+  let sidecar: SidecarProcess | undefined;
   try {
     const triggers = schedule(cycle, warmUp + measured);
     const counts = new Map<TriggerKind, number>();
     for (const { kind } of triggers) counts.set(kind, (counts.get(kind) ?? 0) + 1);
     await insertMixedDocuments(db, counts);
-    sidecar = await startSidecar(mongo, testConfig(db.databaseName, { leaseSeconds: 3, concurrency: 8 }), {
-      waitForStreaming: false,
-      productionLogs: true,
+    sidecar = await startSidecarProcess(mongo.uri, {
+      database: db.databaseName,
+      leaseSeconds: 3,
+      concurrency: 8,
     });
-    const running = sidecar;
-    await waitUntil(() => running.runner.status().caughtUp, { timeoutMs: 60_000 });
+    await sidecar.waitForCaughtUp(60_000);
     await timeTriggers(db, triggers, 0, warmUp);
-    const { result: times, cpuPerTrigger } = await withCpu(server, measured, () =>
+    const { result: times, cpuPerTrigger } = await withCpu({ server, sidecar }, measured, () =>
       timeTriggers(db, triggers, warmUp, warmUp + measured),
     );
     const seen = new Map<TriggerKind, number[]>();
@@ -142,7 +154,7 @@ async function bareRound(mongo: TestMongo, server: ServerProcess | undefined) {
   const db = mongo.client.db(uniqueDatabaseName("bench_mixed_bare"));
   try {
     const ids = Array.from({ length: MEASURED }, (_, i) => i);
-    const { result, cpuPerTrigger } = await withCpu(server, MEASURED, () => bareLatencies(db, ids, RATE));
+    const { result, cpuPerTrigger } = await withCpu({ server }, MEASURED, () => bareLatencies(db, ids, RATE));
     return { latencies: result.seen.filter((latency) => !Number.isNaN(latency)), cpuPerTrigger };
   } finally {
     await db.dropDatabase();
@@ -152,13 +164,15 @@ async function bareRound(mongo: TestMongo, server: ServerProcess | undefined) {
 const p50p99 = (latencies: readonly number[]) =>
   `${ms(percentile(latencies, 0.5))} / ${ms(percentile(latencies, 0.99))}`;
 
-/** CPU per correction: the round's per trigger less the bare round's (the writer and observer). */
-function cpuPerCorrection(round: Round, bare: Round["cpuPerTrigger"]): string {
-  const server =
-    round.cpuPerTrigger.server === undefined || bare.server === undefined
-      ? undefined
-      : round.cpuPerTrigger.server - bare.server;
-  return `${ms(round.cpuPerTrigger.bench - bare.bench)} / ${ms(server)}`;
+/**
+ * CPU per correction: the sidecar's per trigger, and the server's less the bare round's (the
+ * writer's inserts and the observer's stream); the bench's writer and observer are the bare
+ * round's, whose CPU a correction does not add to.
+ */
+function cpuPerCorrection(round: Round, bare: CpuPerTrigger): string {
+  const { sidecar, server } = round.cpuPerTrigger;
+  const serverLessBare = server === undefined || bare.server === undefined ? undefined : server - bare.server;
+  return `${ms(sidecar)} / ${ms(serverLessBare)}`;
 }
 
 async function run(): Promise<string[]> {
@@ -179,14 +193,11 @@ async function run(): Promise<string[]> {
       ],
     ];
     for (const [kind, latencies] of mixed.seen) table.push([`mix, ${kind}: p50 / p99`, p50p99(latencies)]);
-    table.push([
-      "mix: CPU per correction, bench process (sidecar) / server",
-      cpuPerCorrection(mixed, bare.cpuPerTrigger),
-    ]);
+    table.push(["mix: CPU per correction, sidecar / server", cpuPerCorrection(mixed, bare.cpuPerTrigger)]);
     for (const kind of ["sale", "trade", "review"] as const) {
       const alone = await sidecarRound(mongo, server, [kind], WARM_UP / 2, ALONE);
       table.push([
-        `${kind} alone: p50 / p99; CPU per correction, bench process (sidecar) / server`,
+        `${kind} alone: p50 / p99; CPU per correction, sidecar / server`,
         `${p50p99([...alone.seen.values()].flat())}; ${cpuPerCorrection(alone, bare.cpuPerTrigger)}`,
       ]);
     }
