@@ -11,7 +11,7 @@ import { startClock } from "./measure.js";
 import { MIXED_CYCLE, prepareMixedBacklog, SIDECAR_SETTINGS } from "./mixed-backlog.js";
 import { verifyMixedCorrected } from "./mixed-load.js";
 import { commandsBetween, commandsPerCorrection, commandTotals } from "./backlog-probes.js";
-import { processCpuMs } from "./process-cpu.js";
+import { processCpuMs, processWakeUps } from "./process-cpu.js";
 import {
   activeCpuPerCorrectionMs,
   fitLine,
@@ -75,6 +75,8 @@ interface Snapshot {
   at: number;
   scrapes: Scrape[];
   cpu: (number | undefined)[];
+  /** Each replica's wake-ups so far (processWakeUps). */
+  wakeUps: (number | undefined)[];
   serverCpu: number | undefined;
   /** How many times the server had run each command (serverStatus), by name. */
   commands: Map<string, number>;
@@ -89,6 +91,8 @@ interface Phase {
   commands: Map<string, number>;
   /** The replicas' garbage collections, summed, in ms. */
   gcMs: number;
+  /** The replicas' wake-ups (processWakeUps), summed. */
+  wakeUps: number | undefined;
 }
 
 interface ReplicaDrain {
@@ -138,6 +142,10 @@ function evenlyShared(owned: readonly number[]): boolean {
   return sumOf(owned) === PARTITIONS && Math.max(...owned) - Math.min(...owned) <= 1;
 }
 
+/** The sum, or undefined where a part is. */
+const totalOf = (values: readonly (number | undefined)[]) =>
+  values.includes(undefined) ? undefined : sumOf(values as number[]);
+
 const difference = (after: number | undefined, before: number | undefined) =>
   after === undefined || before === undefined ? undefined : after - before;
 
@@ -151,6 +159,7 @@ function phase(from: Snapshot, to: Snapshot): Phase {
     })),
     serverCpuMs: difference(to.serverCpu, from.serverCpu),
     gcMs: 1000 * sumOf(to.scrapes.map((counts, i) => counts.gcSeconds - from.scrapes[i]!.gcSeconds)),
+    wakeUps: totalOf(to.wakeUps.map((wakeUps, i) => difference(wakeUps, from.wakeUps[i]))),
     commands: new Map(
       [...commandsBetween(from.commands, to.commands)].filter(([name]) => name !== "serverStatus"),
     ),
@@ -224,7 +233,7 @@ async function bootOf(
       await sidecar.waitForEndpoints(BOOT_TIMEOUT_MS);
       // Its collections while it booted are not the drain's either.
       const { gcSeconds } = await scrape(sidecar);
-      return { cpu: processCpuMs(sidecar.pid), gcSeconds };
+      return { cpu: processCpuMs(sidecar.pid), wakeUps: processWakeUps(sidecar.pid), gcSeconds };
     }),
   );
   const atBoot = (gcSeconds: number) => ({
@@ -238,6 +247,7 @@ async function bootOf(
     at: 0,
     scrapes: booted.map(({ gcSeconds }) => atBoot(gcSeconds)),
     cpu: booted.map(({ cpu }) => cpu),
+    wakeUps: booted.map(({ wakeUps }) => wakeUps),
     serverCpu: server.cpu,
     commands: server.commands,
   };
@@ -255,6 +265,7 @@ async function watchDrain(
     at: elapsed(),
     scrapes,
     cpu: sidecars.map((sidecar) => processCpuMs(sidecar.pid)),
+    wakeUps: sidecars.map((sidecar) => processWakeUps(sidecar.pid)),
     serverCpu: processCpuMs(server?.pid),
     commands: await commandTotals(db),
   });
@@ -365,7 +376,8 @@ function phaseLine(label: string, current: Measured, baseline: Measured, stream:
     `corrections max/min ${spread.toFixed(2)}${goal(spread <= SPREAD_GOAL)}; ` +
     `replicas' CPU per correction ${ms(cpu)}, ${against(cpu, replicaShares(baseline.phase.replicas, 1).cpuPerCorrectionMs)}; ` +
     `less idling ${ms(activeCpu(current))}, ${against(activeCpu(current), activeCpu(baseline))}; ` +
-    `per event received ${ms(shares.cpuPerEventMs)}; garbage collection ${ms(phase.gcMs / corrections)} per correction; server CPU ${ms(phase.serverCpuMs)} (${ms(serverPerCorrection)} per correction); ` +
+    `per event received ${ms(shares.cpuPerEventMs)}; garbage collection ${ms(phase.gcMs / corrections)} per correction; ` +
+    `event-loop wake-ups ${phase.wakeUps === undefined ? "-" : (phase.wakeUps / corrections).toFixed(2)} per correction; server CPU ${ms(phase.serverCpuMs)} (${ms(serverPerCorrection)} per correction); ` +
     `commands per correction ${commandsPerCorrection(phase.commands, corrections)}`
   );
 }
