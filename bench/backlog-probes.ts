@@ -122,12 +122,19 @@ export function commandsPerCorrection(counts: Map<string, number>, corrections: 
   return `${per(all)} (${most.map(([name, total]) => `${name} ${per(total)}`).join(", ")})`;
 }
 
-/** The commands the server ran between two readings of commandTotals, by name. */
+/**
+ * The commands the server ran between two readings of commandTotals, by name, less the
+ * readings' own `serverStatus`.
+ */
 export function commandsBetween(
   before: Map<string, number>,
   after: Map<string, number>,
 ): Map<string, number> {
-  return new Map([...after].map(([name, total]) => [name, total - (before.get(name) ?? 0)] as const));
+  return new Map(
+    [...after]
+      .filter(([name]) => name !== "serverStatus")
+      .map(([name, total]) => [name, total - (before.get(name) ?? 0)] as const),
+  );
 }
 
 /** Events a bare change stream (no pipeline, no lookup) reads from `from` up to the sentinel's. */

@@ -160,7 +160,6 @@ async function sidecarDrain(
     const serverAfter = processCpuMs(server?.pid);
     const ms = elapsed();
     const commands = commandsBetween(commandsBefore, await commandTotals(db));
-    commands.delete("serverStatus");
     return {
       ms,
       commands,

@@ -9,7 +9,7 @@ import type { Benchmark } from "./benchmark.js";
 import { bareLatencies, triggerLatencies, type TriggerTimes } from "./backlog-probes.js";
 import { percentile } from "./measure.js";
 import { fullBucketId, insertMixedDocuments, writeTrigger, type TriggerKind } from "./mixed-load.js";
-import { ownCpuMs, processCpuMs } from "./process-cpu.js";
+import { processCpuMs } from "./process-cpu.js";
 import { startServerProcess, type ServerProcess } from "./server-process.js";
 import { startSidecarProcess, type SidecarProcess } from "./sidecar-process.js";
 import { count, heading, ms, printTable } from "./report.js";
@@ -85,9 +85,8 @@ interface Round {
   cpuPerTrigger: CpuPerTrigger;
 }
 
-/** CPU per trigger of each process: the bench's (the writer and the observer), the sidecar's, the server's. */
+/** CPU per trigger of the sidecar's process and the server's. */
 interface CpuPerTrigger {
-  bench: number;
   sidecar: number | undefined;
   server: number | undefined;
 }
@@ -99,14 +98,13 @@ async function withCpu<T>(
   work: () => Promise<T>,
 ): Promise<{ result: T; cpuPerTrigger: CpuPerTrigger }> {
   const pids = { sidecar: processes.sidecar?.pid, server: processes.server?.pid };
-  const before = { own: ownCpuMs(), sidecar: processCpuMs(pids.sidecar), server: processCpuMs(pids.server) };
+  const before = { sidecar: processCpuMs(pids.sidecar), server: processCpuMs(pids.server) };
   const result = await work();
   const perTrigger = (after: number | undefined, start: number | undefined) =>
     after === undefined || start === undefined ? undefined : (after - start) / triggers;
   return {
     result,
     cpuPerTrigger: {
-      bench: (ownCpuMs() - before.own) / triggers,
       sidecar: perTrigger(processCpuMs(pids.sidecar), before.sidecar),
       server: perTrigger(processCpuMs(pids.server), before.server),
     },

@@ -160,9 +160,7 @@ function phase(from: Snapshot, to: Snapshot): Phase {
     serverCpuMs: difference(to.serverCpu, from.serverCpu),
     gcMs: 1000 * sumOf(to.scrapes.map((counts, i) => counts.gcSeconds - from.scrapes[i]!.gcSeconds)),
     wakeUps: totalOf(to.wakeUps.map((wakeUps, i) => difference(wakeUps, from.wakeUps[i]))),
-    commands: new Map(
-      [...commandsBetween(from.commands, to.commands)].filter(([name]) => name !== "serverStatus"),
-    ),
+    commands: commandsBetween(from.commands, to.commands),
   };
 }
 
