@@ -598,6 +598,9 @@ export class Runner {
     const stopSweep = new AbortController();
     this.sweeping = true;
     const streaming = this.stream(from).finally(() => stopSweep.abort());
+    // Awaited once the sweep stops: a stream failing before that (its history lost) would
+    // meanwhile be a rejection nobody handles, which ends a Node process.
+    streaming.catch(() => undefined);
     try {
       await this.sweepBeside(due, stopSweep.signal);
     } catch (thrown) {

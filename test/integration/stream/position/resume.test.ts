@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { streamName } from "../../../../src/stream/position/token-store.js";
 import { waitUntil } from "../../../../src/cli/wait-until.js";
-import { useTestDatabase } from "../../../support/mongo.js";
+import { uniqueDatabaseName, useTestDatabase } from "../../../support/mongo.js";
 import {
   allPurchasers,
   failSidecarCommands,
@@ -75,5 +75,39 @@ void test("a sidecar whose history is lost sweeps and still ends correct", async
     assert.equal(await metricTotal(sidecar.metrics.errors, { kind: "history_lost" }), 1);
   } finally {
     await turnFailPointOff(fixture.mongo);
+  }
+});
+
+void test("a stream whose history is lost while its sweep runs stops the sweep, not the process", async () => {
+  // A first start: its sweep runs beside a stream from the time noted before it. The stream's
+  // first getMore fails with 286 while the sweep still corrects, page by page. Unhandled until
+  // the sweep stops, that failure would end the process (Node's default for a rejection).
+  const unhandled: unknown[] = [];
+  const noteUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on("unhandledRejection", noteUnhandled);
+  const db = fixture.mongo.client.db(uniqueDatabaseName("resume_mid_sweep"));
+  const books = Array.from({ length: 120 }, (_, i) => 1_000 + i);
+  for (const id of books) await insertBook(db, id, 70);
+  await failSidecarCommands(fixture.mongo, { commands: ["getMore"], errorCode: 286, mode: { times: 1 } });
+  const sidecar = await startSidecar(fixture.mongo, testConfig(db.databaseName), {
+    sweepPageSize: 10,
+    waitForStreaming: false,
+  });
+  try {
+    for (const id of books)
+      await waitUntil(() => isBookCorrected(db, id, 70), { description: `book ${id} corrected` });
+    assert.equal(
+      await metricTotal(sidecar.metrics.errors, { kind: "history_lost" }),
+      1,
+      "the 286 was met once",
+    );
+    const sweeps = sidecar.logs.filter((line) => line.msg === "sweeping partitions");
+    assert.equal(sweeps.length, 2, "the sweep stopped, and one from after the 286 ran");
+    assert.deepEqual(unhandled, [], "no rejection went unhandled");
+  } finally {
+    await sidecar.stop();
+    process.off("unhandledRejection", noteUnhandled);
+    await turnFailPointOff(fixture.mongo);
+    await db.dropDatabase();
   }
 });
