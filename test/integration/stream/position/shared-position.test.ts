@@ -82,9 +82,18 @@ void test("the shared position is stored where none is, once the partitions miss
   const state = db.collection<{ _id: string; resumeToken: Document }>(config.stateCollection);
   const othersIds = positionIds(sidecars.find((sidecar) => sidecar !== tender)!.runner.status().partitions);
   const tendersIds = positionIds(tender.runner.status().partitions);
-  const positionsOf = (ids: string[]) => state.find({ _id: { $in: ids } }).toArray();
+  // In _id order, so that the tender's positions read at two times pair up.
+  const positionsOf = (ids: string[]) =>
+    state
+      .find({ _id: { $in: ids } })
+      .sort({ _id: 1 })
+      .toArray();
+  // Streaming, a replica stores its positions once its first batch is read, a moment later,
+  // each partition's with a write of its own.
+  await waitUntil(async () => (await positionsOf([...othersIds, ...tendersIds])).length === 4, {
+    description: "both replicas' positions stored",
+  });
   const othersPositions = await positionsOf(othersIds);
-  assert.equal(othersPositions.length, 2, "the other replica's positions stored");
 
   // Until the tender stores its own while the other's are gone (the other's stream restarts
   // once after sharing and stores them again): a book under the threshold, in the tender's
