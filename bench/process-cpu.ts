@@ -19,21 +19,6 @@ export function processCpuMs(pid: number | undefined): number | undefined {
   }
 }
 
-/**
- * How many times process `pid`'s main thread (a Node process's event loop) gave up its core to
- * wait (voluntary_ctxt_switches, /proc/<pid>/status): about one per turn of the loop that found
- * nothing to do; undefined where /proc cannot tell.
- */
-export function processWakeUps(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const match = /^voluntary_ctxt_switches:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Number(match[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** This process's user plus system CPU time in milliseconds. */
 export function ownCpuMs(): number {
   const { user, system } = process.cpuUsage();

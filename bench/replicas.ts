@@ -11,7 +11,8 @@ import { startClock } from "./measure.js";
 import { MIXED_CYCLE, prepareMixedBacklog, SIDECAR_SETTINGS } from "./mixed-backlog.js";
 import { verifyMixedCorrected } from "./mixed-load.js";
 import { commandsBetween, commandsPerCorrection, commandTotals } from "./backlog-probes.js";
-import { processCpuMs, processWakeUps } from "./process-cpu.js";
+import { processWakeUps } from "../test/support/wake-ups.js";
+import { processCpuMs } from "./process-cpu.js";
 import {
   activeCpuPerCorrectionMs,
   fitLine,
