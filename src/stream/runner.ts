@@ -32,6 +32,7 @@ import { performRequestedSweeps } from "./sweep/requested-sweeps.js";
 import { keysOfPartitions, type KeyOwnership } from "./key-ownership.js";
 import type { CorrectionTarget, ProjectedChangeEvent } from "./events/targets.js";
 import { StatePruning } from "./position/state-pruning.js";
+import { SharedPositionTender } from "./position/shared-position.js";
 import { rulesFingerprint, streamName, TokenStore } from "./position/token-store.js";
 import { buildWatchPipeline, watchOptions } from "./events/watch-pipeline.js";
 
@@ -107,9 +108,6 @@ export class Runner {
   private mode: "lead" | "partitions" | "none" = "none";
   /** The partitions the current partitioned stream reads (its filter and its positions). */
   private streamedPartitions: number[] = [];
-  /** The shared position, when last moved, fell short of this replica's own; and when that was tried. */
-  private sharedPositionBehind = false;
-  private sharedPositionTriedAt = 0;
   /** The sessions (hex) whose transactions the current stream leaves out on the server. */
   private streamExcludes = new Set<string>();
   /** The current partitioned stream, awaited before its partitions are handed over. */
@@ -118,6 +116,7 @@ export class Runner {
   private readonly correction: ParkedRetryContext;
   private readonly sessions: SessionPool;
   private readonly statePruning: StatePruning;
+  private readonly sharedPosition: SharedPositionTender;
   private readonly poison = new PoisonEvents();
   /** Whether a sweep runs beside the stream (the runner's state says sweeping until it ends). */
   private sweeping = false;
@@ -163,6 +162,14 @@ export class Runner {
     );
     this.partitionSweeps = new PartitionSweeps(db, config.stateCollection);
     this.statePruning = new StatePruning(db, this.rules, config.stateCollection, logger, metrics);
+    this.sharedPosition = new SharedPositionTender({
+      tokens: this.tokens,
+      positions: this.partitionPositions,
+      pruning: this.statePruning,
+      partitions: config.partitions,
+      logger,
+      metrics,
+    });
     setRunnerState(metrics, "starting");
     initialiseRuleMetrics(metrics, this.rules);
     // Only the leader owns the stream's position; a standby's own numbers would be stale.
@@ -715,7 +722,9 @@ export class Runner {
         onEventRead: (clusterTime) => this.poison.eventRead(clusterTime),
         // An idle partition's store moves the shared position too: another's may have held it back.
         onPositionPersisted: partitioned
-          ? () => this.advanceSharedPosition()
+          ? async () => {
+              if (this.tendsSharedState) await this.sharedPosition.positionStored();
+            }
           : (clusterTimeSeconds) => this.statePruning.positionPersisted(clusterTimeSeconds),
         onNamespaceEvent: (event) => this.namespaceChanged(event),
         ...(mode === "narrow" ? { stretch: { maxEvents: NARROW_STRETCH_EVENTS } } : {}),
@@ -729,37 +738,11 @@ export class Runner {
   }
 
   /**
-   * The shared position moves up to the oldest position every partition passed, and state
-   * records are pruned behind it, never behind one replica's own stream (docs/operations.md,
-   * "Positions"). Only the replica tending shared state moves it: each move reads every
-   * partition's position (three commands a second per replica, where replicas storing theirs
-   * every second each moved it). It tries when it stores its own, and, while what all passed
-   * is short of that, each lease round too: an idle stream stores its own only when its token
-   * moves, and the partitions that held the shared position back may since have moved on.
-   */
-  private async advanceSharedPosition(): Promise<void> {
-    if (!this.tendsSharedState) return;
-    this.sharedPositionTriedAt = Date.now();
-    try {
-      const shared = await this.tokens.load();
-      const passed = await this.partitionPositions.passedByAll(this.options.config.partitions, shared);
-      this.sharedPositionBehind = this.partitionPositions.behindOwn(passed);
-      if (!passed || !(await this.tokens.advanceTo(passed.resumeToken, passed.clusterTimeSeconds))) return;
-      await this.statePruning.positionPersisted(passed.clusterTimeSeconds);
-    } catch (err) {
-      // The partitions' own positions are stored; the next one stored (or round) tries again.
-      this.sharedPositionBehind = true;
-      reportError(this.options, err, "could not advance the shared position; will retry");
-    }
-  }
-
-  /**
-   * The tender's lease round: retries the shared position if it fell short and no store tried
-   * since, then answers whether work needing the writer lease is due (false when unreadable).
+   * The tender's lease round: retries the shared position if it fell short and its wait is
+   * over (shared-position.ts), then answers whether work needing the writer lease is due (false when unreadable).
    */
   private async tendSharedState(): Promise<boolean> {
-    const triedRecently = Date.now() - this.sharedPositionTriedAt < this.keeper.renewIntervalMs;
-    if (this.sharedPositionBehind && !triedRecently) await this.advanceSharedPosition();
+    await this.sharedPosition.roundCame();
     return this.needsWriterLease().catch(() => false);
   }
 
