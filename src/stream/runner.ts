@@ -739,7 +739,8 @@ export class Runner {
 
   /**
    * The tender's lease round: retries the shared position if it fell short and its wait is
-   * over (shared-position.ts), then answers whether work needing the writer lease is due (false when unreadable).
+   * over (shared-position.ts), then answers whether work needing the writer lease is due
+   * (false when unreadable).
    */
   private async tendSharedState(): Promise<boolean> {
     await this.sharedPosition.roundCame();
