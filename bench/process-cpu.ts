@@ -7,9 +7,20 @@ const TICKS_PER_SECOND = 100;
 
 /** User plus system CPU time of process `pid` in milliseconds; undefined where /proc cannot tell. */
 export function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
+  return pid === undefined ? undefined : cpuMsOf(`/proc/${pid}/stat`);
+}
+
+/**
+ * The same of its main thread only (its JavaScript; the rest is V8's helper threads, which
+ * mark, scavenge and compile beside it, and libuv's pool).
+ */
+export function mainThreadCpuMs(pid: number | undefined): number | undefined {
+  return pid === undefined ? undefined : cpuMsOf(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function cpuMsOf(statFile: string): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(statFile, "utf8");
     // Fields after the command name, which is in parentheses and may contain spaces.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const ticks = Number(fields[11]) + Number(fields[12]);

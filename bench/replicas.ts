@@ -12,7 +12,7 @@ import { MIXED_CYCLE, prepareMixedBacklog, SIDECAR_SETTINGS } from "./mixed-back
 import { verifyMixedCorrected } from "./mixed-load.js";
 import { commandsBetween, commandsPerCorrection, commandTotals } from "./backlog-probes.js";
 import { processWakeUps } from "../test/support/wake-ups.js";
-import { processCpuMs } from "./process-cpu.js";
+import { mainThreadCpuMs, processCpuMs } from "./process-cpu.js";
 import {
   activeCpuPerCorrectionMs,
   fitLine,
@@ -76,6 +76,8 @@ interface Snapshot {
   at: number;
   scrapes: Scrape[];
   cpu: (number | undefined)[];
+  /** Each replica's main thread's CPU (mainThreadCpuMs). */
+  mainCpu: (number | undefined)[];
   /** Each replica's wake-ups so far (processWakeUps). */
   wakeUps: (number | undefined)[];
   serverCpu: number | undefined;
@@ -94,6 +96,8 @@ interface Phase {
   gcMs: number;
   /** The replicas' wake-ups (processWakeUps), summed. */
   wakeUps: number | undefined;
+  /** The replicas' CPU outside their main threads, summed, in ms. */
+  helperThreadsMs: number | undefined;
 }
 
 interface ReplicaDrain {
@@ -161,6 +165,11 @@ function phase(from: Snapshot, to: Snapshot): Phase {
     serverCpuMs: difference(to.serverCpu, from.serverCpu),
     gcMs: 1000 * sumOf(to.scrapes.map((counts, i) => counts.gcSeconds - from.scrapes[i]!.gcSeconds)),
     wakeUps: totalOf(to.wakeUps.map((wakeUps, i) => difference(wakeUps, from.wakeUps[i]))),
+    helperThreadsMs: totalOf(
+      to.cpu.map((cpu, i) =>
+        difference(difference(cpu, from.cpu[i]), difference(to.mainCpu[i], from.mainCpu[i])),
+      ),
+    ),
     commands: commandsBetween(from.commands, to.commands),
   };
 }
@@ -232,7 +241,7 @@ async function bootOf(
       await sidecar.waitForEndpoints(BOOT_TIMEOUT_MS);
       // Its collections while it booted are not the drain's either.
       const { gcSeconds } = await scrape(sidecar);
-      return { cpu: processCpuMs(sidecar.pid), wakeUps: processWakeUps(sidecar.pid), gcSeconds };
+      return { ...threadCounts(sidecar), gcSeconds };
     }),
   );
   const atBoot = (gcSeconds: number) => ({
@@ -246,11 +255,19 @@ async function bootOf(
     at: 0,
     scrapes: booted.map(({ gcSeconds }) => atBoot(gcSeconds)),
     cpu: booted.map(({ cpu }) => cpu),
+    mainCpu: booted.map(({ mainCpu }) => mainCpu),
     wakeUps: booted.map(({ wakeUps }) => wakeUps),
     serverCpu: server.cpu,
     commands: server.commands,
   };
 }
+
+/** A replica's CPU so far (all its threads', its main thread's) and its wake-ups. */
+const threadCounts = ({ pid }: SidecarProcess) => ({
+  cpu: processCpuMs(pid),
+  mainCpu: mainThreadCpuMs(pid),
+  wakeUps: processWakeUps(pid),
+});
 
 /** Scrapes the replicas until they made `expected` corrections and spread the partitions; snapshots of those moments and of half the corrections. */
 async function watchDrain(
@@ -260,14 +277,18 @@ async function watchDrain(
   expected: number,
   elapsed: () => number,
 ): Promise<{ drained: Snapshot; shared: Snapshot; half: Snapshot; mostOwned: number }> {
-  const snapshot = async (scrapes: Scrape[]): Promise<Snapshot> => ({
-    at: elapsed(),
-    scrapes,
-    cpu: sidecars.map((sidecar) => processCpuMs(sidecar.pid)),
-    wakeUps: sidecars.map((sidecar) => processWakeUps(sidecar.pid)),
-    serverCpu: processCpuMs(server?.pid),
-    commands: await commandTotals(db),
-  });
+  const snapshot = async (scrapes: Scrape[]): Promise<Snapshot> => {
+    const threads = sidecars.map(threadCounts);
+    return {
+      at: elapsed(),
+      scrapes,
+      cpu: threads.map(({ cpu }) => cpu),
+      mainCpu: threads.map(({ mainCpu }) => mainCpu),
+      wakeUps: threads.map(({ wakeUps }) => wakeUps),
+      serverCpu: processCpuMs(server?.pid),
+      commands: await commandTotals(db),
+    };
+  };
   let drained: Snapshot | undefined;
   let shared: Snapshot | undefined;
   let half: Snapshot | undefined;
@@ -368,14 +389,16 @@ function phaseLine(label: string, current: Measured, baseline: Measured, stream:
   const shares = replicaShares(phase.replicas, stream(corrections));
   const cpu = shares.cpuPerCorrectionMs;
   const spread = shares.correctionsMaxOverMin;
-  const serverPerCorrection = phase.serverCpuMs === undefined ? undefined : phase.serverCpuMs / corrections;
+  const perCorrection = (total: number | undefined) =>
+    total === undefined ? undefined : total / corrections;
+  const serverPerCorrection = perCorrection(phase.serverCpuMs);
   return (
     `${label} (${ms(phase.ms)}, ${count(corrections)} corrections): events per replica ` +
     `${shares.eventShares.map((share) => percent(share, 1)).join(", ")} of the stream; ` +
     `corrections max/min ${spread.toFixed(2)}${goal(spread <= SPREAD_GOAL)}; ` +
     `replicas' CPU per correction ${ms(cpu)}, ${against(cpu, replicaShares(baseline.phase.replicas, 1).cpuPerCorrectionMs)}; ` +
     `less idling ${ms(activeCpu(current))}, ${against(activeCpu(current), activeCpu(baseline))}; ` +
-    `per event received ${ms(shares.cpuPerEventMs)}; garbage collection ${ms(phase.gcMs / corrections)} per correction; ` +
+    `per event received ${ms(shares.cpuPerEventMs)}; outside the main threads ${ms(perCorrection(phase.helperThreadsMs))}; garbage collection ${ms(phase.gcMs / corrections)} per correction; ` +
     `event-loop wake-ups ${phase.wakeUps === undefined ? "-" : (phase.wakeUps / corrections).toFixed(2)} per correction; server CPU ${ms(phase.serverCpuMs)} (${ms(serverPerCorrection)} per correction); ` +
     `commands per correction ${commandsPerCorrection(phase.commands, corrections)}`
   );

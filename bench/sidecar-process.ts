@@ -48,6 +48,12 @@ export function buildOnce(): Promise<unknown> {
   return built;
 }
 
+/**
+ * BENCH_SIDECAR_FLAGS="<flags>" adds node or V8 flags to every sidecar a bench starts, beside
+ * the image's: a flag's effect, measured before the image takes it.
+ */
+const addedFlags = () => (process.env.BENCH_SIDECAR_FLAGS ?? "").split(" ").filter(Boolean);
+
 /** `nodeFlags` replaces the image's V8 flags (its NODE_OPTIONS stay), for a comparison. */
 export async function startSidecarProcess(
   uri: string,
@@ -63,7 +69,7 @@ export async function startSidecarProcess(
       uri,
       config,
       dir,
-      nodeFlags: [...(nodeFlags ?? image.flags), ...profileFlags()],
+      nodeFlags: [...(nodeFlags ?? image.flags), ...addedFlags(), ...profileFlags()],
       env: { NODE_OPTIONS: image.options },
       entry: "dist",
     },
