@@ -241,7 +241,7 @@ async function bootOf(
       await sidecar.waitForEndpoints(BOOT_TIMEOUT_MS);
       // Its collections while it booted are not the drain's either.
       const { gcSeconds } = await scrape(sidecar);
-      return { ...threadCounts(sidecar), gcSeconds };
+      return { ...cpuAndWakeUps(sidecar), gcSeconds };
     }),
   );
   const atBoot = (gcSeconds: number) => ({
@@ -263,7 +263,7 @@ async function bootOf(
 }
 
 /** A replica's CPU so far (all its threads', its main thread's) and its wake-ups. */
-const threadCounts = ({ pid }: SidecarProcess) => ({
+const cpuAndWakeUps = ({ pid }: SidecarProcess) => ({
   cpu: processCpuMs(pid),
   mainCpu: mainThreadCpuMs(pid),
   wakeUps: processWakeUps(pid),
@@ -278,13 +278,13 @@ async function watchDrain(
   elapsed: () => number,
 ): Promise<{ drained: Snapshot; shared: Snapshot; half: Snapshot; mostOwned: number }> {
   const snapshot = async (scrapes: Scrape[]): Promise<Snapshot> => {
-    const threads = sidecars.map(threadCounts);
+    const counts = sidecars.map(cpuAndWakeUps);
     return {
       at: elapsed(),
       scrapes,
-      cpu: threads.map(({ cpu }) => cpu),
-      mainCpu: threads.map(({ mainCpu }) => mainCpu),
-      wakeUps: threads.map(({ wakeUps }) => wakeUps),
+      cpu: counts.map(({ cpu }) => cpu),
+      mainCpu: counts.map(({ mainCpu }) => mainCpu),
+      wakeUps: counts.map(({ wakeUps }) => wakeUps),
       serverCpu: processCpuMs(server?.pid),
       commands: await commandTotals(db),
     };
@@ -398,7 +398,7 @@ function phaseLine(label: string, current: Measured, baseline: Measured, stream:
     `corrections max/min ${spread.toFixed(2)}${goal(spread <= SPREAD_GOAL)}; ` +
     `replicas' CPU per correction ${ms(cpu)}, ${against(cpu, replicaShares(baseline.phase.replicas, 1).cpuPerCorrectionMs)}; ` +
     `less idling ${ms(activeCpu(current))}, ${against(activeCpu(current), activeCpu(baseline))}; ` +
-    `per event received ${ms(shares.cpuPerEventMs)}; outside the main threads ${ms(perCorrection(phase.helperThreadsMs))}; garbage collection ${ms(phase.gcMs / corrections)} per correction; ` +
+    `per event received ${ms(shares.cpuPerEventMs)}; outside the main threads ${ms(perCorrection(phase.helperThreadsMs))} per correction; garbage collection ${ms(phase.gcMs / corrections)} per correction; ` +
     `event-loop wake-ups ${phase.wakeUps === undefined ? "-" : (phase.wakeUps / corrections).toFixed(2)} per correction; server CPU ${ms(phase.serverCpuMs)} (${ms(serverPerCorrection)} per correction); ` +
     `commands per correction ${commandsPerCorrection(phase.commands, corrections)}`
   );
