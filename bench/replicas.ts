@@ -23,10 +23,15 @@ import {
 } from "./replica-shares.js";
 import { count, heading, ms, percent, printTable, ratio } from "./report.js";
 import { startServerProcess, type ServerProcess } from "./server-process.js";
+import { parseReplicaRun, replicaRunName, throttleProcess, type ReplicaRun } from "./server-throttle.js";
 import { buildOnce, metricSum, startSidecarProcess, type SidecarProcess } from "./sidecar-process.js";
 
-/** REPLICAS=<n,...> drains with those counts only (the first is the baseline the others are set against). */
-const REPLICA_COUNTS = (process.env.REPLICAS ?? "1,2,4").split(",").map(Number);
+/**
+ * REPLICAS=<n,...> drains with those counts only (the first is the baseline the others are set
+ * against); `1@33%` drains with one replica while the server runs a third of the time
+ * (server-throttle.ts).
+ */
+const REPLICA_RUNS = (process.env.REPLICAS ?? "1,2,4").split(",").map(parseReplicaRun);
 /**
  * Writes of the backlog: fifteen times mixed-backlog's (60,000 corrections), so that the
  * costs each process pays once (its first partitions, V8 compiling its hot code, its heap
@@ -100,8 +105,7 @@ interface Phase {
   helperThreadsMs: number | undefined;
 }
 
-interface ReplicaDrain {
-  replicas: number;
+interface ReplicaDrain extends ReplicaRun {
   /** The corrections the backlog needs: one per trigger and the sentinel's. */
   expected: number;
   /** From spawning the replicas until every one's endpoints answer. */
@@ -178,12 +182,12 @@ async function drainByReplicas(
   uri: string,
   mongo: TestMongo,
   server: ServerProcess | undefined,
-  replicas: number,
+  run: ReplicaRun,
 ): Promise<ReplicaDrain> {
   const db = mongo.client.db(uniqueDatabaseName("bench_replicas"));
   try {
     const { triggers, triggerTotal, raw } = await prepareMixedBacklog(mongo, db, MIXED_CYCLE, EVENTS);
-    const drain = await runReplicas(uri, db, server, replicas, triggerTotal + 1);
+    const drain = await runReplicas(uri, db, server, run, triggerTotal + 1);
     await verifyMixedCorrected(db, triggers);
     return { ...drain, bare: raw };
   } finally {
@@ -196,22 +200,24 @@ async function runReplicas(
   uri: string,
   db: Db,
   server: ServerProcess | undefined,
-  replicas: number,
+  run: ReplicaRun,
   expected: number,
 ): Promise<Omit<ReplicaDrain, "bare">> {
   const config = { database: db.databaseName, partitions: PARTITIONS, ...SIDECAR_SETTINGS };
   const elapsed = startClock();
   const serverAtSpawn = { cpu: processCpuMs(server?.pid), commands: await commandTotals(db) };
   const sidecars = await Promise.all(
-    Array.from({ length: replicas }, () => startSidecarProcess(uri, config)),
+    Array.from({ length: run.replicas }, () => startSidecarProcess(uri, config)),
   );
+  const unthrottle = throttleProcess(server?.pid, run.serverShare);
   try {
     const booted = await bootOf(sidecars, serverAtSpawn);
     const bootMs = elapsed();
     const watched = await watchDrain(db, sidecars, server, expected, elapsed);
     const { drained, shared, half } = watched;
+    unthrottle();
     return {
-      replicas,
+      ...run,
       expected,
       bootMs,
       whole: phase(booted, drained),
@@ -223,6 +229,7 @@ async function runReplicas(
       idle: await idleShares(sidecars, server),
     };
   } finally {
+    unthrottle();
     await Promise.all(sidecars.map((sidecar) => sidecar.stop()));
   }
 }
@@ -353,7 +360,7 @@ function replicaRows(drain: ReplicaDrain, stream: StreamEvents): string[][] {
         ? `${count(counts.eventsReceived)} (${percent(counts.eventsReceived, stream(corrections))})`
         : "-";
     return [
-      `N=${drain.replicas} replica ${i + 1}`,
+      `${replicaRunName(drain)} replica ${i + 1}`,
       String(end.partitionsOwned),
       events(whole, wholeCorrections),
       count(whole.corrections),
@@ -407,7 +414,7 @@ function phaseLine(label: string, current: Measured, baseline: Measured, stream:
 const share = (value: number | undefined) => (value === undefined ? "-" : percent(value, 1));
 
 function summaryLines(drain: ReplicaDrain, baseline: ReplicaDrain, stream: StreamEvents): string[] {
-  const n = `N=${drain.replicas}`;
+  const n = replicaRunName(drain);
   const line = (label: string, phase: Phase, baselinePhase: Phase) =>
     phaseLine(
       `${n} ${label}`,
@@ -429,7 +436,10 @@ function summaryLines(drain: ReplicaDrain, baseline: ReplicaDrain, stream: Strea
 }
 
 /** The model's inputs, once spread: the replicas' CPU per correction less idling (mean over N), their idle share, the server's line over N. */
-function drainModel(drains: readonly ReplicaDrain[]): DrainModel | undefined {
+function drainModel(allDrains: readonly ReplicaDrain[]): DrainModel | undefined {
+  // A throttled server's CPU per correction is not the line's: it ran slower by design.
+  const drains = allDrains.filter((drain) => drain.serverShare === undefined);
+  if (drains.length === 0) return undefined;
   if (drains.some((drain) => drain.shared === undefined)) return undefined;
   const perCorrection = drains.map((drain) => activeCpu({ phase: drain.shared!, idle: drain.idle }));
   const idle = drains.flatMap((drain) => drain.idle.replicas);
@@ -453,7 +463,7 @@ function drainModel(drains: readonly ReplicaDrain[]): DrainModel | undefined {
 }
 
 function modelLine(model: DrainModel | undefined): string {
-  if (!model) return "model: no CPU figures (not Linux, or MONGODB_URI given)";
+  if (!model) return "model: no CPU figures (not Linux, MONGODB_URI given, or every server throttled)";
   const projected = [1, 2, 4, 8].map((n) => `N=${n} ${ms(projectedDrainMs(model, MODEL_CORES, n))}`);
   return (
     `model: replicas ${ms(model.replicaCpuPerCorrectionMs)} CPU per correction less idling, ` +
@@ -465,14 +475,14 @@ function modelLine(model: DrainModel | undefined): string {
 
 async function run(): Promise<string[]> {
   heading(
-    `replicas: a mixed backlog of ${count(EVENTS)} writes drained by N = ${REPLICA_COUNTS.join(", ")} replicas started together`,
+    `replicas: a mixed backlog of ${count(EVENTS)} writes drained by ${REPLICA_RUNS.map(replicaRunName).join(", ")} replicas started together`,
   );
   const loadBefore = loadavg()[0]!;
   // Before any clock starts: the first replica's wall time from its spawn would count it.
   await buildOnce();
   const drains: ReplicaDrain[] = [];
-  for (const replicas of REPLICA_COUNTS)
-    drains.push(await onFreshServer((uri, mongo, server) => drainByReplicas(uri, mongo, server, replicas)));
+  for (const replicaRun of REPLICA_RUNS)
+    drains.push(await onFreshServer((uri, mongo, server) => drainByReplicas(uri, mongo, server, replicaRun)));
   console.log("verified: every trigger corrected, no element lost or duplicated");
   const baseline = drains[0]!;
   const perCorrection =
