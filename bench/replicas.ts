@@ -474,6 +474,10 @@ function modelLine(model: DrainModel | undefined): string {
 }
 
 async function run(): Promise<string[]> {
+  if (process.env.MONGODB_URI && REPLICA_RUNS.some((run) => run.serverShare !== undefined))
+    throw new Error(
+      `REPLICAS: "${process.env.REPLICAS}" throttles the server, which only the embedded server's own process allows; unset MONGODB_URI or drop the "@" entries`,
+    );
   heading(
     `replicas: a mixed backlog of ${count(EVENTS)} writes drained by ${REPLICA_RUNS.map(replicaRunName).join(", ")} replicas started together`,
   );
