@@ -29,9 +29,9 @@ import { buildOnce, metricSum, startSidecarProcess, type SidecarProcess } from "
 /**
  * REPLICAS=<n,...> drains with those counts only (the first is the baseline the others are set
  * against); `1@33%` drains with one replica while the server runs a third of the time
- * (server-throttle.ts).
+ * (server-throttle.ts). Read when this bench runs: a malformed value stops no other bench.
  */
-const REPLICA_RUNS = (process.env.REPLICAS ?? "1,2,4").split(",").map(parseReplicaRun);
+const replicaRuns = () => (process.env.REPLICAS ?? "1,2,4").split(",").map(parseReplicaRun);
 /**
  * Writes of the backlog: fifteen times mixed-backlog's (60,000 corrections), so that the
  * costs each process pays once (its first partitions, V8 compiling its hot code, its heap
@@ -474,18 +474,19 @@ function modelLine(model: DrainModel | undefined): string {
 }
 
 async function run(): Promise<string[]> {
-  if (process.env.MONGODB_URI && REPLICA_RUNS.some((run) => run.serverShare !== undefined))
+  const runs = replicaRuns();
+  if (process.env.MONGODB_URI && runs.some((run) => run.serverShare !== undefined))
     throw new Error(
       `REPLICAS: "${process.env.REPLICAS}" throttles the server, which only the embedded server's own process allows; unset MONGODB_URI or drop the "@" entries`,
     );
   heading(
-    `replicas: a mixed backlog of ${count(EVENTS)} writes drained by ${REPLICA_RUNS.map(replicaRunName).join(", ")} replicas started together`,
+    `replicas: a mixed backlog of ${count(EVENTS)} writes drained by ${runs.map(replicaRunName).join(", ")} replicas started together`,
   );
   const loadBefore = loadavg()[0]!;
   // Before any clock starts: the first replica's wall time from its spawn would count it.
   await buildOnce();
   const drains: ReplicaDrain[] = [];
-  for (const replicaRun of REPLICA_RUNS)
+  for (const replicaRun of runs)
     drains.push(await onFreshServer((uri, mongo, server) => drainByReplicas(uri, mongo, server, replicaRun)));
   console.log("verified: every trigger corrected, no element lost or duplicated");
   const baseline = drains[0]!;
