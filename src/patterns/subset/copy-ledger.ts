@@ -4,7 +4,10 @@
 // copies apart from documents an application wrote: a delete propagated later undoes a copy
 // the sidecar made after that delete (a copy-back of an entry still embedded) and keeps an
 // application's re-insert. Records are stamped with the server's clock, so that the stream
-// can prune them by the cluster time it has processed (pruneCopyLedger).
+// can prune them by the cluster time it has processed (pruneCopyLedger). A copy undone is
+// recorded undone, `{copied, undone: true}`, in the undoing transaction's own document: a
+// transaction never rewrites another's, which two corrections undoing copies of one earlier
+// transaction would conflict on (both aborted, then corrected one by one).
 //
 // Versions before records were shared kept a document per copy,
 // `{_id: {copied: <the copy's _id>}, rule, source, entry, copiedAt}`: those are still read,
@@ -12,7 +15,7 @@
 import type { ClientSession, Db, Document } from "mongodb";
 import { bsonKey, RAW, verbatim } from "../bson/bson-value.js";
 import type { IndexWanted } from "../driver.js";
-import type { RecordWrite, Write } from "../plan.js";
+import type { PlannedWrite, RecordWrite } from "../plan.js";
 import { RECORDED_AT, RECORDS } from "../records.js";
 
 /** Where copies are recorded, and how a copy's `_id` is chosen (before the copy, so the ledger can name it). */
@@ -28,15 +31,16 @@ export interface CopyRecord {
   entry: unknown;
 }
 
-/** A copy the ledger names: its record, and the ledger document that holds it. */
+/** A copy the ledger names, and how it was recorded. */
 export interface LedgeredCopy extends CopyRecord {
   copied: unknown;
-  recordedIn: unknown;
-  /** Recorded in a document of its own (LEGACY_COPIED_AT). */
+  /** Recorded in a document of its own (LEGACY_COPIED_AT), `{_id: {copied}}`. */
   legacy?: true;
 }
 
 const COPIED = "copied";
+/** Marks the record of a copy undone: `{copied, undone: true}`, with no rule, which earlier versions skip. */
+const UNDONE = "undone";
 /** The per-copy documents' stamp, an earlier version's `recordedAt`. */
 const LEGACY_COPIED_AT = "copiedAt";
 
@@ -83,16 +87,16 @@ export function recordCopy(ledger: CopyLedger, copyId: unknown, record: CopyReco
   return { op: "record", collection: ledger.collection, record: { [COPIED]: copyId, ...record } };
 }
 
-/** Takes the copy's record out of the ledger (it is undone), read in the same transaction. */
-export function forgetCopy(ledgerCollection: string, copy: LedgeredCopy): Write {
-  const filter = { _id: copy.recordedIn };
-  if (copy.legacy) return { op: "deleteOne", collection: ledgerCollection, filter };
-  return {
-    op: "updateOne",
-    collection: ledgerCollection,
-    filter,
-    update: { $pull: { [RECORDS]: { [COPIED]: copy.copied } } },
-  };
+/**
+ * Records the copy undone (it is deleted in the same transaction): its record is left as it
+ * is, in the document of the transaction that copied it. An earlier version's document per
+ * copy is deleted, as it holds nothing else.
+ */
+export function forgetCopy(ledgerCollection: string, copy: LedgeredCopy): PlannedWrite {
+  if (copy.legacy) {
+    return { op: "deleteOne", collection: ledgerCollection, filter: { _id: { [COPIED]: copy.copied } } };
+  }
+  return { op: "record", collection: ledgerCollection, record: { [COPIED]: copy.copied, [UNDONE]: true } };
 }
 
 /** The copies among `copyIds` that the ledger names for `rule`, in one query. */
@@ -117,9 +121,9 @@ export async function findCopies(
       { session, ...RAW },
     )
     .toArray();
-  return found
-    .flatMap((raw) => copiesIn(verbatim(raw)))
-    .filter((copy) => copy.rule === rule && wanted.has(bsonKey(copy.copied)));
+  return ledgeredCopies(found.map(verbatim)).filter(
+    (copy) => copy.rule === rule && wanted.has(bsonKey(copy.copied)),
+  );
 }
 
 /** What the copy `copyId` made by rule `rule` recorded, if the ledger still holds it. */
@@ -133,18 +137,29 @@ export async function readCopyRecord(
   return (await findCopies(db, ledgerCollection, [copyId], rule, session))[0] ?? null;
 }
 
-/** The copies a ledger document records: its records, or itself (legacy). */
-export function copiesIn(document: Document): LedgeredCopy[] {
+/** The copies the ledger documents `documents` name: every one recorded, less those recorded undone. */
+export function ledgeredCopies(documents: readonly Document[]): LedgeredCopy[] {
+  const undone = new Set(
+    documents
+      .flatMap(recordsIn)
+      .flatMap((record) => (record[UNDONE] === true ? [bsonKey(record[COPIED])] : [])),
+  );
+  return documents.flatMap(copiesIn).filter((copy) => !undone.has(bsonKey(copy.copied)));
+}
+
+/** A ledger document's records (none for an earlier version's document per copy). */
+function recordsIn(document: Document): Document[] {
   const records: unknown = document[RECORDS];
-  if (Array.isArray(records)) {
-    return (records as Document[]).map((record) => ({
-      copied: record[COPIED],
-      rule: record.rule as string,
-      source: record.source,
-      entry: record.entry,
-      recordedIn: document._id,
-    }));
+  return Array.isArray(records) ? (records as Document[]) : [];
+}
+
+/** The copies a ledger document records, undone or not: its records' copies, or itself (legacy). */
+function copiesIn(document: Document): LedgeredCopy[] {
+  if (Array.isArray(document[RECORDS])) {
+    return recordsIn(document)
+      .filter((record) => record[UNDONE] !== true)
+      .map(({ [COPIED]: copied, rule, source, entry }) => ({ copied, rule: rule as string, source, entry }));
   }
   const { _id, rule, source, entry } = document;
-  return [{ copied: (_id as Document)[COPIED], rule, source, entry, recordedIn: _id, legacy: true }];
+  return [{ copied: (_id as Document)[COPIED], rule, source, entry, legacy: true }];
 }

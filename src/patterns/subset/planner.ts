@@ -60,8 +60,8 @@ export interface DeletedEntry {
 interface Removal {
   key: string;
   copyBack: Document | undefined;
-  /** The writes that undo the copy-back and its ledger entry. */
-  undo: Write[];
+  /** The writes that undo the copy-back, and record it undone. */
+  undo: PlannedWrite[];
 }
 
 type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -213,7 +213,12 @@ function copyToFullSet(
   ];
 }
 
-function undoCopyBack(rule: SubsetRule, copyBack: Document, ledger: CopyLedger, copy: LedgeredCopy): Write[] {
+function undoCopyBack(
+  rule: SubsetRule,
+  copyBack: Document,
+  ledger: CopyLedger,
+  copy: LedgeredCopy,
+): PlannedWrite[] {
   const filter = {
     _id: copyBack._id,
     [rule.referenceField]: copyBack[rule.referenceField],

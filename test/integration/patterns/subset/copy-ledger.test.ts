@@ -1,6 +1,6 @@
 // The copy ledger on a server: a transaction's records in one document, found by the copy's
-// `_id` through the index (an earlier version's documents per copy too), forgotten one
-// record at a time, and only for the rule that made the copy.
+// `_id` through the index (an earlier version's documents per copy too), forgotten by a
+// record of the transaction that undoes the copy, and only for the rule that made the copy.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ObjectId, type ClientSession } from "mongodb";
@@ -12,6 +12,7 @@ import {
   type CopyLedger,
 } from "../../../../src/patterns/subset/copy-ledger.js";
 import { foldRecords } from "../../../../src/patterns/records.js";
+import type { PlannedWrite } from "../../../../src/patterns/plan.js";
 import { applyWrites } from "../../../../src/stream/correction/apply.js";
 import { explainReads } from "../../../support/explain.js";
 import { useTestDatabase } from "../../../support/mongo.js";
@@ -28,14 +29,13 @@ const fixture = useTestDatabase("copy_ledger", {
 
 /** Records the copies `ids` made by `rule` in one transaction's document. */
 async function recordCopies(ids: unknown[], rule = "reviews"): Promise<void> {
-  const writes = foldRecords(ids.map((id) => recordCopy(ledger, id, { rule, source: 1, entry: id })));
-  await write(writes);
+  await write(ids.map((id) => recordCopy(ledger, id, { rule, source: 1, entry: id })));
 }
 
-/** `writes` in a transaction of their own, as a correction sends them. */
-async function write(writes: Parameters<typeof applyWrites>[1]): Promise<void> {
+/** `writes` in a transaction of their own, as a correction sends them (records folded). */
+async function write(writes: PlannedWrite[]): Promise<void> {
   await fixture.mongo.client.withSession((session: ClientSession) =>
-    session.withTransaction(() => applyWrites(fixture.db, writes, session)),
+    session.withTransaction(() => applyWrites(fixture.db, foldRecords(writes), session)),
   );
 }
 
@@ -47,7 +47,7 @@ void test("a transaction's copies are recorded in one document, each found by it
     ["a", "a"],
     ["c", "c"],
   ]);
-  assert.ok(found.every(({ recordedIn, legacy }) => recordedIn instanceof ObjectId && !legacy));
+  assert.ok(found.every(({ legacy }) => !legacy));
 });
 
 void test("another rule's copy is not this rule's", async () => {
@@ -69,18 +69,37 @@ void test("a copy recorded by an earlier version, in a document of its own, is f
     rule: "reviews",
     source: "p2",
     entry: "e",
-    recordedIn: { copied: "e" },
     legacy: true,
   });
   await write([forgetCopy(STATE, copy!)]);
   assert.deepEqual(await findCopies(fixture.db, STATE, ["e"], "reviews"), []);
 });
 
-void test("forgetting a copy takes its record alone out of its document", async () => {
+void test("a copy forgotten is no longer found, and the document that recorded it is left as it was", async () => {
+  const recordedBefore = await fixture.db.collection(STATE).findOne({ "records.copied": "b" });
   const [b] = await findCopies(fixture.db, STATE, ["b"], "reviews");
   await write([forgetCopy(STATE, b!)]);
   const left = await findCopies(fixture.db, STATE, ["a", "b", "c"], "reviews");
   assert.deepEqual(left.map(({ copied }) => copied).sort(), ["a", "c"]);
+  assert.deepEqual(await fixture.db.collection(STATE).findOne({ _id: recordedBefore!._id }), recordedBefore);
+});
+
+void test("two transactions forgetting copies recorded together both commit: neither writes the other's", async () => {
+  await recordCopies(["f", "g"]);
+  const [f, g] = await findCopies(fixture.db, STATE, ["f", "g"], "reviews");
+  const sessions = [fixture.mongo.client.startSession(), fixture.mongo.client.startSession()];
+  try {
+    // Both open at once, as two of the sidecar's correction slots are: a write both made to
+    // one document would fail the second with a WriteConflict.
+    for (const [i, copy] of [f!, g!].entries()) {
+      sessions[i]!.startTransaction();
+      await applyWrites(fixture.db, foldRecords([forgetCopy(STATE, copy)]), sessions[i]!);
+    }
+    for (const session of sessions) await session.commitTransaction();
+  } finally {
+    await Promise.all(sessions.map((session) => session.endSession()));
+  }
+  assert.deepEqual(await findCopies(fixture.db, STATE, ["f", "g"], "reviews"), []);
 });
 
 void test("the look-up reads the documents that record the copies, whatever else the ledger holds", async () => {

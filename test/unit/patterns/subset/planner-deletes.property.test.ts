@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { Document } from "mongodb";
-import { copiesIn, type CopyLedger } from "../../../../src/patterns/subset/copy-ledger.js";
+import { ledgeredCopies, type CopyLedger } from "../../../../src/patterns/subset/copy-ledger.js";
 import { planSubset } from "../../../../src/patterns/subset/planner.js";
 import type { SubsetState } from "../../../../src/patterns/subset/planner.js";
 import { MemoryDb } from "../support/memory-db.js";
@@ -121,9 +121,9 @@ void test("deletes, pulls and writes interleaved with corrections leave every su
         model.embedded().map((entry) => entry.review_id),
         expected,
       );
-      // Every ledger entry left names a copy that is still there (undone copies take theirs along).
+      // Every copy the ledger still names is still there (an undone copy is recorded undone).
       const copyIds = new Set(fullSet.map((doc) => doc._id));
-      for (const { copied, entry } of model.db.find(STATE).flatMap(copiesIn)) {
+      for (const { copied, entry } of ledgeredCopies(model.db.find(STATE))) {
         assert.ok(copyIds.has(copied) || !model.alive.has(entry as number), `ledger ${String(copied)}`);
       }
     }),

@@ -4,7 +4,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
 import { planSubset } from "../../../../src/patterns/subset/planner.js";
-import { copiesIn, type CopyLedger, type LedgeredCopy } from "../../../../src/patterns/subset/copy-ledger.js";
+import {
+  ledgeredCopies,
+  type CopyLedger,
+  type LedgeredCopy,
+} from "../../../../src/patterns/subset/copy-ledger.js";
 import type { Plan } from "../../../../src/patterns/plan.js";
 import { MEMORY_DB_NOW, type MemoryDb } from "../support/memory-db.js";
 import { embeddedIds, fullSetIds, range, reviewsDb } from "../support/product-reviews.js";
@@ -24,10 +28,7 @@ function review(id: number): Document {
 
 /** The ledger's records of the copy `copyId`. */
 function ledgerRecordsOf(db: MemoryDb, copyId: unknown): LedgeredCopy[] {
-  return db
-    .find(STATE)
-    .flatMap(copiesIn)
-    .filter(({ copied }) => copied === copyId);
+  return ledgeredCopies(db.find(STATE)).filter(({ copied }) => copied === copyId);
 }
 
 /** A ledger whose copy ids count up: "copy1", "copy2", ... */
@@ -181,25 +182,21 @@ function undoCopyBack(copy: LedgeredCopy): Plan {
 
 const copy7 = { copied: "copy7", rule: rule.name, source: "p1", entry: 12 };
 
-void test("a copy-back is undone only by its _id, product and entry, guarded, and its record pulled", () => {
-  const plan = undoCopyBack({ ...copy7, recordedIn: "batch3" });
+void test("a copy-back is undone only by its _id, product and entry, guarded, and recorded undone", () => {
+  const plan = undoCopyBack(copy7);
   assert.ok(plan.outcome === "writes");
   assert.deepEqual(
     plan.writes.filter((write) => write.collection !== "products"),
     [
       { op: "deleteOne", collection: "reviews", filter: { _id: "copy7", product_id: "p1", review_id: 12 } },
-      {
-        op: "updateOne",
-        collection: STATE,
-        filter: { _id: "batch3" },
-        update: { $pull: { records: { copied: "copy7" } } },
-      },
+      // A record of its own: the document that recorded the copy is another transaction's.
+      { op: "record", collection: STATE, record: { copied: "copy7", undone: true } },
     ],
   );
 });
 
 void test("a copy-back recorded by an earlier version, in a document of its own, is forgotten with it", () => {
-  const plan = undoCopyBack({ ...copy7, recordedIn: { copied: "copy7" }, legacy: true });
+  const plan = undoCopyBack({ ...copy7, legacy: true });
   assert.ok(plan.outcome === "writes");
   assert.deepEqual(
     plan.writes.filter((write) => write.collection === STATE),

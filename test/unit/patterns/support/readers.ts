@@ -13,7 +13,7 @@ import { splitBaseIds, type BucketState } from "../../../../src/patterns/bucket/
 import type { OutlierState, OverflowChunkState } from "../../../../src/patterns/outlier/planner.js";
 import { lastChunkOf, type LastChunk } from "../../../../src/patterns/outlier/overflow-chunks.js";
 import type { SubsetState } from "../../../../src/patterns/subset/planner.js";
-import { copiesIn } from "../../../../src/patterns/subset/copy-ledger.js";
+import { ledgeredCopies } from "../../../../src/patterns/subset/copy-ledger.js";
 import { matches, valueKey, type MemoryDb } from "./memory-db.js";
 
 // MongoDB sorts a missing field as null, before every number.
@@ -124,12 +124,9 @@ export function readDeletionState(
   const copies =
     holder === undefined
       ? []
-      : db
-          .find(stateCollection)
-          .flatMap(copiesIn)
-          .filter(
-            ({ copied, rule: name }) => name === rule.name && valueKey(copied) === valueKey(holder._id),
-          );
+      : ledgeredCopies(db.find(stateCollection)).filter(
+          ({ copied, rule: name }) => name === rule.name && valueKey(copied) === valueKey(holder._id),
+        );
   const fullSet =
     holder && !state.fullSet.some((doc) => matches(doc, { _id: holder._id }))
       ? [...state.fullSet, holder]
