@@ -23,7 +23,7 @@ import {
   recordSharedOutcomes,
   type CorrectionContext,
 } from "./correction.js";
-import type { CorrectionTarget } from "../events/targets.js";
+import { targetLabels, type CorrectionTarget } from "../events/targets.js";
 import type { Slots } from "./slots.js";
 import { runTransaction } from "./transaction.js";
 
@@ -109,6 +109,9 @@ export class CorrectionBatcher {
         { err, batch: batch.length },
         "shared correction failed; correcting one by one",
       );
+      // An attempt beyond the first for each of them, counted once: a batch is of one rule, and
+      // a rule whose batches keep failing (a conflict among the sidecar's own writes) shows.
+      this.context.metrics.transactionRetries.inc(targetLabels(batch[0]!.target));
       return batch;
     }
   }

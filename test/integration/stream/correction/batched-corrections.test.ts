@@ -136,6 +136,12 @@ void test("a shared transaction the server fails is undone and each of its books
     (line) => line.msg === "shared correction failed; correcting one by one",
   );
   assert.equal(failed.length, 1);
+  // Counted as an attempt beyond the first, under the books' rule: the only one made.
+  const retries = (await sidecar.metrics.transactionRetries.get()).values;
+  assert.deepEqual(
+    retries.filter(({ value }) => value > 0).map(({ labels, value }) => [labels.rule, value]),
+    [["sales.customers_purchased", 1]],
+  );
   const corrected = correctionsLogged(sidecar.logs).map((correction) => correction.key as number);
   assert.deepEqual(
     corrected.sort((a, b) => a - b),
