@@ -60,6 +60,8 @@ interface Drain {
   cpuPerTrigger: { sidecar: number; server: number | undefined };
   /** The commands the server ran while the sidecar drained, by name (the bench's own serverStatus left out). */
   commands: Map<string, number>;
+  /** transaction_retries_total's rise while the sidecar drained (a failed shared transaction counts once). */
+  retries: number;
 }
 
 /**
@@ -133,6 +135,7 @@ async function drainWorkload(
       triggers: triggerTotal,
       cpuPerTrigger: { sidecar: perTrigger(drained.ownCpuMs)!, server: perTrigger(drained.serverCpuMs) },
       commands: drained.commands,
+      retries: drained.retries,
     };
   } finally {
     await db.dropDatabase();
@@ -156,6 +159,8 @@ async function sidecarDrain(
     const elapsed = startClock();
     const cpuBefore = { own: ownCpuMs(), server: processCpuMs(server?.pid) };
     const committed = () => metricTotal(sidecar.metrics.corrections);
+    const retried = () => metricTotal(sidecar.metrics.transactionRetries);
+    const retriesBefore = await retried();
     await waitForMixedCorrected(db, committed, corrections, DRAIN_TIMEOUT_MS);
     const serverAfter = processCpuMs(server?.pid);
     const ms = elapsed();
@@ -163,6 +168,7 @@ async function sidecarDrain(
     return {
       ms,
       commands,
+      retries: (await retried()) - retriesBefore,
       ownCpuMs: ownCpuMs() - cpuBefore.own,
       serverCpuMs:
         cpuBefore.server === undefined || serverAfter === undefined
@@ -190,6 +196,7 @@ function rows(label: string, drain: Drain): string[][] {
     ],
     [`${label}: CPU per correction, sidecar (bench process) / server`, `${ms(ownCpu)} / ${ms(serverCpu)}`],
     [`${label}: commands per correction`, commandsPerCorrection(drain.commands, drain.triggers)],
+    [`${label}: transaction retries per correction`, (drain.retries / drain.triggers).toFixed(3)],
   ];
 }
 
