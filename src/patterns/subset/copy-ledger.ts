@@ -7,7 +7,7 @@
 // can prune them by the cluster time it has processed (pruneCopyLedger). A copy undone is
 // recorded undone, `{copied, undone: true}`, in the undoing transaction's own document: a
 // transaction never rewrites another's, which two corrections undoing copies of one earlier
-// transaction would conflict on (both aborted, then corrected one by one).
+// transaction at once would conflict on (the second aborted, its batch redone one by one).
 //
 // Versions before records were shared kept a document per copy,
 // `{_id: {copied: <the copy's _id>}, rule, source, entry, copiedAt}`: those are still read,
