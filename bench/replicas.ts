@@ -215,6 +215,7 @@ async function runReplicas(
     const bootMs = elapsed();
     const watched = await watchDrain(db, sidecars, server, expected, elapsed);
     const { drained, shared, half } = watched;
+    // Before the idle shares below, which are each process's own at rest, not the throttle's.
     unthrottle();
     return {
       ...run,

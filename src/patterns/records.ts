@@ -3,7 +3,10 @@
 // transaction are stored together, `{_id, records: [...], recordedAt}` (`recordedAt` by the
 // server's clock), rather than a document each: in a backlog of product corrections, a
 // ledger document per copy was a third of the documents written, and dropping those writes
-// took a fifth of the embedded server's CPU per correction.
+// took a fifth of the embedded server's CPU per correction. A records document is written
+// once, by its own transaction, and then only read or pruned: a later change of its records
+// is a new record (a copy undone, copy-ledger.ts), since transactions correcting at once
+// would conflict on any document of records they shared.
 import { BSON, ObjectId, type Document } from "mongodb";
 import type { PlannedWrite, Write } from "./plan.js";
 
