@@ -204,6 +204,12 @@ export function correctionsLogged(logs: readonly LogLine[]): { key: unknown; bat
   });
 }
 
+/** Every partition a replica's leases held at some time, from its "partitions owned" lines. */
+export function partitionsEverHeld(replica: TestSidecar): Set<number> {
+  const lines = replica.logs.filter((line) => line.msg === "partitions owned");
+  return new Set(lines.flatMap((line) => line.partitions as number[]));
+}
+
 export function statesLogged(logs: readonly LogLine[]): unknown[] {
   return logs.filter((line) => line.msg === "runner state").map((line) => line.state);
 }

@@ -9,6 +9,7 @@ import { partitionOf } from "../../../../src/stream/partitions/hashed-key.js";
 import {
   allPurchasers,
   correctionsLogged,
+  partitionsEverHeld,
   insertBook,
   isBookCorrected,
   metricTotal,
@@ -49,12 +50,6 @@ const startReplica = (mongo: TestMongo, db: Db, holderId: string) =>
 
 const partitionsLeft = (replica: TestSidecar) =>
   metricTotal(replica.metrics.sweepPartitionsPending, { sweep: "shared" });
-
-/** Every partition a replica's leases held at some time, from its "partitions owned" lines. */
-function partitionsEverHeld(replica: TestSidecar): Set<number> {
-  const lines = replica.logs.filter((line) => line.msg === "partitions owned");
-  return new Set(lines.flatMap((line) => line.partitions as number[]));
-}
 
 /** A replica that never led swept, and corrected only keys of partitions it held. */
 async function assertSweptItsOwn(replica: TestSidecar, name: string): Promise<void> {
