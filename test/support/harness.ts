@@ -204,9 +204,14 @@ export function correctionsLogged(logs: readonly LogLine[]): { key: unknown; bat
   });
 }
 
-/** Every partition a replica's leases held at some time, from its "partitions owned" lines. */
-export function partitionsEverHeld(replica: TestSidecar): Set<number> {
-  const lines = replica.logs.filter((line) => line.msg === "partitions owned");
+/**
+ * Every partition a replica's leases held at some time from its `since`-th log line on (from
+ * the start by default): those of its "partitions owned" lines after it, and of the last before.
+ */
+export function partitionsEverHeld(replica: TestSidecar, since = 0): Set<number> {
+  const owned = (line: LogLine) => line.msg === "partitions owned";
+  const before = replica.logs.slice(0, since).findLast(owned);
+  const lines = [...(before ? [before] : []), ...replica.logs.slice(since).filter(owned)];
   return new Set(lines.flatMap((line) => line.partitions as number[]));
 }
 
