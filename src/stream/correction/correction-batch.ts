@@ -109,8 +109,9 @@ export class CorrectionBatcher {
         { err, batch: batch.length },
         "shared correction failed; correcting one by one",
       );
-      // An attempt beyond the first for each of them, counted once: a batch is of one rule, and
-      // a rule whose batches keep failing (a conflict among the sidecar's own writes) shows.
+      // An attempt beyond the first for each of them, counted once, under its first target's
+      // rule: a backlog's batches are of one rule (batch-choice.ts), so a rule whose batches
+      // keep failing (a conflict among the sidecar's own writes) shows; a short queue's may mix.
       this.context.metrics.transactionRetries.inc(targetLabels(batch[0]!.target));
       return batch;
     }
